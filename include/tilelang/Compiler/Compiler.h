@@ -1,0 +1,79 @@
+//===- Compiler.h - the public API of libtilelang ---------------*- C++ -*-===//
+//
+// Part of tilelang. The stable, MLIR-free interface of the compiler library:
+// it takes IR as text and returns text plus structured diagnostics, and never
+// aborts on bad input. Only standard-library types cross it, so the Python
+// extension compiles against this header alone, in seconds, on hosts that
+// have no LLVM.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILELANG_COMPILER_COMPILER_H
+#define TILELANG_COMPILER_COMPILER_H
+
+#include <string>
+#include <vector>
+
+#if defined(_WIN32)
+#define TILELANG_API __declspec(dllexport)
+#else
+#define TILELANG_API __attribute__((visibility("default")))
+#endif
+
+namespace tilelang {
+
+/// How serious a diagnostic is.
+enum class Severity { Error, Warning, Note, Remark };
+
+/// One message from the compiler, located in the source text when possible.
+struct Diagnostic {
+  Severity severity = Severity::Error;
+  /// Source file (or buffer name) the message points into; empty if unknown.
+  std::string file;
+  /// 1-based line and column; 0 when the location is unknown.
+  unsigned line = 0;
+  unsigned column = 0;
+  std::string message;
+
+  /// Renders "file:line:col: error: message", as compilers print it.
+  TILELANG_API std::string str() const;
+};
+
+/// Options of runPipeline.
+struct PipelineOptions {
+  /// A textual pass pipeline as tilelang-opt takes it, e.g.
+  /// "canonicalize,cse"; empty to only parse and verify.
+  std::string pipeline;
+  /// Name that diagnostics give the source text when its ops carry no
+  /// locations of their own.
+  std::string sourceName = "<tile-ir>";
+  /// Verify the IR after every pass, not only at the end.
+  bool verifyEachPass = true;
+  /// Print the generic op form instead of the custom assembly formats.
+  bool printGenericForm = false;
+  /// Print `loc(...)` attributes.
+  bool printLocations = false;
+};
+
+/// Result of runPipeline.
+struct PipelineResult {
+  /// True when the source parsed and verified and every pass succeeded.
+  bool success = false;
+  /// The IR after the pipeline; empty on failure.
+  std::string output;
+  /// Errors, warnings, notes and remarks, in the order they were emitted.
+  std::vector<Diagnostic> diagnostics;
+};
+
+/// Parses `source` (MLIR text in tilelang's dialects), verifies it, runs
+/// `options.pipeline` on it and prints the result. Thread-safe: every call
+/// works in a context of its own.
+TILELANG_API PipelineResult runPipeline(const std::string &source,
+                                        const PipelineOptions &options);
+
+/// The compiler's version, e.g. "0.1.0 (LLVM 22.1.8)".
+TILELANG_API std::string getVersion();
+
+} // namespace tilelang
+
+#endif // TILELANG_COMPILER_COMPILER_H

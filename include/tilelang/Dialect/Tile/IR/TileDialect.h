@@ -1,0 +1,34 @@
+//===- TileDialect.h - the tile dialect -------------------------*- C++ -*-===//
+//
+// Part of tilelang. Declares the tile dialect, its pointer type and the
+// helpers that relate pointer types to the values they point to.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILELANG_DIALECT_TILE_IR_TILEDIALECT_H
+#define TILELANG_DIALECT_TILE_IR_TILEDIALECT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+
+#include "tilelang/Dialect/Tile/IR/TileDialect.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "tilelang/Dialect/Tile/IR/TileTypes.h.inc"
+
+namespace tilelang::tile {
+
+/// Returns what `ptrLike` points to: T for !tile.ptr<T>, tensor<S x T> for
+/// tensor<S x !tile.ptr<T>>, and a null type for anything else.
+mlir::Type getPointeeType(mlir::Type ptrLike);
+
+/// Returns i1 for a scalar and tensor<S x i1> for a tensor of shape S.
+mlir::Type getI1SameShape(mlir::Type type);
+
+/// Returns the bit width of a tile element type; pointers count as 64 bits.
+unsigned getElementBitWidth(mlir::Type elementType);
+
+} // namespace tilelang::tile
+
+#endif // TILELANG_DIALECT_TILE_IR_TILEDIALECT_H

@@ -1,0 +1,43 @@
+//===- TileDialect.td - the tile dialect definition --------*- tablegen -*-===//
+//
+// Part of tilelang. The `tile` dialect: block programs with Triton-level
+// semantics, the form the Python frontend emits.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILELANG_DIALECT_TILE_IR_TILEDIALECT_TD
+#define TILELANG_DIALECT_TILE_IR_TILEDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def Tile_Dialect : Dialect {
+  let name = "tile";
+  let cppNamespace = "::tilelang::tile";
+  let summary = "Block-level GPU programs on ranked tensors";
+  let description = [{
+    A `tile` program describes what one program instance (one CTA) computes on
+    whole blocks of data: ranked tensors whose shapes are compile-time
+    constants. Tensors carry no layout yet; how their elements are spread over
+    threads is decided when the program is lowered to `tilegpu`. Memory is
+    reached through typed pointers (`!tile.ptr<T>`) and tensors of pointers,
+    so that masked, gathered and strided accesses all have one form.
+
+    Elementwise arithmetic, math functions and control flow come from the
+    upstream `arith`, `math` and `scf` dialects, applied to scalars or tensors;
+    functions are `func.func`.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::func::FuncDialect"
+  ];
+  let useDefaultTypePrinterParser = 1;
+  let hasConstantMaterializer = 1;
+}
+
+/// Base class of every tile op.
+class Tile_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Tile_Dialect, mnemonic, traits>;
+
+#endif // TILELANG_DIALECT_TILE_IR_TILEDIALECT_TD

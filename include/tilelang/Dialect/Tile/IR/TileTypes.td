@@ -1,0 +1,70 @@
+//===- TileTypes.td - tile dialect types and constraints ---*- tablegen -*-===//
+//
+// Part of tilelang. The pointer type and the type constraints that the tile
+// ops share (element types, pointer-like and integer-like values).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILELANG_DIALECT_TILE_IR_TILETYPES_TD
+#define TILELANG_DIALECT_TILE_IR_TILETYPES_TD
+
+include "tilelang/Dialect/Tile/IR/TileDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/BuiltinTypeInterfaces.td"
+include "mlir/IR/CommonTypeConstraints.td"
+
+//===----------------------------------------------------------------------===//
+// Pointer type
+//===----------------------------------------------------------------------===//
+
+def Tile_PointerType : TypeDef<Tile_Dialect, "Pointer"> {
+  let mnemonic = "ptr";
+  let summary = "Pointer to an element in an address space";
+  let description = [{
+    A pointer to a scalar of `pointeeType` in `addressSpace` (1, global memory,
+    unless written otherwise; 3 is shared memory). Pointers to pointers are
+    allowed (`!tile.ptr<!tile.ptr<f32>>`), as in Triton.
+
+    ```mlir
+    !tile.ptr<f16>        // global memory
+    !tile.ptr<f32, 3>     // shared memory
+    ```
+  }];
+  let parameters = (ins "::mlir::Type":$pointeeType,
+                        DefaultValuedParameter<"int", "1">:$addressSpace);
+  let builders = [
+    TypeBuilderWithInferredContext<(ins "::mlir::Type":$pointeeType,
+                                        CArg<"int", "1">:$addressSpace), [{
+      return $_get(pointeeType.getContext(), pointeeType, addressSpace);
+    }]>
+  ];
+  let assemblyFormat = "`<` $pointeeType (`,` $addressSpace^)? `>`";
+  let genVerifyDecl = 1;
+  let skipDefaultBuilders = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def Tile_Float : AnyTypeOf<[F8E4M3FN, F8E5M2, F16, BF16, F32, F64], "floating-point">;
+def Tile_Int : AnyTypeOf<[I1, I8, I16, I32, I64], "signless integer">;
+def Tile_Ptr : Type<CPred<"::llvm::isa<::tilelang::tile::PointerType>($_self)">,
+                    "tile pointer", "::tilelang::tile::PointerType">;
+def Tile_Elem : AnyTypeOf<[Tile_Float, Tile_Int, Tile_Ptr], "tile element">;
+
+def Tile_Tensor : RankedTensorOf<[Tile_Elem]>;
+def Tile_IntTensor : RankedTensorOf<[Tile_Int]>;
+def Tile_PtrTensor : RankedTensorOf<[Tile_Ptr]>;
+def Tile_BoolTensor : RankedTensorOf<[I1]>;
+
+/// A scalar or a tensor of any tile element type.
+def Tile_Type : AnyTypeOf<[Tile_Elem, Tile_Tensor], "tile value">;
+/// A pointer or a tensor of pointers.
+def Tile_PtrLike : AnyTypeOf<[Tile_Ptr, Tile_PtrTensor], "pointer or tensor of pointers">;
+/// A signless integer or a tensor of them.
+def Tile_IntLike : AnyTypeOf<[Tile_Int, Tile_IntTensor], "integer or tensor of integers">;
+/// An i1 or a tensor of i1.
+def Tile_BoolLike : AnyTypeOf<[I1, Tile_BoolTensor], "i1 or tensor of i1">;
+
+#endif // TILELANG_DIALECT_TILE_IR_TILETYPES_TD

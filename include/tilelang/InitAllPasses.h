@@ -1,0 +1,27 @@
+//===- InitAllPasses.h - register tilelang's passes -------------*- C++ -*-===//
+//
+// Part of tilelang. Registers every pass that tilelang-opt and textual pass
+// pipelines given to the compiler library may name.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILELANG_INITALLPASSES_H
+#define TILELANG_INITALLPASSES_H
+
+#include "mlir/Transforms/Passes.h"
+
+namespace tilelang {
+
+/// Registers the upstream cleanup passes and tilelang's own passes.
+inline void registerAllPasses() {
+  mlir::registerCanonicalizerPass();
+  mlir::registerCSEPass();
+  mlir::registerSymbolDCEPass();
+  mlir::registerInlinerPass();
+  mlir::registerLoopInvariantCodeMotionPass();
+  mlir::registerSCCPPass();
+}
+
+} // namespace tilelang
+
+#endif // TILELANG_INITALLPASSES_H

@@ -1,0 +1,156 @@
+//===- MemoryOps.cpp - pointer, memory, atomic and cast ops ---------------===//
+//
+// Part of tilelang. Verifiers and folders of addptr, load, store, atomic_rmw,
+// atomic_cas, bitcast, int_to_ptr and ptr_to_int.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileOpUtils.h"
+#include "tilelang/Dialect/Tile/IR/TileOps.h"
+
+using namespace mlir;
+using namespace tilelang::tile;
+using namespace tilelang::tile::detail;
+
+//===----------------------------------------------------------------------===//
+// AddPtrOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AddPtrOp::verify() {
+  if (!haveSameShape(getPtr().getType(), getOffset().getType()))
+    return emitOpError("pointer shape (")
+           << formatShape(getPtr().getType()) << ") and offset shape ("
+           << formatShape(getOffset().getType()) << ") differ";
+  return success();
+}
+
+OpFoldResult AddPtrOp::fold(FoldAdaptor) {
+  if (auto offset = getConstantInt(getOffset()); offset && offset->isZero())
+    return getPtr();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// LoadOp and StoreOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LoadOp::verify() {
+  if (getOther() && !getMask())
+    return emitOpError("'other' requires a 'mask'");
+  switch (getCache()) {
+  case CacheModifier::WB:
+  case CacheModifier::WT:
+    return emitOpError("cache modifier '")
+           << stringifyCacheModifier(getCache()) << "' applies to stores only";
+  default:
+    return success();
+  }
+}
+
+LogicalResult StoreOp::verify() {
+  switch (getCache()) {
+  case CacheModifier::CA:
+  case CacheModifier::CV:
+    return emitOpError("cache modifier '")
+           << stringifyCacheModifier(getCache()) << "' applies to loads only";
+  default:
+    return success();
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Atomics
+//===----------------------------------------------------------------------===//
+
+/// The element type an atomic op operates on.
+static Type getAtomicElementType(Value ptr) {
+  return getElementTypeOrSelf(getPointeeType(ptr.getType()));
+}
+
+LogicalResult AtomicRMWOp::verify() {
+  Type element = getAtomicElementType(getPtr());
+  unsigned width = getElementBitWidth(element);
+  bool isFloat = isa<FloatType>(element);
+  bool isInt = isa<IntegerType>(element);
+  bool ok = false;
+  StringRef expected;
+  switch (getKind()) {
+  case RMWKind::FAdd:
+    ok = isFloat && (element.isF16() || element.isBF16() || width == 32 ||
+                     width == 64);
+    expected = "f16, bf16, f32 or f64";
+    break;
+  case RMWKind::Add:
+  case RMWKind::And:
+  case RMWKind::Or:
+  case RMWKind::Xor:
+  case RMWKind::UMax:
+  case RMWKind::UMin:
+    ok = isInt && (width == 32 || width == 64);
+    expected = "i32 or i64";
+    break;
+  case RMWKind::Max:
+  case RMWKind::Min:
+    ok = (isInt || isFloat) && (width == 32 || width == 64);
+    expected = "i32, i64, f32 or f64";
+    break;
+  case RMWKind::Xchg:
+    ok = (isInt || isFloat) && (width == 16 || width == 32 || width == 64);
+    expected = "a 16-, 32- or 64-bit integer or float";
+    break;
+  }
+  if (!ok)
+    return emitOpError("'")
+           << stringifyRMWKind(getKind()) << "' needs " << expected
+           << " elements, got " << element;
+  return success();
+}
+
+LogicalResult AtomicCASOp::verify() {
+  Type element = getAtomicElementType(getPtr());
+  unsigned width = getElementBitWidth(element);
+  if (isa<PointerType>(element) || (width != 16 && width != 32 && width != 64))
+    return emitOpError("needs 16-, 32- or 64-bit integer or float elements, "
+                       "got ")
+           << element;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Casts
+//===----------------------------------------------------------------------===//
+
+LogicalResult BitcastOp::verify() {
+  Type srcType = getSrc().getType(), resultType = getType();
+  if (!haveSameShape(srcType, resultType))
+    return emitOpError("source shape (")
+           << formatShape(srcType) << ") and result shape ("
+           << formatShape(resultType) << ") differ";
+  unsigned srcWidth = getElementBitWidth(getElementTypeOrSelf(srcType));
+  unsigned resultWidth = getElementBitWidth(getElementTypeOrSelf(resultType));
+  if (srcWidth != resultWidth)
+    return emitOpError("source elements have ")
+           << srcWidth << " bits but result elements have " << resultWidth;
+  return success();
+}
+
+/// Verifies a conversion between i64 addresses and pointers.
+static LogicalResult verifyAddressCast(Operation *op, Type intLike,
+                                       Type ptrLike) {
+  if (!haveSameShape(intLike, ptrLike))
+    return op->emitOpError("source shape (")
+           << formatShape(op->getOperand(0).getType()) << ") and result shape ("
+           << formatShape(op->getResult(0).getType()) << ") differ";
+  if (!getElementTypeOrSelf(intLike).isInteger(64))
+    return op->emitOpError("addresses must be i64, got ")
+           << getElementTypeOrSelf(intLike);
+  return success();
+}
+
+LogicalResult IntToPtrOp::verify() {
+  return verifyAddressCast(*this, getSrc().getType(), getType());
+}
+
+LogicalResult PtrToIntOp::verify() {
+  return verifyAddressCast(*this, getType(), getSrc().getType());
+}

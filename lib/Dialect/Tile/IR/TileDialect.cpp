@@ -1,0 +1,91 @@
+//===- TileDialect.cpp - tile dialect registration and types --------------===//
+//
+// Part of tilelang. Registers the tile dialect's ops and types, materializes
+// folded constants, and defines the pointer type and its helpers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilelang/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace tilelang::tile;
+
+#include "tilelang/Dialect/Tile/IR/TileDialect.cpp.inc"
+#include "tilelang/Dialect/Tile/IR/TileEnums.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "tilelang/Dialect/Tile/IR/TileTypes.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Dialect
+//===----------------------------------------------------------------------===//
+
+void TileDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "tilelang/Dialect/Tile/IR/TileTypes.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "tilelang/Dialect/Tile/IR/TileOps.cpp.inc"
+      >();
+}
+
+Operation *TileDialect::materializeConstant(OpBuilder &builder,
+                                            Attribute value, Type type,
+                                            Location loc) {
+  if (!arith::ConstantOp::isBuildableWith(value, type))
+    return nullptr;
+  return arith::ConstantOp::create(builder, loc, type, cast<TypedAttr>(value));
+}
+
+//===----------------------------------------------------------------------===//
+// Pointer type
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+PointerType::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
+                    Type pointeeType, int addressSpace) {
+  if (!isa<IntegerType, FloatType, PointerType>(pointeeType))
+    return emitError() << "pointee type must be an integer, a float or a "
+                          "pointer, got "
+                       << pointeeType;
+  if (auto integer = dyn_cast<IntegerType>(pointeeType);
+      integer && !integer.isSignless())
+    return emitError() << "pointee integer type must be signless, got "
+                       << pointeeType;
+  if (addressSpace < 0)
+    return emitError() << "address space must be non-negative, got "
+                       << addressSpace;
+  return success();
+}
+
+Type tilelang::tile::getPointeeType(Type ptrLike) {
+  if (auto tensor = dyn_cast<RankedTensorType>(ptrLike)) {
+    auto pointer = dyn_cast<PointerType>(tensor.getElementType());
+    return pointer ? tensor.clone(pointer.getPointeeType()) : Type();
+  }
+  if (auto pointer = dyn_cast<PointerType>(ptrLike))
+    return pointer.getPointeeType();
+  return Type();
+}
+
+Type tilelang::tile::getI1SameShape(Type type) {
+  auto i1 = IntegerType::get(type.getContext(), 1);
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.clone(i1);
+  return i1;
+}
+
+unsigned tilelang::tile::getElementBitWidth(Type elementType) {
+  if (isa<PointerType>(elementType))
+    return 64;
+  return elementType.getIntOrFloatBitWidth();
+}
