@@ -83,6 +83,7 @@ PipelineResult runPipeline(const std::string &source,
     printingFlags.enableDebugInfo();
   llvm::raw_string_ostream os(result.output);
   module->print(os, printingFlags);
+  os << '\n'; // as tilelang-opt prints it
   result.success = true;
   return result;
 }

@@ -46,6 +46,28 @@ Operation *TileDialect::materializeConstant(OpBuilder &builder,
   return arith::ConstantOp::create(builder, loc, type, cast<TypedAttr>(value));
 }
 
+LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op,
+                                                   unsigned regionIndex,
+                                                   unsigned argIndex,
+                                                   NamedAttribute attribute) {
+  if (attribute.getName() != kDivisibilityAttrName)
+    return op->emitError("unknown tile argument attribute '")
+           << attribute.getName().getValue() << "' on argument " << argIndex;
+  auto divisor = dyn_cast<IntegerAttr>(attribute.getValue());
+  if (!divisor || divisor.getValue().isNonPositive() ||
+      !divisor.getValue().isPowerOf2())
+    return op->emitError("'")
+           << kDivisibilityAttrName << "' of argument " << argIndex
+           << " must be a positive power-of-two integer, got "
+           << attribute.getValue();
+  Type argType = op->getRegion(regionIndex).getArgument(argIndex).getType();
+  if (!isa<IntegerType, PointerType>(argType))
+    return op->emitError("'")
+           << kDivisibilityAttrName << "' applies to integer and pointer "
+           << "arguments; argument " << argIndex << " is " << argType;
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Pointer type
 //===----------------------------------------------------------------------===//

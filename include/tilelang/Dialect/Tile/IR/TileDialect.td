@@ -34,6 +34,13 @@ def Tile_Dialect : Dialect {
   ];
   let useDefaultTypePrinterParser = 1;
   let hasConstantMaterializer = 1;
+  let hasRegionArgAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// Argument attribute: the value (an integer, or a pointer's address in
+    /// bytes) is divisible by this power of two. The launcher specializes
+    /// kernels on it; axis analysis uses it to prove aligned, vector accesses.
+    static constexpr ::llvm::StringLiteral kDivisibilityAttrName = "tile.divisibility";
+  }];
 }
 
 /// Base class of every tile op.

@@ -1,0 +1,29 @@
+// Vector add in tile IR: out[i] = x[i] + y[i] for i < n, 1024 elements per
+// program, masked at the tail. This is what the Python frontend emits for
+// Triton's tutorial `add_kernel` with BLOCK_SIZE = 1024.
+func.func @add_kernel(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32},
+                      %y: !tile.ptr<f32> {tile.divisibility = 16 : i32},
+                      %out: !tile.ptr<f32> {tile.divisibility = 16 : i32},
+                      %n: i32) {
+  %pid = tile.program_id x : i32
+  %block = arith.constant 1024 : i32
+  %start = arith.muli %pid, %block : i32
+  %range = tile.make_range 0 to 1024 : tensor<1024xi32>
+  %start_v = tile.splat %start : i32 -> tensor<1024xi32>
+  %offsets = arith.addi %start_v, %range : tensor<1024xi32>
+  %n_v = tile.splat %n : i32 -> tensor<1024xi32>
+  %mask = arith.cmpi slt, %offsets, %n_v : tensor<1024xi32>
+
+  %x_base = tile.splat %x : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
+  %x_ptrs = tile.addptr %x_base, %offsets : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  %x_val = tile.load %x_ptrs, %mask : tensor<1024x!tile.ptr<f32>>
+  %y_base = tile.splat %y : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
+  %y_ptrs = tile.addptr %y_base, %offsets : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  %y_val = tile.load %y_ptrs, %mask : tensor<1024x!tile.ptr<f32>>
+
+  %sum = arith.addf %x_val, %y_val : tensor<1024xf32>
+  %o_base = tile.splat %out : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
+  %o_ptrs = tile.addptr %o_base, %offsets : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  tile.store %o_ptrs, %sum, %mask : tensor<1024x!tile.ptr<f32>>
+  return
+}

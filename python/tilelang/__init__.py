@@ -1,0 +1,20 @@
+"""tilelang: tile-level GPU kernels in Python, compiled through MLIR to PTX.
+
+This is the package's foundation stage: the compiler library (libtilelang,
+reached through the ``tilelang._C`` extension) parses, verifies and
+transforms programs in the ``tile`` dialect. See ``tilelang.ir``.
+"""
+
+from tilelang.errors import CompilationError, Diagnostic
+from tilelang.ir import compiler_version, run_pipeline, verify
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CompilationError",
+    "Diagnostic",
+    "compiler_version",
+    "run_pipeline",
+    "verify",
+    "__version__",
+]

@@ -1,0 +1,112 @@
+"""Tile IR through the compiler library: parse, verify, transform, print.
+
+``run_pipeline`` is the Python face of libtilelang's ``runPipeline``; the
+``tilelang-ir`` command (``python -m tilelang.ir``) is a small tilelang-opt
+that needs no LLVM on the machine, only this package.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import List, Optional
+
+from tilelang.errors import CompilationError, Diagnostic
+
+_SEVERITY_NAMES = {0: "error", 1: "warning", 2: "note", 3: "remark"}
+
+
+def _native():
+    """The compiled extension, with a clear message when it is missing."""
+    try:
+        from tilelang import _C
+    except ImportError as exc:  # pragma: no cover - exercised only when unbuilt
+        raise ImportError(
+            "tilelang's compiled extension (tilelang._C) could not be loaded: "
+            f"{exc}. Build and install the package with `bash scripts/setup.sh` "
+            "(or `pip install .`), or on a host without LLVM build the "
+            "extension against a prebuilt libtilelang (see docs/building.md)."
+        ) from exc
+    return _C
+
+
+def _convert(native_diag) -> Diagnostic:
+    return Diagnostic(
+        severity=_SEVERITY_NAMES.get(int(native_diag.severity), "error"),
+        message=native_diag.message,
+        file=native_diag.file,
+        line=native_diag.line,
+        column=native_diag.column,
+    )
+
+
+def compiler_version() -> str:
+    """The compiler library's version string, e.g. ``0.1.0 (LLVM 22.1.8)``."""
+    return _native().version()
+
+
+def run_pipeline(
+    source: str,
+    pipeline: str = "",
+    *,
+    source_name: str = "<tile-ir>",
+    generic: bool = False,
+    locations: bool = False,
+) -> str:
+    """Parses and verifies tile IR text, runs a pass pipeline, returns the IR.
+
+    ``pipeline`` is written as for tilelang-opt's ``--pass-pipeline`` body,
+    e.g. ``"canonicalize,cse"``. Raises ``CompilationError`` with located
+    diagnostics when the text does not parse or verify, when the pipeline is
+    invalid, or when a pass fails.
+    """
+    if not isinstance(source, str):
+        raise TypeError(f"source must be str, not {type(source).__name__}")
+    if not isinstance(pipeline, str):
+        raise TypeError(f"pipeline must be str, not {type(pipeline).__name__}")
+    result = _native().run_pipeline(source, pipeline, source_name, generic, locations)
+    diagnostics = [_convert(d) for d in result.diagnostics]
+    if not result.success:
+        raise CompilationError(diagnostics, sources={source_name: source})
+    return result.output
+
+
+def verify(source: str, *, source_name: str = "<tile-ir>") -> None:
+    """Raises ``CompilationError`` unless ``source`` parses and verifies."""
+    run_pipeline(source, "", source_name=source_name)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="tilelang-ir",
+        description="Parse, verify and transform tile IR with the tilelang compiler library.",
+    )
+    parser.add_argument("input", help="an .mlir file, or - for standard input")
+    parser.add_argument("-p", "--pipeline", default="", help='pass pipeline, e.g. "canonicalize,cse"')
+    parser.add_argument("--generic", action="store_true", help="print the generic op form")
+    parser.add_argument("--locations", action="store_true", help="print locations")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {compiler_version()}")
+    args = parser.parse_args(argv)
+    try:
+        if args.input == "-":
+            name, text = "<stdin>", sys.stdin.read()
+        else:
+            name = args.input
+            with open(args.input, encoding="utf-8") as handle:
+                text = handle.read()
+    except OSError as exc:
+        print(f"tilelang-ir: error: cannot read {args.input}: {exc.strerror}", file=sys.stderr)
+        return 2
+    try:
+        output = run_pipeline(
+            text, args.pipeline, source_name=name, generic=args.generic, locations=args.locations
+        )
+    except CompilationError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    sys.stdout.write(output)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+#===- scripts/setup.sh - install everything tilelang needs and build it ----===#
+#
+# On a Debian/Ubuntu machine: installs the system packages (LLVM/MLIR 22,
+# lld, ninja, ...) with apt-get when they are missing, creates the virtual
+# environment .venv, and builds and installs tilelang into it (editable, so
+# Python edits need no reinstall). Re-running it rebuilds incrementally.
+#
+#   bash scripts/setup.sh            # everything
+#   TILELANG_SKIP_APT=1 bash ...     # never call apt-get (packages present)
+#
+#===----------------------------------------------------------------------===#
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22
+  libzstd-dev ninja-build cmake g++ git
+)
+
+step() { printf '\n==> %s\n' "$*"; }
+
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+  if [[ -n "${TILELANG_SKIP_APT:-}" ]]; then
+    echo "error: missing system packages: ${missing[*]}" >&2
+    exit 1
+  fi
+  step "Installing system packages: ${missing[*]}"
+  SUDO=""
+  if [[ $(id -u) -ne 0 ]]; then
+    command -v sudo >/dev/null || {
+      echo "error: not root and no sudo; install: ${missing[*]}" >&2
+      exit 1
+    }
+    SUDO=sudo
+  fi
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+PYTHON=${PYTHON:-python3}
+if [[ ! -x .venv/bin/python ]]; then
+  step "Creating the virtual environment .venv with $($PYTHON --version)"
+  "$PYTHON" -m venv .venv
+fi
+step "Installing Python build and test dependencies"
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q "scikit-build-core>=0.10" "pybind11>=2.12" "pytest>=7"
+
+step "Building and installing tilelang (build tree: build/py; progress below)"
+start=$(date +%s)
+.venv/bin/python -m pip install --no-build-isolation --no-deps -v -e . 2>&1 |
+  grep --line-buffered -E '^\[[0-9]+/[0-9]+\]|error|warning: |Successfully installed|FAILED' || true
+test "${PIPESTATUS[0]}" -eq 0
+echo "built in $(($(date +%s) - start)) s"
+.venv/bin/python -c "import tilelang; print('tilelang', tilelang.__version__, '-', tilelang.compiler_version())"

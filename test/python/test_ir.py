@@ -1,0 +1,124 @@
+"""tilelang.run_pipeline / tilelang.verify: the compiler library from Python."""
+
+import re
+import threading
+
+import pytest
+
+import tilelang
+from tilelang import CompilationError
+
+from conftest import EXAMPLES
+
+GOOD = """\
+func.func @f(%p: !tile.ptr<f32>, %n: i32) -> tensor<64xf32> {
+  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %r = tile.make_range 0 to 64 : tensor<64xi32>
+  %zero = arith.constant dense<0> : tensor<64xi32>
+  %q = tile.addptr %ps, %zero : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  %v = tile.load %q : tensor<64x!tile.ptr<f32>>
+  return %v : tensor<64xf32>
+}
+"""
+
+BAD_RANGE = """\
+func.func @f() -> tensor<100xi32> {
+  %r = tile.make_range 0 to 100 : tensor<100xi32>
+  return %r : tensor<100xi32>
+}
+"""
+
+
+def test_version_names_llvm():
+    assert re.fullmatch(r"\d+\.\d+\.\d+ \(LLVM 22\.\d+\.\d+\)", tilelang.compiler_version())
+
+
+def test_parse_print_without_passes_keeps_ops():
+    out = tilelang.run_pipeline(GOOD)
+    assert "tile.addptr" in out and "tile.make_range" in out
+
+
+def test_canonicalize_folds_addptr_by_zero_and_drops_dead_ops():
+    out = tilelang.run_pipeline(GOOD, "canonicalize,cse")
+    assert "tile.addptr" not in out
+    assert "tile.make_range" not in out  # unused, pure: erased
+    assert re.search(r"tile\.load %\d+ : tensor<64x!tile\.ptr<f32>>", out)
+
+
+def test_generic_form_and_locations():
+    generic = tilelang.run_pipeline(GOOD, generic=True)
+    assert '"tile.load"' in generic
+    located = tilelang.run_pipeline(GOOD, locations=True, source_name="k.mlir")
+    assert re.search(r'loc\("k\.mlir":5:8\)', located)
+
+
+def test_verifier_error_is_located_with_caret():
+    with pytest.raises(CompilationError) as info:
+        tilelang.verify(BAD_RANGE, source_name="kernel.mlir")
+    err = info.value
+    assert (err.file, err.line, err.column) == ("kernel.mlir", 2, 8)
+    text = str(err)
+    assert text.startswith("kernel.mlir:2:8: error: 'tile.make_range' op number of elements")
+    lines = text.splitlines()
+    assert lines[1] == "      %r = tile.make_range 0 to 100 : tensor<100xi32>"
+    assert lines[2] == "    " + " " * 7 + "^"
+
+
+def test_parse_error_is_located():
+    with pytest.raises(CompilationError) as info:
+        tilelang.verify("func.func @f() {\n  %x = tile.bogus\n  return\n}\n")
+    assert info.value.line == 2
+    assert "tile.bogus" in str(info.value)
+
+
+def test_type_error_in_pointer_type():
+    with pytest.raises(CompilationError, match="pointee type must be an integer, a float or a pointer"):
+        tilelang.verify("func.func @f(%p: !tile.ptr<index>) { return }")
+
+
+def test_invalid_pipeline_is_reported():
+    with pytest.raises(CompilationError, match="invalid pass pipeline 'no-such-pass'"):
+        tilelang.run_pipeline(GOOD, "no-such-pass")
+
+
+@pytest.mark.parametrize("source", ["", "   \n", "}", "func.func", "\x00\x01\x02", "module { module {"])
+def test_malformed_input_never_crashes(source):
+    try:
+        tilelang.run_pipeline(source, "canonicalize")
+    except CompilationError as err:
+        assert err.diagnostics, "an error must carry at least one diagnostic"
+
+
+def test_non_string_arguments_raise_type_error():
+    with pytest.raises(TypeError):
+        tilelang.run_pipeline(b"bytes")
+    with pytest.raises(TypeError):
+        tilelang.run_pipeline(GOOD, pipeline=None)
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_bundled_examples_verify_and_canonicalize(path):
+    out = tilelang.run_pipeline(path.read_text(), "canonicalize,cse", source_name=str(path))
+    assert "func.func @" in out
+
+
+def test_concurrent_calls_are_independent():
+    errors, outputs = [], []
+
+    def work(i):
+        try:
+            if i % 2:
+                outputs.append(tilelang.run_pipeline(GOOD, "canonicalize,cse"))
+            else:
+                tilelang.verify(BAD_RANGE)
+        except CompilationError as err:
+            errors.append(err)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(errors) == 8 and len(outputs) == 8
+    assert len(set(outputs)) == 1
+    assert all(e.line == 2 for e in errors)
