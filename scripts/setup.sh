@@ -54,7 +54,7 @@ step "Installing Python build and test dependencies"
 step "Building and installing tilelang (build tree: build/py; progress below)"
 start=$(date +%s)
 .venv/bin/python -m pip install --no-build-isolation --no-deps -v -e . 2>&1 |
-  grep --line-buffered -E '^\[[0-9]+/[0-9]+\]|error|warning: |Successfully installed|FAILED' || true
+  grep --line-buffered -E '^ *\[[0-9]+/[0-9]+\]|error|warning: |Successfully installed|FAILED' || true
 test "${PIPESTATUS[0]}" -eq 0
 echo "built in $(($(date +%s) - start)) s"
 .venv/bin/python -c "import tilelang; print('tilelang', tilelang.__version__, '-', tilelang.compiler_version())"

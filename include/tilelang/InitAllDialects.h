@@ -16,12 +16,14 @@
 #include "mlir/IR/DialectRegistry.h"
 
 #include "tilelang/Dialect/Tile/IR/TileDialect.h"
+#include "tilelang/Dialect/TileGPU/IR/TileGPUDialect.h"
 
 namespace tilelang {
 
 /// Adds tilelang's dialects and the upstream ones its programs use.
 inline void registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<tile::TileDialect, mlir::arith::ArithDialect,
+  registry.insert<tile::TileDialect, tilegpu::TileGPUDialect,
+                  mlir::arith::ArithDialect,
                   mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
                   mlir::math::MathDialect, mlir::scf::SCFDialect>();
 }

@@ -92,6 +92,12 @@ LogicalResult DotOp::verify() {
 // ReduceOp and ScanOp
 //===----------------------------------------------------------------------===//
 
+/// The axis as written: I32Attr accessors return it as unsigned.
+template <typename OpT>
+static int64_t getSignedAxis(OpT op) {
+  return static_cast<int32_t>(op.getAxis());
+}
+
 /// Checks what reduce and scan share: sources of one shape, the axis, and a
 /// combine region taking (accumulated..., new...) element values and
 /// returning one value per source through `ReturnOpT`.
@@ -140,7 +146,7 @@ static LogicalResult verifyCombineOp(Operation *op, ValueRange srcs,
 }
 
 LogicalResult ReduceOp::verifyRegions() {
-  if (failed(verifyCombineOp<ReduceReturnOp>(*this, getSrcs(), getAxis(),
+  if (failed(verifyCombineOp<ReduceReturnOp>(*this, getSrcs(), getSignedAxis(*this),
                                              getCombineOp())))
     return failure();
   if (getNumResults() != getSrcs().size())
@@ -164,7 +170,7 @@ LogicalResult ReduceOp::verifyRegions() {
 }
 
 LogicalResult ScanOp::verifyRegions() {
-  return verifyCombineOp<ScanReturnOp>(*this, getSrcs(), getAxis(),
+  return verifyCombineOp<ScanReturnOp>(*this, getSrcs(), getSignedAxis(*this),
                                        getCombineOp());
 }
 

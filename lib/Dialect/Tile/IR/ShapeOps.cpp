@@ -20,7 +20,9 @@ using namespace tilelang::tile::detail;
 //===----------------------------------------------------------------------===//
 
 LogicalResult MakeRangeOp::verify() {
-  int64_t start = getStart(), end = getEnd();
+  // I32Attr accessors return unsigned values; the IR's are signed.
+  int64_t start = static_cast<int32_t>(getStart());
+  int64_t end = static_cast<int32_t>(getEnd());
   if (end <= start)
     return emitOpError("end (") << end << ") must be greater than start ("
                                 << start << ")";
@@ -94,7 +96,7 @@ OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
 
 LogicalResult ExpandDimsOp::verify() {
   auto srcType = getSrc().getType();
-  int64_t axis = getAxis();
+  int64_t axis = static_cast<int32_t>(getAxis());
   if (axis < 0 || axis > srcType.getRank())
     return emitOpError("axis ")
            << axis << " is out of range [0, " << srcType.getRank() << "]";

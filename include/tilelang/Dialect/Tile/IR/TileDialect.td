@@ -9,6 +9,7 @@
 #define TILELANG_DIALECT_TILE_IR_TILEDIALECT_TD
 
 include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def Tile_Dialect : Dialect {
   let name = "tile";
@@ -42,6 +43,11 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kDivisibilityAttrName = "tile.divisibility";
   }];
 }
+
+/// Global memory, the resource that loads, stores and atomics touch.
+def Tile_GlobalMemory : Resource<"::tilelang::tile::GlobalMemory">;
+/// The device's debug output stream, written by print and assert.
+def Tile_DebugStream : Resource<"::tilelang::tile::DebugStream">;
 
 /// Base class of every tile op.
 class Tile_Op<string mnemonic, list<Trait> traits = []>

@@ -16,11 +16,6 @@ include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 
-/// Global memory, the resource that loads, stores and atomics touch.
-def Tile_GlobalMemory : Resource<"::tilelang::tile::GlobalMemory">;
-/// The device's debug output stream, written by print and assert.
-def Tile_DebugStream : Resource<"::tilelang::tile::DebugStream">;
-
 //===----------------------------------------------------------------------===//
 // Program geometry
 //===----------------------------------------------------------------------===//

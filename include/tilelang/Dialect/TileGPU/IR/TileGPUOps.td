@@ -1,0 +1,177 @@
+//===- TileGPUOps.td - tilegpu operations ------------------*- tablegen -*-===//
+//
+// Part of tilelang. Layout conversion, shared memory, asynchronous copies and
+// barriers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILELANG_DIALECT_TILEGPU_IR_TILEGPUOPS_TD
+#define TILELANG_DIALECT_TILEGPU_IR_TILEGPUOPS_TD
+
+include "tilelang/Dialect/TileGPU/IR/TileGPUDialect.td"
+include "tilelang/Dialect/TileGPU/IR/TileGPUTypes.td"
+include "tilelang/Dialect/Tile/IR/TileTypes.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+/// Shared memory, the resource of local_* ops and async copies.
+def TileGPU_SharedMemory : Resource<"::tilelang::tilegpu::SharedMemory">;
+
+def TileGPU_MemDesc : Type<CPred<"::llvm::isa<::tilelang::tilegpu::MemDescType>($_self)">,
+                           "shared-memory descriptor", "::tilelang::tilegpu::MemDescType">;
+def TileGPU_AsyncToken : Type<CPred<"::llvm::isa<::tilelang::tilegpu::AsyncTokenType>($_self)">,
+                              "async token", "::tilelang::tilegpu::AsyncTokenType">,
+                         BuildableType<"::tilelang::tilegpu::AsyncTokenType::get($_builder.getContext())">;
+
+//===----------------------------------------------------------------------===//
+// Layout conversion
+//===----------------------------------------------------------------------===//
+
+def TileGPU_ConvertLayoutOp : TileGPU_Op<"convert_layout", [Pure]> {
+  let summary = "Redistribute a tensor's elements to another layout";
+  let description = [{
+    Same shape and element type, another encoding. Lowered through shared
+    memory or warp shuffles; a pass removes the conversions it can.
+
+    ```mlir
+    %y = tilegpu.convert_layout %x : tensor<128xf32, #a> -> tensor<128xf32, #b>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Shared memory
+//===----------------------------------------------------------------------===//
+
+def TileGPU_LocalAllocOp : TileGPU_Op<"local_alloc", [
+    MemoryEffects<[MemAlloc<TileGPU_SharedMemory>]>]> {
+  let summary = "Allocate a shared-memory buffer, optionally filled from a tensor";
+  let description = [{
+    Without `src` the buffer is uninitialized and must be mutable; with it,
+    it holds `src`'s elements.
+
+    ```mlir
+    %m = tilegpu.local_alloc %t : (tensor<64x64xf16, #blocked>) -> !tilegpu.memdesc<64x64xf16, #shared>
+    %b = tilegpu.local_alloc : () -> !tilegpu.memdesc<3x64x64xf16, #shared, mutable>
+    ```
+  }];
+  let arguments = (ins Optional<Tile_Tensor>:$src);
+  let results = (outs TileGPU_MemDesc:$result);
+  let assemblyFormat = "$src attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def TileGPU_LocalDeallocOp : TileGPU_Op<"local_dealloc", [
+    MemoryEffects<[MemFree<TileGPU_SharedMemory>]>]> {
+  let summary = "End the lifetime of a shared-memory buffer";
+  let arguments = (ins TileGPU_MemDesc:$src);
+  let assemblyFormat = "$src attr-dict `:` qualified(type($src))";
+}
+
+def TileGPU_LocalLoadOp : TileGPU_Op<"local_load", [
+    MemoryEffects<[MemRead<TileGPU_SharedMemory>]>]> {
+  let summary = "Read a shared-memory buffer into a distributed tensor";
+  let description = [{
+    ```mlir
+    %t = tilegpu.local_load %m : !tilegpu.memdesc<64x64xf16, #shared> -> tensor<64x64xf16, #dot_a>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDesc:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` qualified(type($src)) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def TileGPU_LocalStoreOp : TileGPU_Op<"local_store", [
+    MemoryEffects<[MemWrite<TileGPU_SharedMemory>]>]> {
+  let summary = "Write a distributed tensor into a mutable shared-memory buffer";
+  let description = [{
+    ```mlir
+    tilegpu.local_store %t, %m : tensor<64x64xf16, #blocked> -> !tilegpu.memdesc<64x64xf16, #shared, mutable>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, TileGPU_MemDesc:$dst);
+  let assemblyFormat = [{
+    $src `,` $dst attr-dict `:` type($src) `->` qualified(type($dst))
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_MemDescIndexOp : TileGPU_Op<"memdesc_index", [Pure]> {
+  let summary = "Select one buffer of a multi-buffered allocation";
+  let description = [{
+    Drops the leading dimension: stage `index` of a pipeline's buffers.
+
+    ```mlir
+    %s = tilegpu.memdesc_index %m[%i] : !tilegpu.memdesc<3x64x64xf16, #shared, mutable> -> !tilegpu.memdesc<64x64xf16, #shared, mutable>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDesc:$src, I32:$index);
+  let results = (outs TileGPU_MemDesc:$result);
+  let assemblyFormat = [{
+    $src `[` $index `]` attr-dict `:` qualified(type($src)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Asynchronous copies and synchronization
+//===----------------------------------------------------------------------===//
+
+def TileGPU_AsyncCopyGlobalToLocalOp : TileGPU_Op<"async_copy_global_to_local", [
+    AttrSizedOperandSegments,
+    MemoryEffects<[MemRead<Tile_GlobalMemory>, MemWrite<TileGPU_SharedMemory>]>,
+    OptionalTypesMatchWith<"mask is i1 of the shape of ptrs", "ptrs", "mask",
+                           "::tilelang::tile::getI1SameShape($_self)">,
+    OptionalTypesMatchWith<"other is the pointee of ptrs", "ptrs", "other",
+                           "::tilelang::tile::getPointeeType($_self)">]> {
+  let summary = "Start copying global memory into shared memory (cp.async)";
+  let description = [{
+    Each pointer's element goes to the matching element of `dst`; masked-off
+    elements receive `other` (zero when absent). The copy completes after
+    its group is committed and waited for.
+
+    ```mlir
+    %t = tilegpu.async_copy_global_to_local %ptrs, %buf mask %m : tensor<64x64x!tile.ptr<f16>, #blocked> -> !tilegpu.memdesc<64x64xf16, #shared, mutable>
+    ```
+  }];
+  let arguments = (ins
+    Tile_PtrTensor:$ptrs,
+    TileGPU_MemDesc:$dst,
+    Optional<Tile_BoolTensor>:$mask,
+    Optional<Tile_Tensor>:$other);
+  let results = (outs TileGPU_AsyncToken:$token);
+  let assemblyFormat = [{
+    $ptrs `,` $dst (`mask` $mask^)? (`other` $other^)? attr-dict `:`
+    type($ptrs) `->` qualified(type($dst))
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_AsyncCommitGroupOp : TileGPU_Op<"async_commit_group"> {
+  let summary = "Close the current group of asynchronous copies";
+  let arguments = (ins Variadic<TileGPU_AsyncToken>:$tokens);
+  let results = (outs TileGPU_AsyncToken:$result);
+  let assemblyFormat = "$tokens attr-dict";
+}
+
+def TileGPU_AsyncWaitOp : TileGPU_Op<"async_wait"> {
+  let summary = "Wait until at most `pending` copy groups are in flight";
+  let arguments = (ins Variadic<TileGPU_AsyncToken>:$tokens, I32Attr:$pending);
+  let results = (outs TileGPU_AsyncToken:$result);
+  let assemblyFormat = "$tokens attr-dict";
+  let hasVerifier = 1;
+}
+
+def TileGPU_BarrierOp : TileGPU_Op<"barrier"> {
+  let summary = "Synchronize the threads of the CTA (bar.sync 0)";
+  let assemblyFormat = "attr-dict";
+}
+
+#endif // TILELANG_DIALECT_TILEGPU_IR_TILEGPUOPS_TD

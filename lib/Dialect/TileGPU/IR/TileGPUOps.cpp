@@ -1,0 +1,150 @@
+//===- TileGPUOps.cpp - tilegpu op definitions ----------------------------===//
+//
+// Part of tilelang. Verifiers, folders and canonicalizations of the layout
+// conversion, shared-memory and asynchronous-copy ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilelang/Dialect/TileGPU/IR/TileGPUOps.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
+
+using namespace mlir;
+using namespace tilelang;
+using namespace tilelang::tilegpu;
+
+#define GET_OP_CLASSES
+#include "tilelang/Dialect/TileGPU/IR/TileGPUOps.cpp.inc"
+
+/// Checks that a tensor and a shared buffer hold the same elements.
+static LogicalResult verifyTensorMatchesBuffer(Operation *op,
+                                               RankedTensorType tensor,
+                                               MemDescType buffer) {
+  if (tensor.getShape() != buffer.getShape())
+    return op->emitOpError("tensor shape (")
+           << tensor.getShape() << ") differs from the buffer's ("
+           << buffer.getShape() << ")";
+  if (tensor.getElementType() != buffer.getElementType())
+    return op->emitOpError("tensor element type ")
+           << tensor.getElementType() << " differs from the buffer's "
+           << buffer.getElementType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ConvertLayoutOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvertLayoutOp::verify() {
+  auto srcType = getSrc().getType(), resultType = getType();
+  if (srcType.getShape() != resultType.getShape() ||
+      srcType.getElementType() != resultType.getElementType())
+    return emitOpError("can only change the layout: ")
+           << srcType << " and " << resultType
+           << " differ in shape or element type";
+  return success();
+}
+
+OpFoldResult ConvertLayoutOp::fold(FoldAdaptor adaptor) {
+  if (getSrc().getType() == getType())
+    return getSrc();
+  // convert(convert(x)) is one conversion.
+  if (auto inner = getSrc().getDefiningOp<ConvertLayoutOp>()) {
+    getSrcMutable().assign(inner.getSrc());
+    return getResult();
+  }
+  // A splat constant has every layout.
+  if (auto splat = dyn_cast_if_present<SplatElementsAttr>(adaptor.getSrc()))
+    return splat.resizeSplat(getType());
+  return {};
+}
+
+namespace {
+/// convert_layout(splat(x)) -> splat(x) in the target layout.
+struct ConvertSplat : public OpRewritePattern<ConvertLayoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ConvertLayoutOp op,
+                                PatternRewriter &rewriter) const override {
+    auto splat = op.getSrc().getDefiningOp<tile::SplatOp>();
+    if (!splat)
+      return failure();
+    rewriter.replaceOpWithNewOp<tile::SplatOp>(op, op.getType(),
+                                               splat.getSrc());
+    return success();
+  }
+};
+} // namespace
+
+void ConvertLayoutOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                                  MLIRContext *context) {
+  patterns.add<ConvertSplat>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// Shared memory
+//===----------------------------------------------------------------------===//
+
+LogicalResult LocalAllocOp::verify() {
+  MemDescType buffer = getType();
+  if (!getSrc()) {
+    if (!buffer.getMutableMemory())
+      return emitOpError("an uninitialized buffer must be mutable");
+    return success();
+  }
+  return verifyTensorMatchesBuffer(*this, getSrc().getType(), buffer);
+}
+
+LogicalResult LocalLoadOp::verify() {
+  return verifyTensorMatchesBuffer(*this, getType(), getSrc().getType());
+}
+
+LogicalResult LocalStoreOp::verify() {
+  if (!getDst().getType().getMutableMemory())
+    return emitOpError("cannot store to an immutable buffer");
+  return verifyTensorMatchesBuffer(*this, getSrc().getType(),
+                                   getDst().getType());
+}
+
+LogicalResult MemDescIndexOp::verify() {
+  MemDescType src = getSrc().getType(), result = getType();
+  if (src.getShape().size() < 2)
+    return emitOpError("source must have a leading stage dimension");
+  MemDescType expected =
+      MemDescType::get(getContext(), src.getShape().drop_front(),
+                       src.getElementType(), src.getEncoding(),
+                       src.getMutableMemory());
+  if (result != expected)
+    return emitOpError("result must be ") << expected << ", got " << result;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Asynchronous copies
+//===----------------------------------------------------------------------===//
+
+LogicalResult AsyncCopyGlobalToLocalOp::verify() {
+  MemDescType buffer = getDst().getType();
+  if (!buffer.getMutableMemory())
+    return emitOpError("cannot copy into an immutable buffer");
+  auto ptrType = getPtrs().getType();
+  auto valueType = cast<RankedTensorType>(tile::getPointeeType(ptrType));
+  if (failed(verifyTensorMatchesBuffer(*this, valueType, buffer)))
+    return failure();
+  if (getOther() && !getMask())
+    return emitOpError("'other' requires a 'mask'");
+  unsigned bytes = valueType.getElementType().getIntOrFloatBitWidth() / 8;
+  if (bytes == 0)
+    return emitOpError("cp.async copies whole bytes; i1 elements cannot be "
+                       "copied");
+  return success();
+}
+
+LogicalResult AsyncWaitOp::verify() {
+  // I32Attr accessors return unsigned values; the IR's are signed.
+  auto pending = static_cast<int32_t>(getPending());
+  if (pending < 0)
+    return emitOpError("pending must be non-negative, got ") << pending;
+  return success();
+}
