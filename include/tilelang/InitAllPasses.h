@@ -10,6 +10,8 @@
 
 #include "mlir/Transforms/Passes.h"
 
+#include "tilelang/Conversion/Passes.h"
+
 namespace tilelang {
 
 /// Registers the upstream cleanup passes and tilelang's own passes.
@@ -20,6 +22,7 @@ inline void registerAllPasses() {
   mlir::registerInlinerPass();
   mlir::registerLoopInvariantCodeMotionPass();
   mlir::registerSCCPPass();
+  registerTileLangConversionPasses();
 }
 
 } // namespace tilelang

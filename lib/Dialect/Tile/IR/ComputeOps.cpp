@@ -158,10 +158,10 @@ LogicalResult ReduceOp::verifyRegions() {
     auto srcType = cast<RankedTensorType>(src.getType());
     SmallVector<int64_t> shape(srcType.getShape());
     shape.erase(shape.begin() + getAxis());
-    Type expected = shape.empty()
-                        ? srcType.getElementType()
-                        : Type(srcType.clone(shape));
-    if (result.getType() != expected)
+    Type expected = shape.empty() ? srcType.getElementType()
+                                  : Type(RankedTensorType::get(
+                                        shape, srcType.getElementType()));
+    if (!haveSameShapeAndElementType(result.getType(), expected))
       return emitOpError("result ")
              << index << " must be " << expected << ", got "
              << result.getType();

@@ -102,8 +102,8 @@ LogicalResult ExpandDimsOp::verify() {
            << axis << " is out of range [0, " << srcType.getRank() << "]";
   SmallVector<int64_t> expected(srcType.getShape());
   expected.insert(expected.begin() + axis, 1);
-  auto expectedType = srcType.clone(expected);
-  if (expectedType != getType())
+  auto expectedType = RankedTensorType::get(expected, srcType.getElementType());
+  if (!haveSameShapeAndElementType(expectedType, getType()))
     return emitOpError("result type must be ")
            << expectedType << ", got " << getType();
   return success();
@@ -167,8 +167,8 @@ LogicalResult TransOp::verify() {
   SmallVector<int64_t> expected;
   for (int32_t dim : order)
     expected.push_back(srcType.getDimSize(dim));
-  auto expectedType = srcType.clone(expected);
-  if (expectedType != getType())
+  auto expectedType = RankedTensorType::get(expected, srcType.getElementType());
+  if (!haveSameShapeAndElementType(expectedType, getType()))
     return emitOpError("result type must be ")
            << expectedType << ", got " << getType();
   return success();

@@ -24,6 +24,13 @@ inline bool haveSameShape(mlir::Type lhs, mlir::Type rhs) {
   return lhsTensor.getShape() == rhsTensor.getShape();
 }
 
+/// True when both types have one shape and element type; their layout
+/// encodings may differ (tilegpu ops change layouts along with shapes).
+inline bool haveSameShapeAndElementType(mlir::Type lhs, mlir::Type rhs) {
+  return haveSameShape(lhs, rhs) &&
+         mlir::getElementTypeOrSelf(lhs) == mlir::getElementTypeOrSelf(rhs);
+}
+
 /// Prints a shape as `4x8` (or `scalar`) for diagnostics.
 inline std::string formatShape(mlir::Type type) {
   auto tensor = llvm::dyn_cast<mlir::RankedTensorType>(type);

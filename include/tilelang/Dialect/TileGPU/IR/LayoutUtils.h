@@ -1,0 +1,54 @@
+//===- LayoutUtils.h - building and measuring layouts -----------*- C++ -*-===//
+//
+// Part of tilelang. Builds blocked layouts for a shape and warp count, and
+// answers how a layout covers a tensor: the CTA tile it repeats, and how
+// many elements each thread holds.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILELANG_DIALECT_TILEGPU_IR_LAYOUTUTILS_H
+#define TILELANG_DIALECT_TILEGPU_IR_LAYOUTUTILS_H
+
+#include "tilelang/Dialect/TileGPU/IR/TileGPUDialect.h"
+
+namespace tilelang::tilegpu {
+
+/// A blocked layout for `shape` whose threads hold `sizePerThread` elements
+/// each, with lanes and then warps spread over the dimensions in `order`
+/// (fastest first) as far as the shape has room; what remains goes to the
+/// slowest dimension, replicating elements when the tensor is small.
+BlockedEncodingAttr getBlockedEncoding(mlir::MLIRContext *context,
+                                       llvm::ArrayRef<int64_t> shape,
+                                       llvm::ArrayRef<unsigned> sizePerThread,
+                                       llvm::ArrayRef<unsigned> order,
+                                       unsigned numWarps);
+
+/// The layout tile → tilegpu conversion gives a tensor before coalescing:
+/// one element per thread, row-major (last dimension fastest).
+BlockedEncodingAttr getDefaultBlockedEncoding(mlir::MLIRContext *context,
+                                              llvm::ArrayRef<int64_t> shape,
+                                              unsigned numWarps);
+
+/// Elements one repetition of a blocked layout covers along each dimension:
+/// sizePerThread * threadsPerWarp * warpsPerCTA.
+llvm::SmallVector<unsigned> getShapePerCTATile(BlockedEncodingAttr layout);
+
+/// Elements a thread holds along each dimension of a tensor of `shape`.
+llvm::SmallVector<unsigned>
+getElemsPerThread(DistributedEncodingAttr layout, llvm::ArrayRef<int64_t> shape);
+
+/// Elements a thread holds of a tensor (1 for scalars).
+unsigned getTotalElemsPerThread(mlir::Type type);
+
+/// `layout` with its dimensions permuted: dimension i of the result is
+/// dimension `permutation[i]` of `layout` (as tile.trans permutes shapes).
+BlockedEncodingAttr permuteBlockedEncoding(BlockedEncodingAttr layout,
+                                           llvm::ArrayRef<int32_t> permutation);
+
+/// `type` with `layout` as its encoding.
+mlir::RankedTensorType withEncoding(mlir::RankedTensorType type,
+                                    mlir::Attribute layout);
+
+} // namespace tilelang::tilegpu
+
+#endif // TILELANG_DIALECT_TILEGPU_IR_LAYOUTUTILS_H

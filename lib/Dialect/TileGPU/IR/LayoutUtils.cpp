@@ -1,0 +1,128 @@
+//===- LayoutUtils.cpp - building and measuring layouts -------------------===//
+//
+// Part of tilelang. Blocked-layout construction for a shape, and the sizes
+// that follow from a layout (CTA tile, elements per thread).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilelang/Dialect/TileGPU/IR/LayoutUtils.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace tilelang::tilegpu;
+
+/// The largest power of two that is at most `value` (and at least 1).
+static unsigned floorPowerOf2(int64_t value) {
+  return value <= 1 ? 1 : llvm::bit_floor(static_cast<uint64_t>(value));
+}
+
+BlockedEncodingAttr tilelang::tilegpu::getBlockedEncoding(
+    MLIRContext *context, ArrayRef<int64_t> shape,
+    ArrayRef<unsigned> sizePerThread, ArrayRef<unsigned> order,
+    unsigned numWarps) {
+  size_t rank = shape.size();
+  SmallVector<unsigned> threadsPerWarp(rank, 1), warpsPerCTA(rank, 1);
+  unsigned lanesLeft = TileGPUDialect::kThreadsPerWarp, warpsLeft = numWarps;
+  // Fill dimensions fastest first, each with as many threads as it has
+  // thread-sized chunks; the slowest dimension takes whatever is left.
+  for (size_t i = 0; i + 1 < rank; ++i) {
+    unsigned dim = order[i];
+    unsigned chunks = floorPowerOf2(
+        llvm::divideCeil(shape[dim], static_cast<int64_t>(sizePerThread[dim])));
+    threadsPerWarp[dim] = std::min(chunks, lanesLeft);
+    lanesLeft /= threadsPerWarp[dim];
+    unsigned chunksLeft = std::max(1u, chunks / threadsPerWarp[dim]);
+    warpsPerCTA[dim] = std::min(chunksLeft, warpsLeft);
+    warpsLeft /= warpsPerCTA[dim];
+  }
+  unsigned slowest = order[rank - 1];
+  threadsPerWarp[slowest] = lanesLeft;
+  warpsPerCTA[slowest] = warpsLeft;
+  return BlockedEncodingAttr::get(context, sizePerThread, threadsPerWarp,
+                                  warpsPerCTA, order);
+}
+
+BlockedEncodingAttr
+tilelang::tilegpu::getDefaultBlockedEncoding(MLIRContext *context,
+                                             ArrayRef<int64_t> shape,
+                                             unsigned numWarps) {
+  size_t rank = shape.size();
+  SmallVector<unsigned> sizePerThread(rank, 1), order;
+  for (size_t dim = rank; dim-- > 0;)
+    order.push_back(dim);
+  return getBlockedEncoding(context, shape, sizePerThread, order, numWarps);
+}
+
+SmallVector<unsigned>
+tilelang::tilegpu::getShapePerCTATile(BlockedEncodingAttr layout) {
+  SmallVector<unsigned> tile;
+  for (size_t dim = 0; dim < layout.getRank(); ++dim)
+    tile.push_back(layout.getSizePerThread()[dim] *
+                   layout.getThreadsPerWarp()[dim] *
+                   layout.getWarpsPerCTA()[dim]);
+  return tile;
+}
+
+SmallVector<unsigned>
+tilelang::tilegpu::getElemsPerThread(DistributedEncodingAttr layout,
+                                     ArrayRef<int64_t> shape) {
+  if (auto blocked = dyn_cast<BlockedEncodingAttr>(layout)) {
+    SmallVector<unsigned> tile = getShapePerCTATile(blocked);
+    SmallVector<unsigned> elems;
+    for (size_t dim = 0; dim < shape.size(); ++dim)
+      elems.push_back(
+          llvm::divideCeil(shape[dim], static_cast<int64_t>(tile[dim])) *
+          blocked.getSizePerThread()[dim]);
+    return elems;
+  }
+  if (auto slice = dyn_cast<SliceEncodingAttr>(layout)) {
+    // A slice holds the parent's elements at index 0 of the sliced dimension.
+    SmallVector<int64_t> parentShape(shape);
+    parentShape.insert(parentShape.begin() + slice.getDim(), 1);
+    SmallVector<unsigned> elems = getElemsPerThread(
+        cast<DistributedEncodingAttr>(slice.getParent()), parentShape);
+    elems.erase(elems.begin() + slice.getDim());
+    return elems;
+  }
+  // mma and dot-operand layouts are measured by the tensor-core lowering.
+  return SmallVector<unsigned>(shape.size(), 0);
+}
+
+unsigned tilelang::tilegpu::getTotalElemsPerThread(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return 1;
+  unsigned total = 1;
+  for (unsigned count :
+       getElemsPerThread(getDistributedEncoding(tensor), tensor.getShape()))
+    total *= count;
+  return total;
+}
+
+BlockedEncodingAttr
+tilelang::tilegpu::permuteBlockedEncoding(BlockedEncodingAttr layout,
+                                          ArrayRef<int32_t> permutation) {
+  auto permute = [&](ArrayRef<unsigned> values) {
+    SmallVector<unsigned> result;
+    for (int32_t dim : permutation)
+      result.push_back(values[dim]);
+    return result;
+  };
+  // Dimension d of the source is dimension inverse[d] of the result.
+  SmallVector<unsigned> inverse(permutation.size());
+  for (auto [index, dim] : llvm::enumerate(permutation))
+    inverse[dim] = index;
+  SmallVector<unsigned> order;
+  for (unsigned dim : layout.getOrder())
+    order.push_back(inverse[dim]);
+  return BlockedEncodingAttr::get(
+      layout.getContext(), permute(layout.getSizePerThread()),
+      permute(layout.getThreadsPerWarp()), permute(layout.getWarpsPerCTA()),
+      order);
+}
+
+RankedTensorType tilelang::tilegpu::withEncoding(RankedTensorType type,
+                                                 Attribute layout) {
+  return RankedTensorType::get(type.getShape(), type.getElementType(), layout);
+}
