@@ -10,7 +10,9 @@
 
 #include "mlir/Transforms/Passes.h"
 
+#include "tilelang/Analysis/Passes.h"
 #include "tilelang/Conversion/Passes.h"
+#include "tilelang/Dialect/TileGPU/Transforms/Passes.h"
 
 namespace tilelang {
 
@@ -22,7 +24,9 @@ inline void registerAllPasses() {
   mlir::registerInlinerPass();
   mlir::registerLoopInvariantCodeMotionPass();
   mlir::registerSCCPPass();
+  registerTileLangAnalysisPasses();
   registerTileLangConversionPasses();
+  tilegpu::registerTileGPUPasses();
 }
 
 } // namespace tilelang

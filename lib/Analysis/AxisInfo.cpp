@@ -1,0 +1,446 @@
+//===- AxisInfo.cpp - contiguity, divisibility, constancy -----------------===//
+//
+// Part of tilelang. Transfer functions of the axis-info analysis: how
+// constants, ranges, splats, integer arithmetic, pointer arithmetic,
+// comparisons and shape ops change what is known about each dimension.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilelang/Analysis/AxisInfo.h"
+
+#include "tilelang/Dialect/Tile/IR/TileOps.h"
+#include "tilelang/Dialect/TileGPU/IR/TileGPUOps.h"
+
+#include "mlir/Analysis/DataFlow/ConstantPropagationAnalysis.h"
+#include "mlir/Analysis/DataFlow/DeadCodeAnalysis.h"
+#include "mlir/Analysis/DataFlow/Utils.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace tilelang;
+
+//===----------------------------------------------------------------------===//
+// AxisInfo
+//===----------------------------------------------------------------------===//
+
+AxisInfo::AxisInfo(DimVector contiguity, DimVector divisibility,
+                   DimVector constancy, std::optional<int64_t> constantValue)
+    : initialized(true), contiguity(std::move(contiguity)),
+      divisibility(std::move(divisibility)), constancy(std::move(constancy)),
+      constantValue(constantValue) {}
+
+/// The shape the analysis uses for a value: [1] for scalars.
+static SmallVector<int64_t> getAnalysisShape(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return SmallVector<int64_t>(tensor.getShape());
+  return {1};
+}
+
+AxisInfo AxisInfo::getPessimisticState(Value value) {
+  size_t rank = getAnalysisShape(value.getType()).size();
+  return AxisInfo(DimVector(rank, 1), DimVector(rank, 1), DimVector(rank, 1));
+}
+
+AxisInfo AxisInfo::getConstantState(ArrayRef<int64_t> shape, int64_t constant) {
+  return AxisInfo(DimVector(shape.size(), 1),
+                  DimVector(shape.size(), highestPowerOf2Divisor(constant)),
+                  DimVector(shape.begin(), shape.end()), constant);
+}
+
+int64_t AxisInfo::highestPowerOf2Divisor(int64_t value) {
+  if (value == 0)
+    return kMaxDivisibility;
+  return std::min<int64_t>(value & -value, kMaxDivisibility);
+}
+
+AxisInfo AxisInfo::join(const AxisInfo &lhs, const AxisInfo &rhs) {
+  if (!lhs.isInitialized())
+    return rhs;
+  if (!rhs.isInitialized())
+    return lhs;
+  DimVector contiguity, divisibility, constancy;
+  for (unsigned dim = 0; dim < lhs.getRank(); ++dim) {
+    contiguity.push_back(std::gcd(lhs.contiguity[dim], rhs.contiguity[dim]));
+    divisibility.push_back(
+        std::gcd(lhs.divisibility[dim], rhs.divisibility[dim]));
+    constancy.push_back(std::gcd(lhs.constancy[dim], rhs.constancy[dim]));
+  }
+  std::optional<int64_t> constant;
+  if (lhs.constantValue == rhs.constantValue)
+    constant = lhs.constantValue;
+  return AxisInfo(contiguity, divisibility, constancy, constant);
+}
+
+void AxisInfo::print(raw_ostream &os) const {
+  if (!initialized) {
+    os << "<uninitialized>";
+    return;
+  }
+  auto list = [&](StringRef name, const DimVector &values) {
+    os << name << " = [";
+    llvm::interleaveComma(values, os);
+    os << "]";
+  };
+  list("contiguity", contiguity);
+  list(", divisibility", divisibility);
+  list(", constancy", constancy);
+  if (constantValue)
+    os << ", constant = " << *constantValue;
+}
+
+//===----------------------------------------------------------------------===//
+// Transfer functions
+//===----------------------------------------------------------------------===//
+
+namespace {
+using DimVector = AxisInfo::DimVector;
+
+int64_t capDivisibility(int64_t value) {
+  return std::min(value, AxisInfo::kMaxDivisibility);
+}
+
+/// Applies `fn(dim)` -> (contiguity, divisibility, constancy) to each dim.
+template <typename Fn>
+AxisInfo perDim(unsigned rank, Fn fn,
+                std::optional<int64_t> constant = std::nullopt) {
+  DimVector contiguity, divisibility, constancy;
+  for (unsigned dim = 0; dim < rank; ++dim) {
+    auto [contig, div, cst] = fn(dim);
+    contiguity.push_back(contig);
+    divisibility.push_back(capDivisibility(div));
+    constancy.push_back(cst);
+  }
+  return AxisInfo(contiguity, divisibility, constancy, constant);
+}
+
+/// Folds a binary integer op over known constants.
+std::optional<int64_t> foldConstants(const AxisInfo &lhs, const AxisInfo &rhs,
+                                     llvm::function_ref<std::optional<int64_t>(
+                                         int64_t, int64_t)> fn) {
+  if (lhs.getConstantValue() && rhs.getConstantValue())
+    return fn(*lhs.getConstantValue(), *rhs.getConstantValue());
+  return std::nullopt;
+}
+
+/// x + y (or pointer + offset with `rhsScale` bytes per offset unit).
+AxisInfo addInfo(const AxisInfo &lhs, const AxisInfo &rhs, bool subtract,
+                 int64_t rhsScale = 1) {
+  auto constant = foldConstants(lhs, rhs, [&](int64_t a, int64_t b) {
+    return std::optional<int64_t>(subtract ? a - b : a + b * rhsScale);
+  });
+  return perDim(
+      lhs.getRank(),
+      [&](unsigned d) {
+        // A contiguous run stays one when the other side is constant over
+        // it; subtracting a contiguous run reverses it.
+        int64_t contig = std::gcd(lhs.getContiguity(d), rhs.getConstancy(d));
+        if (!subtract)
+          contig = std::max(
+              contig, std::gcd(rhs.getContiguity(d), lhs.getConstancy(d)));
+        int64_t div = std::gcd(lhs.getDivisibility(d),
+                               capDivisibility(rhs.getDivisibility(d) *
+                                               rhsScale));
+        return std::make_tuple(
+            contig, div, std::gcd(lhs.getConstancy(d), rhs.getConstancy(d)));
+      },
+      constant);
+}
+
+AxisInfo mulInfo(const AxisInfo &lhs, const AxisInfo &rhs) {
+  auto constant = foldConstants(
+      lhs, rhs, [](int64_t a, int64_t b) { return std::optional(a * b); });
+  return perDim(
+      lhs.getRank(),
+      [&](unsigned d) {
+        int64_t contig = 1;
+        if (lhs.getConstantValue() == 1)
+          contig = rhs.getContiguity(d);
+        else if (rhs.getConstantValue() == 1)
+          contig = lhs.getContiguity(d);
+        return std::make_tuple(
+            contig, lhs.getDivisibility(d) * rhs.getDivisibility(d),
+            std::gcd(lhs.getConstancy(d), rhs.getConstancy(d)));
+      },
+      constant);
+}
+
+/// x / c and x % c for a constant power of two c; otherwise only constancy
+/// survives.
+AxisInfo divRemInfo(const AxisInfo &lhs, const AxisInfo &rhs, bool isRem) {
+  auto constant = foldConstants(lhs, rhs, [&](int64_t a, int64_t b) {
+    if (b == 0)
+      return std::optional<int64_t>();
+    return std::optional<int64_t>(isRem ? a % b : a / b);
+  });
+  std::optional<int64_t> divisor = rhs.getConstantValue();
+  bool powerOf2 = divisor && *divisor > 0 && llvm::isPowerOf2_64(*divisor);
+  return perDim(
+      lhs.getRank(),
+      [&](unsigned d) {
+        int64_t constancy = std::gcd(lhs.getConstancy(d), rhs.getConstancy(d));
+        if (!powerOf2)
+          return std::make_tuple(int64_t(1), int64_t(1), constancy);
+        if (isRem) {
+          // Runs of x continue in x % c until they wrap at multiples of c.
+          int64_t contig = std::gcd(lhs.getContiguity(d), *divisor);
+          return std::make_tuple(
+              contig, std::gcd(lhs.getDivisibility(d), *divisor), constancy);
+        }
+        // x / c is constant over aligned runs of c consecutive values.
+        int64_t div = lhs.getDivisibility(d) >= *divisor
+                          ? lhs.getDivisibility(d) / *divisor
+                          : 1;
+        if (lhs.getDivisibility(d) >= *divisor)
+          constancy = std::max(constancy,
+                               std::gcd(lhs.getContiguity(d), *divisor));
+        return std::make_tuple(int64_t(1), div, constancy);
+      },
+      constant);
+}
+
+AxisInfo cmpInfo(arith::CmpIPredicate predicate, const AxisInfo &lhs,
+                 const AxisInfo &rhs, ArrayRef<int64_t> shape) {
+  bool ordered = predicate != arith::CmpIPredicate::eq &&
+                 predicate != arith::CmpIPredicate::ne;
+  return perDim(lhs.getRank(), [&](unsigned d) {
+    int64_t constancy = std::gcd(lhs.getConstancy(d), rhs.getConstancy(d));
+    // A contiguous run compared (<, >=, ...) against a value constant over
+    // it changes outcome only at multiples of both sides' divisibility.
+    if (ordered) {
+      auto runAgainstConstant = [&](const AxisInfo &run,
+                                    const AxisInfo &bound) {
+        if (bound.getConstancy(d) < run.getContiguity(d))
+          return int64_t(1);
+        return std::gcd(run.getContiguity(d),
+                        std::min(run.getDivisibility(d),
+                                 bound.getDivisibility(d)));
+      };
+      constancy = std::max({constancy, runAgainstConstant(lhs, rhs),
+                            runAgainstConstant(rhs, lhs)});
+    }
+    constancy = std::min<int64_t>(constancy, shape[d]);
+    return std::make_tuple(int64_t(1), int64_t(1), constancy);
+  });
+}
+} // namespace
+
+LogicalResult
+AxisInfoAnalysis::visitOperation(Operation *op,
+                                 ArrayRef<const AxisInfoLattice *> operands,
+                                 ArrayRef<AxisInfoLattice *> results) {
+  if (llvm::any_of(operands, [](const AxisInfoLattice *lattice) {
+        return !lattice->getValue().isInitialized();
+      }))
+    return success();
+  auto info = [&](unsigned index) -> const AxisInfo & {
+    return operands[index]->getValue();
+  };
+  auto set = [&](unsigned index, const AxisInfo &value) {
+    propagateIfChanged(results[index], results[index]->join(value));
+  };
+  auto setAllPessimistic = [&] {
+    for (auto [index, result] : llvm::enumerate(op->getResults()))
+      set(index, AxisInfo::getPessimisticState(result));
+  };
+  if (op->getNumResults() == 0)
+    return success();
+  Value result = op->getResult(0);
+  SmallVector<int64_t> shape = getAnalysisShape(result.getType());
+
+  llvm::TypeSwitch<Operation *>(op)
+      .Case([&](arith::ConstantOp constant) {
+        APInt value;
+        if (matchPattern(constant.getResult(), m_ConstantInt(&value)))
+          return set(0, AxisInfo::getConstantState(shape,
+                                                   value.getSExtValue()));
+        // Non-integer splats are at least constant.
+        if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+            dense && dense.isSplat())
+          return set(0, AxisInfo(DimVector(shape.size(), 1),
+                                 DimVector(shape.size(), 1),
+                                 DimVector(shape.begin(), shape.end())));
+        setAllPessimistic();
+      })
+      .Case([&](tile::MakeRangeOp range) {
+        int64_t start = static_cast<int32_t>(range.getStart());
+        set(0, AxisInfo({shape[0]},
+                        {AxisInfo::highestPowerOf2Divisor(start)}, {1}));
+      })
+      .Case([&](tile::SplatOp) {
+        const AxisInfo &src = info(0);
+        set(0, perDim(
+                   shape.size(),
+                   [&](unsigned d) {
+                     return std::make_tuple(int64_t(1),
+                                            src.getDivisibility(0), shape[d]);
+                   },
+                   src.getConstantValue()));
+      })
+      .Case([&](tile::AddPtrOp addptr) {
+        Type pointee = getElementTypeOrSelf(
+            tile::getPointeeType(addptr.getPtr().getType()));
+        int64_t bytes =
+            std::max<int64_t>(1, tile::getElementBitWidth(pointee) / 8);
+        set(0, addInfo(info(0), info(1), /*subtract=*/false, bytes));
+      })
+      .Case([&](arith::AddIOp) {
+        set(0, addInfo(info(0), info(1), /*subtract=*/false));
+      })
+      .Case([&](arith::SubIOp) {
+        set(0, addInfo(info(0), info(1), /*subtract=*/true));
+      })
+      .Case([&](arith::MulIOp) { set(0, mulInfo(info(0), info(1))); })
+      .Case<arith::DivSIOp, arith::DivUIOp>(
+          [&](auto) { set(0, divRemInfo(info(0), info(1), false)); })
+      .Case<arith::RemSIOp, arith::RemUIOp>(
+          [&](auto) { set(0, divRemInfo(info(0), info(1), true)); })
+      .Case([&](arith::CmpIOp cmp) {
+        set(0, cmpInfo(cmp.getPredicate(), info(0), info(1), shape));
+      })
+      .Case([&](arith::SelectOp) {
+        const AxisInfo &cond = info(0), &lhs = info(1), &rhs = info(2);
+        set(0, perDim(shape.size(), [&](unsigned d) {
+              bool uniform = cond.getRank() != shape.size() ||
+                             cond.getConstancy(d) >= shape[d];
+              int64_t contig =
+                  uniform ? std::gcd(lhs.getContiguity(d), rhs.getContiguity(d))
+                          : 1;
+              int64_t constancy =
+                  std::gcd(lhs.getConstancy(d), rhs.getConstancy(d));
+              if (cond.getRank() == shape.size())
+                constancy = std::gcd(constancy, cond.getConstancy(d));
+              return std::make_tuple(
+                  contig,
+                  std::gcd(lhs.getDivisibility(d), rhs.getDivisibility(d)),
+                  constancy);
+            }));
+      })
+      .Case<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp,
+            arith::IndexCastOp, tilegpu::ConvertLayoutOp, tile::BitcastOp,
+            tile::IntToPtrOp, tile::PtrToIntOp>(
+          [&](auto) { set(0, info(0)); })
+      .Case([&](tile::ExpandDimsOp expand) {
+        const AxisInfo &src = info(0);
+        unsigned axis = expand.getAxis();
+        DimVector contig = src.getContiguity(), div = src.getDivisibility(),
+                  cst = src.getConstancy();
+        int64_t minDiv = *llvm::min_element(div);
+        contig.insert(contig.begin() + axis, 1);
+        div.insert(div.begin() + axis, minDiv);
+        cst.insert(cst.begin() + axis, 1);
+        set(0, AxisInfo(contig, div, cst, src.getConstantValue()));
+      })
+      .Case([&](tile::BroadcastOp broadcast) {
+        const AxisInfo &src = info(0);
+        ArrayRef<int64_t> srcShape = broadcast.getSrc().getType().getShape();
+        set(0, perDim(
+                   shape.size(),
+                   [&](unsigned d) {
+                     if (srcShape[d] == 1 && shape[d] != 1)
+                       return std::make_tuple(int64_t(1),
+                                              src.getDivisibility(d), shape[d]);
+                     return std::make_tuple(src.getContiguity(d),
+                                            src.getDivisibility(d),
+                                            src.getConstancy(d));
+                   },
+                   src.getConstantValue()));
+      })
+      .Case([&](tile::TransOp trans) {
+        const AxisInfo &src = info(0);
+        DimVector contig, div, cst;
+        for (int32_t dim : trans.getOrder()) {
+          contig.push_back(src.getContiguity(dim));
+          div.push_back(src.getDivisibility(dim));
+          cst.push_back(src.getConstancy(dim));
+        }
+        set(0, AxisInfo(contig, div, cst, src.getConstantValue()));
+      })
+      .Default([&](Operation *) { setAllPessimistic(); });
+  return success();
+}
+
+void AxisInfoAnalysis::visitNonControlFlowArguments(
+    Operation *op, const RegionSuccessor &successor,
+    ArrayRef<AxisInfoLattice *> argLattices, unsigned firstIndex) {
+  auto forOp = dyn_cast<scf::ForOp>(op);
+  if (!forOp || firstIndex == 0)
+    return SparseForwardDataFlowAnalysis::visitNonControlFlowArguments(
+        op, successor, argLattices, firstIndex);
+  // The induction variable: lb + k * step.
+  const AxisInfo &lb =
+      getLatticeElementFor(getProgramPointAfter(op), forOp.getLowerBound())
+          ->getValue();
+  const AxisInfo &step =
+      getLatticeElementFor(getProgramPointAfter(op), forOp.getStep())
+          ->getValue();
+  int64_t div = 1;
+  if (lb.isInitialized() && step.isInitialized())
+    div = std::gcd(lb.getDivisibility(0), step.getDivisibility(0));
+  propagateIfChanged(argLattices[0],
+                     argLattices[0]->join(AxisInfo({1}, {div}, {1})));
+  setAllToEntryStates(argLattices.drop_front(
+      firstIndex + successor.getSuccessorInputs().size()));
+}
+
+void AxisInfoAnalysis::setToEntryState(AxisInfoLattice *lattice) {
+  Value value = lattice->getAnchor();
+  AxisInfo state = AxisInfo::getPessimisticState(value);
+  // Kernel arguments may promise divisibility.
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    auto func =
+        dyn_cast_if_present<FunctionOpInterface>(arg.getOwner()->getParentOp());
+    if (func && arg.getOwner()->isEntryBlock()) {
+      if (auto divisor = func.getArgAttrOfType<IntegerAttr>(
+              arg.getArgNumber(), tile::TileDialect::kDivisibilityAttrName))
+        state = AxisInfo({1}, {capDivisibility(divisor.getInt())}, {1});
+    }
+  }
+  propagateIfChanged(lattice, lattice->join(state));
+}
+
+//===----------------------------------------------------------------------===//
+// ModuleAxisInfo
+//===----------------------------------------------------------------------===//
+
+ModuleAxisInfo::ModuleAxisInfo(Operation *root) {
+  dataflow::loadBaselineAnalyses(solver);
+  solver.load<AxisInfoAnalysis>();
+  (void)solver.initializeAndRun(root);
+}
+
+AxisInfo ModuleAxisInfo::get(Value value) const {
+  if (auto *lattice = solver.lookupState<AxisInfoLattice>(value))
+    if (lattice->getValue().isInitialized())
+      return lattice->getValue();
+  return AxisInfo::getPessimisticState(value);
+}
+
+unsigned ModuleAxisInfo::getPointerVectorWidth(Value ptr, unsigned dim,
+                                               unsigned elementBytes,
+                                               unsigned maxBytes) const {
+  AxisInfo axis = get(ptr);
+  if (dim >= axis.getRank() || elementBytes == 0)
+    return 1;
+  int64_t contiguous = axis.getContiguity(dim);
+  int64_t alignedElements =
+      std::max<int64_t>(1, axis.getDivisibility(dim) / elementBytes);
+  int64_t width = std::min({contiguous, alignedElements,
+                            std::max<int64_t>(1, maxBytes / elementBytes)});
+  return llvm::bit_floor(static_cast<uint64_t>(std::max<int64_t>(width, 1)));
+}
+
+unsigned ModuleAxisInfo::getMaskConstancy(Value mask, unsigned dim) const {
+  if (!mask) {
+    return std::numeric_limits<unsigned>::max();
+  }
+  AxisInfo axis = get(mask);
+  if (dim >= axis.getRank())
+    return 1;
+  return axis.getConstancy(dim);
+}

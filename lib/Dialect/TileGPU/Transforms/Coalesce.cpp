@@ -1,0 +1,326 @@
+//===- Coalesce.cpp - layouts for wide, coalesced memory access -----------===//
+//
+// Part of tilelang. The tilegpu-coalesce pass: proposes a layout for every
+// memory op from axis info, groups the tensors that must share a layout,
+// gives each group its best proposal, and repairs the ops whose layouts are
+// derived (reductions, expand_dims) with conversions at group boundaries.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilelang/Dialect/TileGPU/Transforms/Passes.h"
+
+#include "tilelang/Analysis/AxisInfo.h"
+#include "tilelang/Dialect/TileGPU/IR/LayoutUtils.h"
+#include "tilelang/Dialect/TileGPU/IR/TileGPUOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace tilelang::tilegpu {
+#define GEN_PASS_DEF_TILEGPUCOALESCE
+#include "tilelang/Dialect/TileGPU/Transforms/Passes.h.inc"
+} // namespace tilelang::tilegpu
+
+using namespace mlir;
+using namespace tilelang;
+using namespace tilelang::tilegpu;
+
+namespace {
+
+/// Union-find over tensor values that must share one layout.
+class LayoutGroups {
+public:
+  Value find(Value value) {
+    auto it = parent.find(value);
+    if (it == parent.end()) {
+      parent[value] = value;
+      return value;
+    }
+    if (it->second == value)
+      return value;
+    Value root = find(it->second);
+    parent[value] = root;
+    return root;
+  }
+  void unite(Value lhs, Value rhs) {
+    if (!isa<RankedTensorType>(lhs.getType()) ||
+        !isa<RankedTensorType>(rhs.getType()))
+      return;
+    Value a = find(lhs), b = find(rhs);
+    if (a != b)
+      parent[a] = b;
+  }
+  /// Every value seen, in no particular order.
+  SmallVector<Value> values() const {
+    SmallVector<Value> result;
+    for (auto &entry : parent)
+      result.push_back(entry.first);
+    return result;
+  }
+
+private:
+  llvm::DenseMap<Value, Value> parent;
+};
+
+/// A memory op's proposed layout and how wide its accesses would be.
+struct Proposal {
+  BlockedEncodingAttr layout;
+  unsigned elementsPerAccess = 0;
+};
+
+/// Whether `op` computes elementwise over tensors of one shape, so that all
+/// its tensor operands and results may share a layout.
+bool isElementwise(Operation *op) {
+  if (op->getNumRegions() != 0 || op->getNumResults() == 0)
+    return false;
+  if (isa<tile::SplatOp, tile::MakeRangeOp, tile::ReduceOp, tile::ScanOp,
+          tile::ExpandDimsOp, tile::BroadcastOp, tile::ReshapeOp,
+          tile::TransOp, tile::DotOp, ConvertLayoutOp>(op))
+    return false;
+  if (!isPure(op) && !isa<tile::LoadOp, tile::AtomicRMWOp, tile::AtomicCASOp>(op))
+    return false;
+  return llvm::all_of(op->getOperandTypes(), [](Type type) {
+    return !isa<ShapedType>(type) || isa<RankedTensorType>(type);
+  });
+}
+
+class Coalescer {
+public:
+  Coalescer(ModuleOp module, unsigned numWarps)
+      : module(module), numWarps(numWarps), axisInfo(module) {}
+
+  void run();
+
+private:
+  /// The layout giving `ptr`'s accesses the widest coalesced vectors.
+  Proposal propose(Value ptr);
+  void collectGroups();
+  void retype(Value value, Attribute layout);
+  void repairDerivedLayouts();
+  void convertOperand(Operation *op, unsigned index, Type type);
+
+  ModuleOp module;
+  unsigned numWarps;
+  ModuleAxisInfo axisInfo;
+  LayoutGroups groups;
+  /// Every memory op's pointer with the layout it proposes.
+  SmallVector<std::pair<Value, Proposal>> proposals;
+};
+
+} // namespace
+
+Proposal Coalescer::propose(Value ptr) {
+  auto type = cast<RankedTensorType>(ptr.getType());
+  AxisInfo axis = axisInfo.get(ptr);
+  unsigned rank = type.getRank();
+  // Dimensions by decreasing contiguity; ties keep the current order.
+  SmallVector<unsigned> order(
+      cast<BlockedEncodingAttr>(type.getEncoding()).getOrder());
+  std::stable_sort(order.begin(), order.end(), [&](unsigned a, unsigned b) {
+    return axis.getContiguity(a) > axis.getContiguity(b);
+  });
+  Type pointee = getElementTypeOrSelf(tile::getPointeeType(type));
+  unsigned bytes = std::max(1u, tile::getElementBitWidth(pointee) / 8);
+  unsigned width = axisInfo.getPointerVectorWidth(ptr, order[0], bytes);
+  // Keep every thread busy before making vectors wider.
+  int64_t elementsPerThread = std::max<int64_t>(
+      1, type.getNumElements() / (numWarps * TileGPUDialect::kThreadsPerWarp));
+  width = std::min<unsigned>(width, llvm::bit_floor(
+                                        static_cast<uint64_t>(elementsPerThread)));
+  SmallVector<unsigned> sizePerThread(rank, 1);
+  sizePerThread[order[0]] = width;
+  return {getBlockedEncoding(module.getContext(), type.getShape(),
+                             sizePerThread, order, numWarps),
+          width};
+}
+
+void Coalescer::collectGroups() {
+  module.walk([&](Operation *op) {
+    // Memory ops propose layouts for their group.
+    Value ptr;
+    if (auto load = dyn_cast<tile::LoadOp>(op))
+      ptr = load.getPtr();
+    else if (auto store = dyn_cast<tile::StoreOp>(op))
+      ptr = store.getPtr();
+    else if (auto rmw = dyn_cast<tile::AtomicRMWOp>(op))
+      ptr = rmw.getPtr();
+    else if (auto cas = dyn_cast<tile::AtomicCASOp>(op))
+      ptr = cas.getPtr();
+    if (ptr && isa<RankedTensorType>(ptr.getType()) &&
+        isa<BlockedEncodingAttr>(
+            cast<RankedTensorType>(ptr.getType()).getEncoding())) {
+      Proposal proposal = propose(ptr);
+      proposals.push_back({ptr, proposal});
+    }
+
+    // Values that must share a layout.
+    if (isElementwise(op) || isa<tile::StoreOp>(op)) {
+      Value first;
+      for (Value value : llvm::concat<Value>(op->getOperands(),
+                                             op->getResults())) {
+        if (!isa<RankedTensorType>(value.getType()))
+          continue;
+        if (first)
+          groups.unite(first, value);
+        else
+          first = value;
+      }
+    }
+    if (auto broadcast = dyn_cast<tile::BroadcastOp>(op))
+      groups.unite(broadcast.getSrc(), broadcast.getResult());
+    if (auto forOp = dyn_cast<scf::ForOp>(op)) {
+      for (auto [init, arg, yielded, result] : llvm::zip_equal(
+               forOp.getInitArgs(), forOp.getRegionIterArgs(),
+               forOp.getBody()->getTerminator()->getOperands(),
+               forOp.getResults())) {
+        groups.unite(init, arg);
+        groups.unite(arg, yielded);
+        groups.unite(arg, result);
+      }
+    }
+    if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+      for (auto [index, result] : llvm::enumerate(ifOp.getResults())) {
+        groups.unite(result, ifOp.thenYield()->getOperand(index));
+        if (!ifOp.getElseRegion().empty())
+          groups.unite(result, ifOp.elseYield()->getOperand(index));
+      }
+    }
+  });
+}
+
+void Coalescer::retype(Value value, Attribute layout) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getEncoding() == layout)
+    return;
+  auto newType = withEncoding(type, layout);
+  if (auto constant = value.getDefiningOp<arith::ConstantOp>()) {
+    if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
+      constant.setValueAttr(dense.reshape(newType));
+  }
+  value.setType(newType);
+}
+
+void Coalescer::convertOperand(Operation *op, unsigned index, Type type) {
+  Value operand = op->getOperand(index);
+  if (operand.getType() == type)
+    return;
+  OpBuilder builder(op);
+  op->setOperand(index,
+                 ConvertLayoutOp::create(builder, op->getLoc(), type, operand));
+}
+
+void Coalescer::repairDerivedLayouts() {
+  module.walk([&](Operation *op) {
+    if (auto reduce = dyn_cast<tile::ReduceOp>(op)) {
+      // All sources in the first one's layout; results are its slices.
+      Attribute layout =
+          cast<RankedTensorType>(reduce.getSrcs().front().getType())
+              .getEncoding();
+      for (unsigned index = 1; index < reduce.getSrcs().size(); ++index)
+        convertOperand(op, index,
+                       withEncoding(cast<RankedTensorType>(
+                                        op->getOperand(index).getType()),
+                                    layout));
+      for (OpResult result : reduce.getResults()) {
+        auto type = dyn_cast<RankedTensorType>(result.getType());
+        if (!type)
+          continue;
+        auto sliced = withEncoding(
+            type, SliceEncodingAttr::get(op->getContext(), reduce.getAxis(),
+                                         layout));
+        if (sliced == type)
+          continue;
+        // Users keep the group's layout through a conversion.
+        OpBuilder builder(op->getContext());
+        builder.setInsertionPointAfter(op);
+        result.setType(sliced);
+        auto convert =
+            ConvertLayoutOp::create(builder, op->getLoc(), type, result);
+        result.replaceAllUsesExcept(convert, convert);
+      }
+      return;
+    }
+    if (auto expand = dyn_cast<tile::ExpandDimsOp>(op)) {
+      auto parent = expand.getType().getEncoding();
+      auto wanted = withEncoding(
+          expand.getSrc().getType(),
+          SliceEncodingAttr::get(op->getContext(), expand.getAxis(), parent));
+      convertOperand(op, 0, wanted);
+      return;
+    }
+    if (auto broadcast = dyn_cast<tile::BroadcastOp>(op)) {
+      convertOperand(op, 0,
+                     withEncoding(broadcast.getSrc().getType(),
+                                  broadcast.getType().getEncoding()));
+      return;
+    }
+    if (auto dot = dyn_cast<tile::DotOp>(op)) {
+      Attribute layout = dot.getType().getEncoding();
+      convertOperand(op, 0,
+                     withEncoding(dot.getA().getType(),
+                                  DotOperandEncodingAttr::get(
+                                      op->getContext(), 0, layout, 0)));
+      convertOperand(op, 1,
+                     withEncoding(dot.getB().getType(),
+                                  DotOperandEncodingAttr::get(
+                                      op->getContext(), 1, layout, 0)));
+      convertOperand(op, 2, dot.getType());
+      return;
+    }
+  });
+}
+
+void Coalescer::run() {
+  collectGroups();
+  // Each group takes its widest proposal (the first in program order wins
+  // ties, so loads written before stores lead).
+  llvm::DenseMap<Value, Proposal> chosen;
+  for (auto &[ptr, proposal] : proposals) {
+    Proposal &best = chosen[groups.find(ptr)];
+    if (!best.layout || proposal.elementsPerAccess > best.elementsPerAccess)
+      best = proposal;
+  }
+  for (Value value : groups.values()) {
+    auto it = chosen.find(groups.find(value));
+    if (it == chosen.end())
+      continue;
+    auto type = cast<RankedTensorType>(value.getType());
+    // Blocked layouts of one rank fit every shape of that rank.
+    if (it->second.layout.getRank() == type.getRank())
+      retype(value, it->second.layout);
+  }
+  // Function signatures follow their arguments and returned values.
+  module.walk([&](func::FuncOp func) {
+    if (func.isExternal())
+      return;
+    func.walk([&](func::ReturnOp ret) {
+      func.setFunctionType(FunctionType::get(
+          func.getContext(), func.getBody().front().getArgumentTypes(),
+          ret.getOperandTypes()));
+    });
+  });
+  repairDerivedLayouts();
+}
+
+namespace {
+/// Chooses coalesced layouts; see Passes.td.
+struct TileGPUCoalescePass
+    : public tilelang::tilegpu::impl::TileGPUCoalesceBase<
+          TileGPUCoalescePass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::optional<unsigned> numWarps = getNumWarps(module);
+    if (!numWarps) {
+      module.emitError("tilegpu-coalesce needs the module attribute '")
+          << TileGPUDialect::kNumWarpsAttrName
+          << "' (run convert-tile-to-tilegpu first)";
+      return signalPassFailure();
+    }
+    Coalescer(module, *numWarps).run();
+  }
+};
+} // namespace
