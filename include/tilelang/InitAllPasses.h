@@ -8,6 +8,8 @@
 #ifndef TILELANG_INITALLPASSES_H
 #define TILELANG_INITALLPASSES_H
 
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Transforms/Passes.h"
 
 #include "tilelang/Analysis/Passes.h"
@@ -24,6 +26,10 @@ inline void registerAllPasses() {
   mlir::registerInlinerPass();
   mlir::registerLoopInvariantCodeMotionPass();
   mlir::registerSCCPPass();
+  // Upstream conversions the pipeline uses, registered one by one rather
+  // than through mlir/Conversion/Passes.h, which pulls in every conversion.
+  mlir::registerPass([] { return mlir::createSCFToControlFlowPass(); });
+  mlir::registerPass([] { return mlir::createReconcileUnrealizedCastsPass(); });
   registerTileLangAnalysisPasses();
   registerTileLangConversionPasses();
   tilegpu::registerTileGPUPasses();

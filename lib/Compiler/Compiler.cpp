@@ -1,20 +1,24 @@
 //===- Compiler.cpp - the public API of libtilelang -----------------------===//
 //
-// Part of tilelang. Implements runPipeline: parse tile IR text, verify it,
-// run a textual pass pipeline and print the result, turning every problem
-// into a located diagnostic.
+// Part of tilelang. Implements runPipeline (parse tile IR text, verify it,
+// run a textual pass pipeline, print) and compile (tile IR -> tilegpu ->
+// LLVM dialect -> PTX), turning every problem into a located diagnostic.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tilelang/Compiler/Compiler.h"
 
 #include "DiagnosticCapture.h"
+#include "Pipeline.h"
+#include "tilelang/Dialect/TileGPU/IR/TileGPUDialect.h"
 #include "tilelang/InitAllDialects.h"
 #include "tilelang/InitAllPasses.h"
+#include "tilelang/Target/PTX.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -28,52 +32,102 @@ using namespace mlir;
 
 namespace tilelang {
 
+namespace {
+
 /// Registers the passes once per process: registration is global state.
-static void ensurePassesRegistered() {
+void ensurePassesRegistered() {
   static std::once_flag once;
   std::call_once(once, [] { registerAllPasses(); });
 }
+
+/// One compilation's context, diagnostics and parsed module.
+class Session {
+public:
+  explicit Session(std::vector<Diagnostic> &diagnostics)
+      : context(makeRegistry(), MLIRContext::Threading::DISABLED),
+        capture(context, diagnostics), diagnostics(diagnostics) {
+    context.loadAllAvailableDialects();
+    // The located message is what users act on; a dump of the op in
+    // generic form would only bury it.
+    context.printOpOnDiagnostic(false);
+  }
+
+  /// Parses and verifies `source`; null on failure.
+  OwningOpRef<ModuleOp> parse(const std::string &source,
+                              const std::string &sourceName) {
+    auto sourceMgr = std::make_shared<llvm::SourceMgr>();
+    sourceMgr->AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBufferCopy(source, sourceName),
+        llvm::SMLoc());
+    ParserConfig config(&context);
+    OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, config);
+    if (!module || capture.hadError())
+      return nullptr;
+    return module;
+  }
+
+  /// Runs `pm` on `module`; false (with diagnostics) on failure.
+  bool run(PassManager &pm, ModuleOp module) {
+    return succeeded(pm.run(module)) && !capture.hadError();
+  }
+
+  bool hadError() const { return capture.hadError(); }
+
+  /// Adds an error that has no source location.
+  void error(const std::string &file, const std::string &message) {
+    Diagnostic diagnostic;
+    diagnostic.file = file;
+    diagnostic.message = message;
+    diagnostics.push_back(std::move(diagnostic));
+  }
+
+  MLIRContext context;
+
+private:
+  static DialectRegistry makeRegistry() {
+    DialectRegistry registry;
+    registerAllDialects(registry);
+    registerPTXTranslations(registry);
+    return registry;
+  }
+
+  DiagnosticCapture capture;
+  std::vector<Diagnostic> &diagnostics;
+};
+
+std::string print(ModuleOp module, const OpPrintingFlags &flags = {}) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os, flags);
+  os << '\n'; // as tilelang-opt prints it
+  return text;
+}
+
+} // namespace
 
 PipelineResult runPipeline(const std::string &source,
                            const PipelineOptions &options) {
   ensurePassesRegistered();
   PipelineResult result;
-
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
-  context.loadAllAvailableDialects();
-  // The located message is what users act on; a dump of the op in generic
-  // form would only bury it.
-  context.printOpOnDiagnostic(false);
-  DiagnosticCapture capture(context, result.diagnostics);
-
-  auto sourceMgr = std::make_shared<llvm::SourceMgr>();
-  sourceMgr->AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(source, options.sourceName),
-      llvm::SMLoc());
-  ParserConfig parserConfig(&context);
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(sourceMgr, parserConfig);
-  if (!module || capture.hadError())
+  Session session(result.diagnostics);
+  OwningOpRef<ModuleOp> module = session.parse(source, options.sourceName);
+  if (!module)
     return result;
 
-  PassManager passManager(&context, ModuleOp::getOperationName());
+  PassManager passManager(&session.context, ModuleOp::getOperationName());
   passManager.enableVerifier(options.verifyEachPass);
   if (!options.pipeline.empty()) {
     std::string pipelineErrors;
     llvm::raw_string_ostream errorStream(pipelineErrors);
     if (failed(parsePassPipeline(options.pipeline, passManager,
                                  errorStream))) {
-      Diagnostic diagnostic;
-      diagnostic.file = "<pass-pipeline>";
-      diagnostic.message = "invalid pass pipeline '" + options.pipeline +
-                           "': " + llvm::StringRef(pipelineErrors).trim().str();
-      result.diagnostics.push_back(std::move(diagnostic));
+      session.error("<pass-pipeline>",
+                    "invalid pass pipeline '" + options.pipeline + "': " +
+                        llvm::StringRef(pipelineErrors).trim().str());
       return result;
     }
   }
-  if (failed(passManager.run(*module)) || capture.hadError())
+  if (!session.run(passManager, *module))
     return result;
 
   OpPrintingFlags printingFlags;
@@ -81,9 +135,75 @@ PipelineResult runPipeline(const std::string &source,
     printingFlags.printGenericOpForm();
   if (options.printLocations)
     printingFlags.enableDebugInfo();
-  llvm::raw_string_ostream os(result.output);
-  module->print(os, printingFlags);
-  os << '\n'; // as tilelang-opt prints it
+  result.output = print(*module, printingFlags);
+  result.success = true;
+  return result;
+}
+
+CompileResult compile(const std::string &source,
+                      const CompileOptions &options) {
+  ensurePassesRegistered();
+  CompileResult result;
+  result.arch = options.arch;
+  result.numWarps = options.numWarps;
+  Session session(result.diagnostics);
+  if (!isSupportedArch(options.arch)) {
+    session.error("<options>", "unsupported GPU architecture '" +
+                                   options.arch +
+                                   "' (expected sm_80, sm_86, sm_89, sm_90 "
+                                   "or sm_90a)");
+    return result;
+  }
+  if (options.numWarps == 0 || options.numWarps > 32 ||
+      (options.numWarps & (options.numWarps - 1)) != 0) {
+    session.error("<options>", "num_warps must be a power of two from 1 to "
+                               "32, got " +
+                                   std::to_string(options.numWarps));
+    return result;
+  }
+  OwningOpRef<ModuleOp> module = session.parse(source, options.sourceName);
+  if (!module)
+    return result;
+
+  // Exactly one kernel: the public function.
+  SmallVector<func::FuncOp> kernels;
+  for (auto func : module->getOps<func::FuncOp>())
+    if (func.isPublic() && !func.isExternal())
+      kernels.push_back(func);
+  if (kernels.size() != 1) {
+    module->emitError("expected exactly one kernel (a public func.func with "
+                      "a body), found ")
+        << kernels.size();
+    return result;
+  }
+  result.kernelName = kernels.front().getName().str();
+  auto keep = [&](const char *name) {
+    if (options.keepStages)
+      result.stages.push_back({name, print(*module)});
+  };
+  keep("tile");
+
+  PassManager toTileGPU(&session.context, ModuleOp::getOperationName());
+  buildTileGPUPipeline(toTileGPU, options.numWarps, options.arch);
+  if (!session.run(toTileGPU, *module))
+    return result;
+  keep("tilegpu");
+
+  PassManager toLLVM(&session.context, ModuleOp::getOperationName());
+  buildLLVMPipeline(toLLVM);
+  if (!session.run(toLLVM, *module))
+    return result;
+  keep("llvm");
+  if (auto shared = (*module)->getAttrOfType<IntegerAttr>(
+          tilegpu::TileGPUDialect::kSharedBytesAttrName))
+    result.sharedBytes = shared.getInt();
+
+  FailureOr<PTXOutput> ptx = translateToPTX(*module, options.arch);
+  if (failed(ptx) || session.hadError())
+    return result;
+  if (options.keepStages)
+    result.stages.push_back({"llvm-ir", ptx->llvmIR});
+  result.ptx = std::move(ptx->ptx);
   result.success = true;
   return result;
 }

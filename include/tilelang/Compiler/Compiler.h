@@ -71,6 +71,49 @@ struct PipelineResult {
 TILELANG_API PipelineResult runPipeline(const std::string &source,
                                         const PipelineOptions &options);
 
+/// Options of compile.
+struct CompileOptions {
+  /// Target GPU: sm_80, sm_86, sm_89, sm_90 or sm_90a.
+  std::string arch = "sm_90a";
+  /// Warps per CTA (a power of two from 1 to 32).
+  unsigned numWarps = 4;
+  /// Software-pipelining depth of loops feeding dots (used once pipelining
+  /// lands; part of the cache key already).
+  unsigned numStages = 3;
+  /// Name diagnostics give the source when its ops carry no locations.
+  std::string sourceName = "<tile-ir>";
+  /// Keep the IR after every stage in CompileResult::stages.
+  bool keepStages = false;
+};
+
+/// The IR of one compilation stage, for inspection.
+struct Stage {
+  /// "tile", "tilegpu", "llvm" (LLVM dialect) or "llvm-ir".
+  std::string name;
+  std::string ir;
+};
+
+/// Result of compile.
+struct CompileResult {
+  bool success = false;
+  std::string ptx;
+  /// The kernel's symbol in the PTX.
+  std::string kernelName;
+  /// Dynamic shared memory the kernel needs at launch, in bytes.
+  long long sharedBytes = 0;
+  unsigned numWarps = 0;
+  std::string arch;
+  /// Filled when CompileOptions::keepStages is set.
+  std::vector<Stage> stages;
+  std::vector<Diagnostic> diagnostics;
+};
+
+/// Compiles one kernel (the module's only public func.func) from tile IR
+/// text to PTX. Never aborts: every problem comes back as a diagnostic.
+/// Thread-safe.
+TILELANG_API CompileResult compile(const std::string &source,
+                                   const CompileOptions &options);
+
 /// The compiler's version, e.g. "0.1.0 (LLVM 22.1.8)".
 TILELANG_API std::string getVersion();
 

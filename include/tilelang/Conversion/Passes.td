@@ -32,4 +32,21 @@ def ConvertTileToTileGPU : Pass<"convert-tile-to-tilegpu", "mlir::ModuleOp"> {
   let dependentDialects = ["::tilelang::tilegpu::TileGPUDialect"];
 }
 
+def ConvertTileGPUToLLVM : Pass<"convert-tilegpu-to-llvm", "mlir::ModuleOp"> {
+  let summary = "Lower tilegpu programs to the LLVM and NVVM dialects";
+  let description = [{
+    Every distributed tensor becomes, in each thread, a struct of the
+    elements that thread holds; every op is lowered per thread from its
+    operands' layouts: elementwise ops element by element, loads and stores
+    as vectors of up to 16 bytes (predicated PTX when masked), reductions
+    with warp shuffles and shared memory, layout conversions through shared
+    memory. Public functions become kernels. Scratch shared memory is one
+    dynamic array (`@tilelang_smem`), reused by every op that needs it; its
+    size is recorded as the module attribute `tilegpu.shared`. Expects scf
+    to be lowered to cf first (convert-scf-to-cf).
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect"];
+}
+
 #endif // TILELANG_CONVERSION_PASSES_TD

@@ -1,0 +1,44 @@
+//===- Pipeline.cpp - the tile IR -> PTX pass pipeline --------------------===//
+//
+// Part of tilelang. Assembles the pass pipeline stage by stage.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Pipeline.h"
+
+#include "tilelang/Conversion/Passes.h"
+#include "tilelang/Dialect/TileGPU/Transforms/Passes.h"
+
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace tilelang {
+
+void buildTileGPUPipeline(OpPassManager &pm, unsigned numWarps,
+                          const std::string &arch) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  ConvertTileToTileGPUOptions options;
+  options.numWarps = numWarps;
+  options.target = arch;
+  pm.addPass(createConvertTileToTileGPU(options));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(tilegpu::createTileGPUCoalesce());
+  pm.addPass(tilegpu::createTileGPURemoveLayoutConversions());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void buildLLVMPipeline(OpPassManager &pm) {
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertTileGPUToLLVM());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+} // namespace tilelang

@@ -1,0 +1,301 @@
+//===- ElementwiseOpToLLVM.cpp - elementwise ops and math -----------------===//
+//
+// Part of tilelang. Lowers arith and math ops on distributed tensors to one
+// scalar op per element the thread holds (the scalar ops are then lowered
+// by the arith patterns), pointer arithmetic and casts, and scalar math
+// functions to NVVM's approximate intrinsics or polynomials, so that no
+// libdevice is needed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileGPUToLLVM.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+
+using namespace mlir;
+using namespace tilelang;
+using namespace tilelang::tilegpu;
+using namespace tilelang::lowering;
+
+static constexpr double kLog2E = 1.4426950408889634;
+static constexpr double kLn2 = 0.6931471805599453;
+/// 2^x, approximate (ex2.approx.ftz.f32): the base of exp, pow and erf.
+static constexpr const char *kEx2 = "llvm.nvvm.ex2.approx.ftz.f32";
+
+namespace {
+
+/// Whether `op` is one of the upstream elementwise ops lowered per element.
+bool isUpstreamElementwise(Operation *op) {
+  StringRef dialect = op->getName().getDialectNamespace();
+  return (dialect == "arith" || dialect == "math") &&
+         op->getNumRegions() == 0 && !isa<arith::ConstantOp>(op);
+}
+
+/// An arith or math op on tensors -> the same op on each element.
+struct ElementwiseOpLowering : public ConversionPattern {
+  ElementwiseOpLowering(TileGPUTypeConverter &converter, MLIRContext *context)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/10,
+                          context) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isUpstreamElementwise(op) || op->getNumResults() != 1)
+      return failure();
+    auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!resultType || !isLowerableLayout(resultType.getEncoding()))
+      return failure();
+    Location loc = op->getLoc();
+    unsigned count = getTotalElemsPerThread(resultType);
+    SmallVector<SmallVector<Value>> elements;
+    for (auto [operand, original] : llvm::zip_equal(operands, op->getOperands()))
+      elements.push_back(
+          getElements(rewriter, loc, operand, original.getType(), count));
+    Type scalarType =
+        getTypeConverter()->convertType(resultType.getElementType());
+    SmallVector<Value> results;
+    for (unsigned index = 0; index < count; ++index) {
+      OperationState state(loc, op->getName());
+      for (auto &operandElements : elements)
+        state.addOperands(operandElements[index]);
+      state.addTypes(scalarType);
+      state.addAttributes(op->getAttrs());
+      results.push_back(rewriter.create(state)->getResult(0));
+    }
+    Type structType = getTypeConverter()->convertType(resultType);
+    rewriter.replaceOp(op, packStruct(rewriter, loc, structType, results));
+    return success();
+  }
+};
+
+/// Applies `fn` to each element pair of a unary tile op's operand.
+template <typename OpT>
+struct TileUnaryLowering : public ConvertOpToLLVMPattern<OpT> {
+  using ConvertOpToLLVMPattern<OpT>::ConvertOpToLLVMPattern;
+  using Fn = std::function<Value(OpBuilder &, Location, Type, Value)>;
+
+  virtual Value convertElement(OpBuilder &b, Location loc, Type type,
+                               Value value) const = 0;
+
+  LogicalResult
+  matchAndRewrite(OpT op, typename OpT::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type resultType = this->getTypeConverter()->convertType(op.getType());
+    Type elementType = this->getTypeConverter()->convertType(
+        getElementTypeOrSelf(op.getType()));
+    if (!isa<RankedTensorType>(op.getType())) {
+      rewriter.replaceOp(op, convertElement(rewriter, loc, elementType,
+                                            adaptor.getSrc()));
+      return success();
+    }
+    SmallVector<Value> results;
+    for (Value element : unpackStruct(rewriter, loc, adaptor.getSrc()))
+      results.push_back(convertElement(rewriter, loc, elementType, element));
+    rewriter.replaceOp(op, packStruct(rewriter, loc, resultType, results));
+    return success();
+  }
+};
+
+struct BitcastLowering : public TileUnaryLowering<tile::BitcastOp> {
+  using TileUnaryLowering::TileUnaryLowering;
+  Value convertElement(OpBuilder &b, Location loc, Type type,
+                       Value value) const override {
+    if (value.getType() == type)
+      return value;
+    return LLVM::BitcastOp::create(b, loc, type, value);
+  }
+};
+
+struct IntToPtrLowering : public TileUnaryLowering<tile::IntToPtrOp> {
+  using TileUnaryLowering::TileUnaryLowering;
+  Value convertElement(OpBuilder &b, Location loc, Type type,
+                       Value value) const override {
+    return LLVM::IntToPtrOp::create(b, loc, type, value);
+  }
+};
+
+struct PtrToIntLowering : public TileUnaryLowering<tile::PtrToIntOp> {
+  using TileUnaryLowering::TileUnaryLowering;
+  Value convertElement(OpBuilder &b, Location loc, Type type,
+                       Value value) const override {
+    return LLVM::PtrToIntOp::create(b, loc, type, value);
+  }
+};
+
+/// addptr -> getelementptr on each element (offsets count elements).
+struct AddPtrLowering : public ConvertOpToLLVMPattern<tile::AddPtrOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::AddPtrOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type pointee = getTypeConverter()->convertType(
+        getElementTypeOrSelf(tile::getPointeeType(op.getPtr().getType())));
+    Type ptrType =
+        getTypeConverter()->convertType(getElementTypeOrSelf(op.getType()));
+    auto gep = [&](Value ptr, Value offset) -> Value {
+      return LLVM::GEPOp::create(rewriter, loc, ptrType, pointee, ptr,
+                                 ValueRange{offset});
+    };
+    if (!isa<RankedTensorType>(op.getType())) {
+      rewriter.replaceOp(op, gep(adaptor.getPtr(), adaptor.getOffset()));
+      return success();
+    }
+    SmallVector<Value> results;
+    for (auto [ptr, offset] :
+         llvm::zip_equal(unpackStruct(rewriter, loc, adaptor.getPtr()),
+                         unpackStruct(rewriter, loc, adaptor.getOffset())))
+      results.push_back(gep(ptr, offset));
+    rewriter.replaceOp(op, packStruct(rewriter, loc,
+                                      getTypeConverter()->convertType(
+                                          op.getType()),
+                                      results));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Scalar math
+//===----------------------------------------------------------------------===//
+
+Value f32Constant(OpBuilder &b, Location loc, double value) {
+  return LLVM::ConstantOp::create(b, loc, b.getF32Type(),
+                                  b.getF32FloatAttr(value));
+}
+
+Value callIntrinsic(OpBuilder &b, Location loc, StringRef name, Type type,
+                    ValueRange args) {
+  return LLVM::CallIntrinsicOp::create(b, loc, type, b.getStringAttr(name),
+                                       args)
+      .getResult(0);
+}
+Value callIntrinsic(OpBuilder &b, Location loc, StringRef name, Type type,
+                    Value arg) {
+  return callIntrinsic(b, loc, name, type, ValueRange{arg});
+}
+
+/// erf(x) for f32 from the Chebyshev fit of erfc in Numerical Recipes
+/// (fractional error below 1.2e-7): erfc(z) = t exp(-z^2 + P(t)),
+/// t = 1 / (1 + z/2), z = |x|.
+Value emitErf(OpBuilder &b, Location loc, Value x) {
+  static const double coefficients[] = {
+      -1.26551223, 1.00002368,  0.37409196, 0.09678418, -0.18628806,
+      0.27886807,  -1.13520398, 1.48851587, -0.82215223, 0.17087277};
+  Type f32 = b.getF32Type();
+  Value z = LLVM::FAbsOp::create(b, loc, x);
+  Value t = LLVM::FDivOp::create(
+      b, loc, f32Constant(b, loc, 1.0),
+      LLVM::FAddOp::create(
+          b, loc, f32Constant(b, loc, 1.0),
+          LLVM::FMulOp::create(b, loc, z, f32Constant(b, loc, 0.5))));
+  Value poly = f32Constant(b, loc, coefficients[9]);
+  for (int i = 8; i >= 0; --i)
+    poly = LLVM::FMAOp::create(b, loc, poly, t,
+                               f32Constant(b, loc, coefficients[i]));
+  Value exponent = LLVM::FSubOp::create(
+      b, loc, poly, LLVM::FMulOp::create(b, loc, z, z));
+  Value expValue = callIntrinsic(
+      b, loc, kEx2, f32,
+      LLVM::FMulOp::create(b, loc, exponent,
+                           f32Constant(b, loc, kLog2E)));
+  Value erfc = LLVM::FMulOp::create(b, loc, t, expValue);
+  Value erfAbs = LLVM::FSubOp::create(b, loc, f32Constant(b, loc, 1.0), erfc);
+  return LLVM::CopySignOp::create(b, loc, erfAbs, x);
+}
+
+/// A scalar f32 math op as NVVM approximations; f16 and bf16 compute in f32.
+template <typename OpT>
+struct ScalarMathLowering : public ConvertOpToLLVMPattern<OpT> {
+  ScalarMathLowering(TileGPUTypeConverter &converter)
+      : ConvertOpToLLVMPattern<OpT>(converter, /*benefit=*/2) {}
+
+  /// Computes the op on f32 arguments.
+  Value compute(OpBuilder &b, Location loc, ValueRange args) const {
+    Type f32 = b.getF32Type();
+    if constexpr (std::is_same_v<OpT, math::ExpOp>)
+      return callIntrinsic(
+          b, loc, kEx2, f32,
+          LLVM::FMulOp::create(b, loc, args[0],
+                               f32Constant(b, loc, kLog2E)));
+    else if constexpr (std::is_same_v<OpT, math::Exp2Op>)
+      return callIntrinsic(b, loc, kEx2, f32, args);
+    else if constexpr (std::is_same_v<OpT, math::LogOp>)
+      return LLVM::FMulOp::create(
+          b, loc,
+          callIntrinsic(b, loc, "llvm.nvvm.lg2.approx.ftz.f", f32, args),
+          f32Constant(b, loc, kLn2));
+    else if constexpr (std::is_same_v<OpT, math::Log2Op>)
+      return callIntrinsic(b, loc, "llvm.nvvm.lg2.approx.ftz.f", f32, args);
+    else if constexpr (std::is_same_v<OpT, math::RsqrtOp>)
+      return callIntrinsic(b, loc, "llvm.nvvm.rsqrt.approx.ftz.f", f32, args);
+    else if constexpr (std::is_same_v<OpT, math::SinOp>)
+      return callIntrinsic(b, loc, "llvm.nvvm.sin.approx.ftz.f", f32, args);
+    else if constexpr (std::is_same_v<OpT, math::CosOp>)
+      return callIntrinsic(b, loc, "llvm.nvvm.cos.approx.ftz.f", f32, args);
+    else if constexpr (std::is_same_v<OpT, math::TanhOp>) {
+      // tanh(x) = 1 - 2 / (exp(2x) + 1), saturating correctly at +-inf.
+      Value twoX = LLVM::FMulOp::create(b, loc, args[0],
+                                        f32Constant(b, loc, 2.0 * kLog2E));
+      Value expTwoX = callIntrinsic(b, loc, kEx2, f32, twoX);
+      Value denominator =
+          LLVM::FAddOp::create(b, loc, expTwoX, f32Constant(b, loc, 1.0));
+      return LLVM::FSubOp::create(
+          b, loc, f32Constant(b, loc, 1.0),
+          LLVM::FDivOp::create(b, loc, f32Constant(b, loc, 2.0), denominator));
+    }
+    else if constexpr (std::is_same_v<OpT, math::ErfOp>)
+      return emitErf(b, loc, args[0]);
+    else if constexpr (std::is_same_v<OpT, math::PowFOp>)
+      return callIntrinsic(
+          b, loc, kEx2, f32,
+          LLVM::FMulOp::create(
+              b, loc, args[1],
+              callIntrinsic(b, loc, "llvm.nvvm.lg2.approx.ftz.f", f32,
+                            args[0])));
+    else
+      static_assert(sizeof(OpT) == 0, "unhandled math op");
+  }
+
+  LogicalResult
+  matchAndRewrite(OpT op, typename OpT::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    if (isa<ShapedType>(type))
+      return failure();
+    if (type.isF64())
+      return op.emitError("'")
+             << op->getName() << "' on f64 is not supported yet (only "
+             << "f16, bf16 and f32 lower without libdevice)";
+    Location loc = op.getLoc();
+    Type f32 = rewriter.getF32Type();
+    SmallVector<Value> args;
+    for (Value operand : adaptor.getOperands())
+      args.push_back(operand.getType() == f32
+                         ? operand
+                         : LLVM::FPExtOp::create(rewriter, loc, f32, operand));
+    Value result = compute(rewriter, loc, args);
+    if (!type.isF32())
+      result = LLVM::FPTruncOp::create(rewriter, loc, type, result);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void tilelang::lowering::populateElementwiseOpToLLVMPatterns(
+    TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<ElementwiseOpLowering>(converter, patterns.getContext());
+  patterns.add<AddPtrLowering, BitcastLowering, IntToPtrLowering,
+               PtrToIntLowering>(converter);
+  patterns.add<ScalarMathLowering<math::ExpOp>, ScalarMathLowering<math::Exp2Op>,
+               ScalarMathLowering<math::LogOp>, ScalarMathLowering<math::Log2Op>,
+               ScalarMathLowering<math::RsqrtOp>, ScalarMathLowering<math::SinOp>,
+               ScalarMathLowering<math::CosOp>, ScalarMathLowering<math::TanhOp>,
+               ScalarMathLowering<math::ErfOp>, ScalarMathLowering<math::PowFOp>>(
+      converter);
+}

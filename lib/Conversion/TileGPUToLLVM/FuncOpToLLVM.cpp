@@ -1,0 +1,178 @@
+//===- FuncOpToLLVM.cpp - kernels and program geometry --------------------===//
+//
+// Part of tilelang. Lowers func.func to llvm.func (public functions become
+// kernels with nvvm.kernel and a .maxntid of num_warps * 32), func.return,
+// and program_id / num_programs to the ctaid / nctaid special registers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileGPUToLLVM.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+using namespace mlir;
+using namespace tilelang;
+using namespace tilelang::lowering;
+
+namespace {
+
+/// func.func -> llvm.func; public functions are kernels.
+struct FuncOpLowering : public ConvertOpToLLVMPattern<func::FuncOp> {
+  FuncOpLowering(TileGPUTypeConverter &converter, unsigned numWarps)
+      : ConvertOpToLLVMPattern(converter), numWarps(numWarps) {}
+
+  LogicalResult
+  matchAndRewrite(func::FuncOp func, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (func.isExternal())
+      return rewriter.notifyMatchFailure(func, "declarations are not lowered");
+    if (func.getNumResults() != 0 && func.isPublic())
+      return func.emitError("a kernel cannot return values; store results "
+                            "through pointer arguments");
+    TypeConverter::SignatureConversion signature(func.getNumArguments());
+    for (auto [index, type] : llvm::enumerate(func.getArgumentTypes())) {
+      Type converted = getTypeConverter()->convertType(type);
+      if (!converted)
+        return func.emitError("cannot lower argument ")
+               << index << " of type " << type;
+      signature.addInputs(index, converted);
+    }
+    SmallVector<Type> results;
+    if (failed(getTypeConverter()->convertTypes(func.getResultTypes(),
+                                                results)))
+      return failure();
+    Type resultType =
+        results.empty() ? LLVM::LLVMVoidType::get(getContext())
+        : results.size() == 1
+            ? results.front()
+            : LLVM::LLVMStructType::getLiteral(getContext(), results);
+    auto llvmType = LLVM::LLVMFunctionType::get(
+        resultType, signature.getConvertedTypes());
+    auto llvmFunc = LLVM::LLVMFuncOp::create(rewriter, func.getLoc(),
+                                             func.getName(), llvmType);
+    if (func.isPublic()) {
+      llvmFunc->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
+                        rewriter.getUnitAttr());
+      llvmFunc->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
+                        rewriter.getDenseI32ArrayAttr(
+                            {int32_t(numWarps * 32), 1, 1}));
+    } else {
+      llvmFunc.setLinkage(LLVM::Linkage::Internal);
+    }
+    rewriter.inlineRegionBefore(func.getBody(), llvmFunc.getBody(),
+                                llvmFunc.end());
+    if (failed(rewriter.convertRegionTypes(&llvmFunc.getBody(),
+                                           *getTypeConverter(), &signature)))
+      return failure();
+    rewriter.eraseOp(func);
+    return success();
+  }
+
+  unsigned numWarps;
+};
+
+/// func.return -> llvm.return.
+struct ReturnOpLowering : public ConvertOpToLLVMPattern<func::ReturnOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(func::ReturnOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (adaptor.getOperands().size() > 1)
+      return op.emitError("functions returning several values are not "
+                          "supported");
+    rewriter.replaceOpWithNewOp<LLVM::ReturnOp>(op, adaptor.getOperands());
+    return success();
+  }
+};
+
+/// func.call of a device function -> llvm.call.
+struct CallOpLowering : public ConvertOpToLLVMPattern<func::CallOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(func::CallOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<Type> results;
+    if (failed(getTypeConverter()->convertTypes(op.getResultTypes(), results)))
+      return failure();
+    if (results.size() > 1)
+      return op.emitError("calls returning several values are not supported");
+    rewriter.replaceOpWithNewOp<LLVM::CallOp>(op, results, op.getCallee(),
+                                              adaptor.getOperands());
+    return success();
+  }
+};
+
+/// program_id / num_programs -> %ctaid / %nctaid.
+template <typename OpT, typename XOp, typename YOp, typename ZOp>
+struct GridQueryLowering : public ConvertOpToLLVMPattern<OpT> {
+  using ConvertOpToLLVMPattern<OpT>::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(OpT op, typename OpT::Adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type i32 = rewriter.getI32Type();
+    Value value;
+    switch (op.getAxis()) {
+    case tile::ProgramAxis::X:
+      value = XOp::create(rewriter, op.getLoc(), i32);
+      break;
+    case tile::ProgramAxis::Y:
+      value = YOp::create(rewriter, op.getLoc(), i32);
+      break;
+    case tile::ProgramAxis::Z:
+      value = ZOp::create(rewriter, op.getLoc(), i32);
+      break;
+    }
+    rewriter.replaceOp(op, value);
+    return success();
+  }
+};
+
+/// Reports an op the lowering cannot handle yet, naming what will.
+template <typename OpT>
+struct UnsupportedOpLowering : public ConvertOpToLLVMPattern<OpT> {
+  UnsupportedOpLowering(TileGPUTypeConverter &converter, StringRef why)
+      : ConvertOpToLLVMPattern<OpT>(converter), why(why.str()) {}
+
+  LogicalResult
+  matchAndRewrite(OpT op, typename OpT::Adaptor,
+                  ConversionPatternRewriter &) const override {
+    return op.emitError("'") << op->getName()
+                             << "' cannot be lowered to PTX yet: " << why;
+  }
+
+  std::string why;
+};
+
+} // namespace
+
+void tilelang::lowering::populateUnsupportedOpPatterns(
+    TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<UnsupportedOpLowering<tile::DotOp>>(
+      converter, "matrix products arrive with the tensor-core lowering");
+  patterns.add<UnsupportedOpLowering<tile::ScanOp>,
+               UnsupportedOpLowering<tile::AtomicRMWOp>,
+               UnsupportedOpLowering<tile::AtomicCASOp>,
+               UnsupportedOpLowering<tile::AssertOp>,
+               UnsupportedOpLowering<tile::PrintOp>>(
+      converter, "its lowering is planned but not implemented");
+  patterns.add<UnsupportedOpLowering<tilegpu::LocalAllocOp>,
+               UnsupportedOpLowering<tilegpu::LocalLoadOp>,
+               UnsupportedOpLowering<tilegpu::LocalStoreOp>,
+               UnsupportedOpLowering<tilegpu::AsyncCopyGlobalToLocalOp>>(
+      converter, "shared-memory buffers arrive with software pipelining");
+}
+
+void tilelang::lowering::populateFuncOpToLLVMPatterns(
+    TileGPUTypeConverter &converter, RewritePatternSet &patterns,
+    unsigned numWarps) {
+  patterns.add<FuncOpLowering>(converter, numWarps);
+  patterns.add<ReturnOpLowering, CallOpLowering,
+               GridQueryLowering<tile::ProgramIdOp, NVVM::BlockIdXOp,
+                                 NVVM::BlockIdYOp, NVVM::BlockIdZOp>,
+               GridQueryLowering<tile::NumProgramsOp, NVVM::GridDimXOp,
+                                 NVVM::GridDimYOp, NVVM::GridDimZOp>>(
+      converter);
+}

@@ -1,0 +1,389 @@
+//===- MemoryOpToLLVM.cpp - global loads and stores -----------------------===//
+//
+// Part of tilelang. Lowers tile.load and tile.store. Each thread's elements
+// are grouped into vectors as wide as the layout keeps contiguous, the
+// pointers' alignment allows (axis info) and the mask stays uniform, up to
+// 16 bytes. Unmasked accesses are plain vector loads and stores; masked
+// ones and those with cache hints are predicated PTX (`@p ld.global...`).
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileGPUToLLVM.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace tilelang;
+using namespace tilelang::tilegpu;
+using namespace tilelang::lowering;
+
+namespace {
+
+/// How one memory op is split into vector accesses.
+struct AccessPlan {
+  unsigned vectorWidth = 1;   // elements per access
+  unsigned elementBits = 8;   // bits per element in memory
+  Type memoryElementType;     // element type in memory (i1 -> i8)
+};
+
+/// Elements a thread holds contiguously along the fastest dimension.
+unsigned getContiguousPerThread(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return 1;
+  if (auto blocked = dyn_cast<BlockedEncodingAttr>(tensor.getEncoding()))
+    return blocked.getSizePerThread()[blocked.getOrder()[0]];
+  return 1;
+}
+
+unsigned getFastestDim(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return 0;
+  if (auto blocked = dyn_cast<BlockedEncodingAttr>(tensor.getEncoding()))
+    return blocked.getOrder()[0];
+  return tensor.getRank() - 1;
+}
+
+AccessPlan planAccess(const ModuleAxisInfo &axisInfo, Value ptr, Value mask,
+                      Type llvmElementType) {
+  AccessPlan plan;
+  plan.memoryElementType = llvmElementType.isInteger(1)
+                               ? IntegerType::get(ptr.getContext(), 8)
+                               : getStorageType(llvmElementType);
+  plan.elementBits =
+      isa<LLVM::LLVMPointerType>(llvmElementType)
+          ? 64
+          : std::max(8u, plan.memoryElementType.getIntOrFloatBitWidth());
+  if (!isa<RankedTensorType>(ptr.getType()))
+    return plan;
+  unsigned dim = getFastestDim(ptr.getType());
+  unsigned width = std::min(
+      getContiguousPerThread(ptr.getType()),
+      axisInfo.getPointerVectorWidth(ptr, dim, plan.elementBits / 8));
+  width = std::min(width, axisInfo.getMaskConstancy(mask, dim));
+  width = std::min(width, 128 / plan.elementBits);
+  plan.vectorWidth = std::max(1u, width);
+  return plan;
+}
+
+/// Registers of `bits` for inline PTX: their constraint letter and type.
+struct RegisterKind {
+  unsigned bits;
+  StringRef constraint;
+};
+RegisterKind getRegisterKind(unsigned totalBits) {
+  if (totalBits >= 32)
+    return {32, "r"};
+  return {16, "h"}; // 8- and 16-bit values travel in 16-bit registers
+}
+
+/// Packs `elements` (memory-typed) into `count` integer words of `bits`.
+SmallVector<Value> toWords(OpBuilder &b, Location loc, ArrayRef<Value> elements,
+                           Type memoryType, unsigned bits, unsigned count) {
+  unsigned elementBits = memoryType.getIntOrFloatBitWidth();
+  auto vectorType = VectorType::get({int64_t(elements.size())}, memoryType);
+  Value vector = LLVM::UndefOp::create(b, loc, vectorType);
+  for (auto [index, element] : llvm::enumerate(elements))
+    vector = LLVM::InsertElementOp::create(b, loc, vector, element,
+                                           i32Constant(b, loc, index));
+  unsigned totalBits = elementBits * elements.size();
+  if (totalBits < bits) {
+    // A single 8-bit element widened into a 16-bit register.
+    Value narrow = LLVM::BitcastOp::create(b, loc, b.getIntegerType(totalBits),
+                                           vector);
+    return {LLVM::ZExtOp::create(b, loc, b.getIntegerType(bits), narrow)};
+  }
+  auto wordsType = VectorType::get({int64_t(count)}, b.getIntegerType(bits));
+  Value words = LLVM::BitcastOp::create(b, loc, wordsType, vector);
+  SmallVector<Value> result;
+  for (unsigned index = 0; index < count; ++index)
+    result.push_back(LLVM::ExtractElementOp::create(b, loc, words,
+                                                    i32Constant(b, loc, index)));
+  return result;
+}
+
+/// The inverse of toWords.
+SmallVector<Value> fromWords(OpBuilder &b, Location loc, ArrayRef<Value> words,
+                             Type memoryType, unsigned elementCount) {
+  unsigned elementBits = memoryType.getIntOrFloatBitWidth();
+  unsigned totalBits = elementBits * elementCount;
+  auto vectorType = VectorType::get({int64_t(elementCount)}, memoryType);
+  Value vector;
+  unsigned wordBits = words.front().getType().getIntOrFloatBitWidth();
+  if (totalBits < wordBits) {
+    Value narrow = LLVM::TruncOp::create(b, loc, b.getIntegerType(totalBits),
+                                         words.front());
+    vector = LLVM::BitcastOp::create(b, loc, vectorType, narrow);
+  } else {
+    auto wordsType =
+        VectorType::get({int64_t(words.size())}, words.front().getType());
+    Value packed = LLVM::UndefOp::create(b, loc, wordsType);
+    for (auto [index, word] : llvm::enumerate(words))
+      packed = LLVM::InsertElementOp::create(b, loc, packed, word,
+                                             i32Constant(b, loc, index));
+    vector = LLVM::BitcastOp::create(b, loc, vectorType, packed);
+  }
+  SmallVector<Value> elements;
+  for (unsigned index = 0; index < elementCount; ++index)
+    elements.push_back(LLVM::ExtractElementOp::create(
+        b, loc, vector, i32Constant(b, loc, index)));
+  return elements;
+}
+
+/// PTX suffixes for cache and eviction hints.
+std::string cacheSuffix(tile::CacheModifier cache) {
+  if (cache == tile::CacheModifier::None)
+    return "";
+  return "." + tile::stringifyCacheModifier(cache).str();
+}
+std::string evictSuffix(tile::EvictionPolicy evict) {
+  switch (evict) {
+  case tile::EvictionPolicy::Normal:
+    return "";
+  case tile::EvictionPolicy::EvictFirst:
+    return ".L1::evict_first";
+  case tile::EvictionPolicy::EvictLast:
+    return ".L1::evict_last";
+  }
+  return "";
+}
+
+/// "{ $a, $b, ... }" (or "$a" for one operand) for operands first..first+n.
+std::string operandList(unsigned first, unsigned count) {
+  if (count == 1)
+    return llvm::formatv("${0}", first).str();
+  std::string text = "{ ";
+  for (unsigned index = 0; index < count; ++index)
+    text += llvm::formatv("{0}${1}", index ? ", " : "", first + index).str();
+  return text + " }";
+}
+
+Value toMemory(OpBuilder &b, Location loc, Value element, Type memoryType) {
+  if (element.getType().isInteger(1))
+    return LLVM::ZExtOp::create(b, loc, memoryType, element);
+  return toStorage(b, loc, element);
+}
+
+Value fromMemory(OpBuilder &b, Location loc, Value element, Type llvmType) {
+  if (llvmType.isInteger(1))
+    return LLVM::ICmpOp::create(
+        b, loc, LLVM::ICmpPredicate::ne, element,
+        LLVM::ConstantOp::create(b, loc, element.getType(),
+                                 b.getIntegerAttr(element.getType(), 0)));
+  return fromStorage(b, loc, element, llvmType);
+}
+
+/// tile.load -> vector loads, predicated where masked.
+struct LoadLowering : public ConvertOpToLLVMPattern<tile::LoadOp> {
+  LoadLowering(TileGPUTypeConverter &converter, const ModuleAxisInfo &axisInfo)
+      : ConvertOpToLLVMPattern(converter), axisInfo(axisInfo) {}
+
+  LogicalResult
+  matchAndRewrite(tile::LoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type resultType = op.getType();
+    Type llvmElementType = getTypeConverter()->convertType(
+        getElementTypeOrSelf(resultType));
+    unsigned count = getTotalElemsPerThread(resultType);
+    SmallVector<Value> ptrs =
+        getElements(rewriter, loc, adaptor.getPtr(), op.getPtr().getType(), count);
+    SmallVector<Value> masks, others;
+    if (op.getMask())
+      masks = getElements(rewriter, loc, adaptor.getMask(),
+                          op.getMask().getType(), count);
+    if (op.getOther())
+      others = getElements(rewriter, loc, adaptor.getOther(),
+                           op.getOther().getType(), count);
+    AccessPlan plan = planAccess(axisInfo, op.getPtr(), op.getMask(),
+                                 llvmElementType);
+    unsigned vec = plan.vectorWidth;
+    Type memoryType = plan.memoryElementType;
+    unsigned totalBits = vec * plan.elementBits;
+    bool useAsm = op.getMask() || op.getCache() != tile::CacheModifier::None ||
+                  op.getEvict() != tile::EvictionPolicy::Normal;
+
+    SmallVector<Value> results;
+    for (unsigned first = 0; first < count; first += vec) {
+      SmallVector<Value> loaded;
+      if (!useAsm) {
+        auto vectorType = VectorType::get({int64_t(vec)}, memoryType);
+        Value vector = LLVM::LoadOp::create(
+            rewriter, loc, vectorType, ptrs[first], totalBits / 8,
+            op.getIsVolatile());
+        for (unsigned index = 0; index < vec; ++index)
+          loaded.push_back(LLVM::ExtractElementOp::create(
+              rewriter, loc, vector, i32Constant(rewriter, loc, index)));
+      } else {
+        RegisterKind reg = getRegisterKind(totalBits);
+        unsigned words = std::max(1u, totalBits / reg.bits);
+        Type wordType = rewriter.getIntegerType(reg.bits);
+        // Registers start as `other` (or 0), then the predicated load.
+        SmallVector<Value> operands;
+        std::string constraints, text;
+        for (unsigned index = 0; index < words; ++index)
+          constraints += llvm::formatv("=&{0},", reg.constraint).str();
+        operands.push_back(ptrs[first]);
+        constraints += "l,b";
+        Value predicate =
+            op.getMask() ? masks[first]
+                         : LLVM::ConstantOp::create(rewriter, loc,
+                                                    rewriter.getI1Type(),
+                                                    rewriter.getBoolAttr(true));
+        operands.push_back(predicate);
+        SmallVector<Value> otherWords;
+        if (op.getOther()) {
+          SmallVector<Value> group;
+          for (unsigned index = 0; index < vec; ++index)
+            group.push_back(
+                toMemory(rewriter, loc, others[first + index], memoryType));
+          otherWords = toWords(rewriter, loc, group, memoryType, reg.bits, words);
+        }
+        std::string movType = reg.bits == 32 ? "b32" : "b16";
+        for (unsigned index = 0; index < words; ++index) {
+          if (op.getOther()) {
+            text += llvm::formatv("mov.{0} ${1}, ${2};\n", movType, index,
+                                  words + 2 + index)
+                        .str();
+            operands.push_back(otherWords[index]);
+            constraints += "," + reg.constraint.str();
+          } else {
+            text += llvm::formatv("mov.{0} ${1}, 0;\n", movType, index).str();
+          }
+        }
+        std::string width =
+            totalBits < reg.bits ? llvm::formatv("u{0}", totalBits).str()
+                                 : "b" + std::to_string(reg.bits);
+        text += llvm::formatv(
+                    "@${0} ld{1}.global{2}{3}{4}.{5} {6}, [ ${7} + 0 ];",
+                    words + 1, op.getIsVolatile() ? ".volatile" : "",
+                    cacheSuffix(op.getCache()), evictSuffix(op.getEvict()),
+                    words > 1 ? llvm::formatv(".v{0}", words).str() : "",
+                    width, operandList(0, words), words)
+                    .str();
+        Type asmResult =
+            words == 1 ? wordType
+                       : LLVM::LLVMStructType::getLiteral(
+                             getContext(), SmallVector<Type>(words, wordType));
+        auto asmOp = LLVM::InlineAsmOp::create(
+            rewriter, loc, asmResult, operands, text, constraints,
+            /*has_side_effects=*/true, /*is_align_stack=*/false,
+            LLVM::tailcallkind::TailCallKind::None,
+            LLVM::AsmDialectAttr::get(getContext(),
+                                      LLVM::AsmDialect::AD_ATT),
+            ArrayAttr());
+        SmallVector<Value> wordValues =
+            words == 1 ? SmallVector<Value>{asmOp.getResult(0)}
+                       : unpackStruct(rewriter, loc, asmOp.getResult(0));
+        loaded = fromWords(rewriter, loc, wordValues, memoryType, vec);
+      }
+      for (Value element : loaded)
+        results.push_back(fromMemory(rewriter, loc, element, llvmElementType));
+    }
+    if (!isa<RankedTensorType>(resultType)) {
+      rewriter.replaceOp(op, results.front());
+      return success();
+    }
+    rewriter.replaceOp(op, packStruct(rewriter, loc,
+                                      getTypeConverter()->convertType(resultType),
+                                      results));
+    return success();
+  }
+
+  const ModuleAxisInfo &axisInfo;
+};
+
+/// tile.store -> vector stores, predicated where masked.
+struct StoreLowering : public ConvertOpToLLVMPattern<tile::StoreOp> {
+  StoreLowering(TileGPUTypeConverter &converter, const ModuleAxisInfo &axisInfo)
+      : ConvertOpToLLVMPattern(converter), axisInfo(axisInfo) {}
+
+  LogicalResult
+  matchAndRewrite(tile::StoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type valueType = op.getValue().getType();
+    Type llvmElementType =
+        getTypeConverter()->convertType(getElementTypeOrSelf(valueType));
+    unsigned count = getTotalElemsPerThread(valueType);
+    SmallVector<Value> ptrs =
+        getElements(rewriter, loc, adaptor.getPtr(), op.getPtr().getType(), count);
+    SmallVector<Value> values =
+        getElements(rewriter, loc, adaptor.getValue(), valueType, count);
+    SmallVector<Value> masks;
+    if (op.getMask())
+      masks = getElements(rewriter, loc, adaptor.getMask(),
+                          op.getMask().getType(), count);
+    AccessPlan plan = planAccess(axisInfo, op.getPtr(), op.getMask(),
+                                 llvmElementType);
+    unsigned vec = plan.vectorWidth;
+    Type memoryType = plan.memoryElementType;
+    unsigned totalBits = vec * plan.elementBits;
+    bool useAsm = op.getMask() || op.getCache() != tile::CacheModifier::None ||
+                  op.getEvict() != tile::EvictionPolicy::Normal;
+
+    for (unsigned first = 0; first < count; first += vec) {
+      SmallVector<Value> group;
+      for (unsigned index = 0; index < vec; ++index)
+        group.push_back(toMemory(rewriter, loc, values[first + index],
+                                 memoryType));
+      if (!useAsm) {
+        auto vectorType = VectorType::get({int64_t(vec)}, memoryType);
+        Value vector = LLVM::UndefOp::create(rewriter, loc, vectorType);
+        for (auto [index, element] : llvm::enumerate(group))
+          vector = LLVM::InsertElementOp::create(
+              rewriter, loc, vector, element,
+              i32Constant(rewriter, loc, index));
+        LLVM::StoreOp::create(rewriter, loc, vector, ptrs[first],
+                              totalBits / 8);
+        continue;
+      }
+      RegisterKind reg = getRegisterKind(totalBits);
+      unsigned words = std::max(1u, totalBits / reg.bits);
+      SmallVector<Value> wordValues =
+          toWords(rewriter, loc, group, memoryType, reg.bits, words);
+      SmallVector<Value> operands{ptrs[first]};
+      std::string constraints = "l";
+      for (Value word : wordValues) {
+        operands.push_back(word);
+        constraints += "," + reg.constraint.str();
+      }
+      Value predicate =
+          op.getMask() ? masks[first]
+                       : LLVM::ConstantOp::create(rewriter, loc,
+                                                  rewriter.getI1Type(),
+                                                  rewriter.getBoolAttr(true));
+      operands.push_back(predicate);
+      constraints += ",b";
+      std::string width =
+          totalBits < reg.bits ? llvm::formatv("u{0}", totalBits).str()
+                               : "b" + std::to_string(reg.bits);
+      std::string text =
+          llvm::formatv("@${0} st.global{1}{2}{3}.{4} [ $0 + 0 ], {5};",
+                        words + 1, cacheSuffix(op.getCache()),
+                        evictSuffix(op.getEvict()),
+                        words > 1 ? llvm::formatv(".v{0}", words).str() : "",
+                        width, operandList(1, words))
+              .str();
+      LLVM::InlineAsmOp::create(
+          rewriter, loc, TypeRange{}, operands, text, constraints,
+          /*has_side_effects=*/true, /*is_align_stack=*/false,
+          LLVM::tailcallkind::TailCallKind::None,
+          LLVM::AsmDialectAttr::get(getContext(), LLVM::AsmDialect::AD_ATT),
+          ArrayAttr());
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  const ModuleAxisInfo &axisInfo;
+};
+
+} // namespace
+
+void tilelang::lowering::populateMemoryOpToLLVMPatterns(
+    TileGPUTypeConverter &converter, RewritePatternSet &patterns,
+    const ModuleAxisInfo &axisInfo) {
+  patterns.add<LoadLowering, StoreLowering>(converter, axisInfo);
+}

@@ -1,0 +1,287 @@
+//===- ReduceOpToLLVM.cpp - reductions along an axis ----------------------===//
+//
+// Part of tilelang. Lowers tile.reduce in three steps: each thread combines
+// the elements it holds along the axis; lanes combine through butterfly
+// warp shuffles (shfl.sync.bfly), so every lane ends with its warp's
+// result; and when several warps hold the axis, partial results meet in
+// shared memory. The combine region is inlined at every step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileGPUToLLVM.h"
+
+#include "mlir/IR/IRMapping.h"
+
+#include <map>
+
+using namespace mlir;
+using namespace tilelang;
+using namespace tilelang::tilegpu;
+using namespace tilelang::lowering;
+
+namespace {
+
+using Accumulator = SmallVector<Value>; // one value per reduced operand
+
+struct ReduceOpLowering : public ConvertOpToLLVMPattern<tile::ReduceOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  /// Inlines the combine region on (acc, value) and returns its results.
+  FailureOr<Accumulator> combine(ConversionPatternRewriter &rewriter,
+                                 tile::ReduceOp op, const Accumulator &acc,
+                                 const Accumulator &value) const {
+    Block &block = op.getCombineOp().front();
+    IRMapping mapping;
+    for (auto [arg, input] : llvm::zip_equal(
+             block.getArguments(), llvm::concat<const Value>(acc, value)))
+      mapping.map(arg, input);
+    for (Operation &nested : block.without_terminator())
+      rewriter.clone(nested, mapping);
+    Accumulator result;
+    for (Value yielded : block.getTerminator()->getOperands())
+      result.push_back(mapping.lookupOrDefault(yielded));
+    return result;
+  }
+
+  /// shfl.sync.bfly of a 32-bit-or-narrower scalar (wider ones in halves).
+  Value shuffleXor(ConversionPatternRewriter &rewriter, Location loc,
+                   Value value, unsigned mask) const {
+    Type type = value.getType();
+    unsigned bits = isa<LLVM::LLVMPointerType>(type)
+                        ? 64
+                        : type.getIntOrFloatBitWidth();
+    Type i32 = rewriter.getI32Type();
+    auto shuffle32 = [&](Value word) -> Value {
+      return NVVM::ShflOp::create(
+          rewriter, loc, i32, i32Constant(rewriter, loc, -1), word,
+          i32Constant(rewriter, loc, mask), i32Constant(rewriter, loc, 0x1f),
+          NVVM::ShflKind::bfly, UnitAttr());
+    };
+    if (bits == 64) {
+      Value asInt = toStorage(rewriter, loc, value);
+      if (!asInt.getType().isInteger(64))
+        asInt = LLVM::BitcastOp::create(rewriter, loc, rewriter.getI64Type(),
+                                        asInt);
+      auto halves = VectorType::get({2}, i32);
+      Value vector = LLVM::BitcastOp::create(rewriter, loc, halves, asInt);
+      Value result = LLVM::UndefOp::create(rewriter, loc, halves);
+      for (int index = 0; index < 2; ++index) {
+        Value half = LLVM::ExtractElementOp::create(
+            rewriter, loc, vector, i32Constant(rewriter, loc, index));
+        result = LLVM::InsertElementOp::create(
+            rewriter, loc, result, shuffle32(half),
+            i32Constant(rewriter, loc, index));
+      }
+      Value merged =
+          LLVM::BitcastOp::create(rewriter, loc, rewriter.getI64Type(), result);
+      if (isa<LLVM::LLVMPointerType>(type))
+        return LLVM::IntToPtrOp::create(rewriter, loc, type, merged);
+      return LLVM::BitcastOp::create(rewriter, loc, type, merged);
+    }
+    // Narrow values travel as i32.
+    Value word = value;
+    if (bits < 32) {
+      Value asInt = type.isInteger(bits)
+                        ? value
+                        : LLVM::BitcastOp::create(
+                              rewriter, loc, rewriter.getIntegerType(bits),
+                              value);
+      word = LLVM::ZExtOp::create(rewriter, loc, i32, asInt);
+    } else if (!type.isInteger(32)) {
+      word = LLVM::BitcastOp::create(rewriter, loc, i32, value);
+    }
+    Value shuffled = shuffle32(word);
+    if (bits < 32) {
+      Value narrow = LLVM::TruncOp::create(
+          rewriter, loc, rewriter.getIntegerType(bits), shuffled);
+      return type.isInteger(bits)
+                 ? narrow
+                 : LLVM::BitcastOp::create(rewriter, loc, type, narrow);
+    }
+    return type.isInteger(32) ? shuffled
+                              : LLVM::BitcastOp::create(rewriter, loc, type,
+                                                        shuffled);
+  }
+
+  LogicalResult
+  matchAndRewrite(tile::ReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    unsigned axis = op.getAxis();
+    auto srcType = cast<RankedTensorType>(op.getSrcs().front().getType());
+    auto layout = getDistributedEncoding(srcType);
+    if (!isLowerableLayout(layout))
+      return op.emitError("reduce needs a blocked (or sliced) source layout");
+    FailureOr<DimDistribution> distribution =
+        getDimDistribution(layout, srcType.getShape(), axis);
+    if (failed(distribution))
+      return op.emitError("reducing along a dimension smaller than the "
+                          "elements one thread holds is not supported");
+    unsigned numOperands = op.getSrcs().size();
+
+    // 1. Within the thread: combine elements that differ only along the
+    //    axis, keyed by their other indices in first-seen order.
+    SmallVector<SmallVector<Value>> operandElements;
+    for (Value src : adaptor.getSrcs())
+      operandElements.push_back(unpackStruct(rewriter, loc, src));
+    ElementIndices indices = getElementIndices(layout, srcType.getShape());
+    std::map<SmallVector<unsigned>, unsigned> keyPosition;
+    SmallVector<Accumulator> accumulators;
+    for (auto [position, index] : llvm::enumerate(indices)) {
+      SmallVector<unsigned> key(index);
+      key.erase(key.begin() + axis);
+      Accumulator value;
+      for (unsigned operand = 0; operand < numOperands; ++operand)
+        value.push_back(operandElements[operand][position]);
+      auto [it, inserted] = keyPosition.try_emplace(key, accumulators.size());
+      if (inserted) {
+        accumulators.push_back(value);
+        continue;
+      }
+      FailureOr<Accumulator> combined =
+          combine(rewriter, op, accumulators[it->second], value);
+      if (failed(combined))
+        return failure();
+      accumulators[it->second] = *combined;
+    }
+
+    // 2. Across lanes: butterfly over the lanes holding distinct data.
+    for (unsigned step = distribution->distinctLanes / 2; step >= 1;
+         step /= 2) {
+      for (Accumulator &acc : accumulators) {
+        Accumulator other;
+        for (Value value : acc)
+          other.push_back(shuffleXor(rewriter, loc, value,
+                                     step * distribution->laneStride));
+        FailureOr<Accumulator> combined = combine(rewriter, op, acc, other);
+        if (failed(combined))
+          return failure();
+        acc = *combined;
+      }
+    }
+
+    // 3. Across warps, through shared memory: each warp writes its partial
+    //    results, then every thread combines the partials it needs.
+    if (distribution->distinctWarps > 1) {
+      unsigned warps = distribution->distinctWarps;
+      SmallVector<int64_t> sliceShape(srcType.getShape());
+      sliceShape.erase(sliceShape.begin() + axis);
+      int64_t sliceElements = 1;
+      for (int64_t size : sliceShape)
+        sliceElements *= size;
+      // This thread's warp coordinate along the axis.
+      Value warpCoord = LLVM::URemOp::create(
+          rewriter, loc,
+          LLVM::UDivOp::create(rewriter, loc, getWarpId(rewriter, loc),
+                               i32Constant(rewriter, loc,
+                                           distribution->warpStride)),
+          i32Constant(rewriter, loc, warps));
+      // Slice coordinates of each accumulator: those of a source element
+      // that holds it, with the axis dropped.
+      SmallVector<SmallVector<Value>> coords =
+          emitElementCoordinates(rewriter, loc, srcType);
+      SmallVector<Value> sliceIndex(accumulators.size());
+      for (auto [position, index] : llvm::enumerate(indices)) {
+        SmallVector<unsigned> key(index);
+        key.erase(key.begin() + axis);
+        unsigned acc = keyPosition.at(key);
+        if (sliceIndex[acc])
+          continue;
+        Value linear = i32Constant(rewriter, loc, 0);
+        for (unsigned dim = 0; dim < srcType.getRank(); ++dim) {
+          if (dim == axis)
+            continue;
+          linear = LLVM::AddOp::create(
+              rewriter, loc,
+              LLVM::MulOp::create(rewriter, loc, linear,
+                                  i32Constant(rewriter, loc,
+                                              srcType.getDimSize(dim))),
+              coords[position][dim]);
+        }
+        sliceIndex[acc] = linear;
+      }
+      Value base = getSharedMemoryBase(rewriter, loc, op);
+      auto sharedPtr = LLVM::LLVMPointerType::get(getContext(), 3);
+      SmallVector<Value> sections;
+      SmallVector<Type> storageTypes;
+      int64_t offset = 0;
+      for (unsigned operand = 0; operand < numOperands; ++operand) {
+        Type storage = getStorageType(accumulators.front()[operand].getType());
+        storageTypes.push_back(storage);
+        sections.push_back(LLVM::GEPOp::create(
+            rewriter, loc, sharedPtr, rewriter.getI8Type(), base,
+            ValueRange{i32Constant(rewriter, loc, offset)}));
+        int64_t bytes = std::max<int64_t>(
+            1, isa<IntegerType, FloatType>(storage)
+                   ? storage.getIntOrFloatBitWidth() / 8
+                   : 8);
+        offset += llvm::alignTo(warps * sliceElements * bytes, 16);
+      }
+      auto slot = [&](unsigned operand, Value warp, Value index) -> Value {
+        Value linear = LLVM::AddOp::create(
+            rewriter, loc,
+            LLVM::MulOp::create(rewriter, loc, warp,
+                                i32Constant(rewriter, loc, sliceElements)),
+            index);
+        return LLVM::GEPOp::create(rewriter, loc, sharedPtr,
+                                   storageTypes[operand], sections[operand],
+                                   ValueRange{linear});
+      };
+      emitBarrier(rewriter, loc);
+      for (auto [acc, index] : llvm::zip_equal(accumulators, sliceIndex))
+        for (unsigned operand = 0; operand < numOperands; ++operand)
+          LLVM::StoreOp::create(rewriter, loc,
+                                toStorage(rewriter, loc, acc[operand]),
+                                slot(operand, warpCoord, index));
+      emitBarrier(rewriter, loc);
+      for (auto [acc, index] : llvm::zip_equal(accumulators, sliceIndex)) {
+        Accumulator total;
+        for (unsigned warp = 0; warp < warps; ++warp) {
+          Accumulator partial;
+          for (unsigned operand = 0; operand < numOperands; ++operand) {
+            Value stored = LLVM::LoadOp::create(
+                rewriter, loc, storageTypes[operand],
+                slot(operand, i32Constant(rewriter, loc, warp), index));
+            partial.push_back(fromStorage(rewriter, loc, stored,
+                                          acc[operand].getType()));
+          }
+          if (warp == 0) {
+            total = partial;
+            continue;
+          }
+          FailureOr<Accumulator> combined =
+              combine(rewriter, op, total, partial);
+          if (failed(combined))
+            return failure();
+          total = *combined;
+        }
+        acc = total;
+      }
+    }
+
+    // Results: scalars, or the slice-layout tensors in struct order.
+    SmallVector<Value> results;
+    for (unsigned operand = 0; operand < numOperands; ++operand) {
+      Type resultType = op.getResult()[operand].getType();
+      if (!isa<RankedTensorType>(resultType)) {
+        results.push_back(accumulators.front()[operand]);
+        continue;
+      }
+      SmallVector<Value> elements;
+      for (Accumulator &acc : accumulators)
+        elements.push_back(acc[operand]);
+      results.push_back(packStruct(
+          rewriter, loc, getTypeConverter()->convertType(resultType),
+          elements));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+} // namespace
+
+void tilelang::lowering::populateReduceOpToLLVMPatterns(
+    TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<ReduceOpLowering>(converter);
+}

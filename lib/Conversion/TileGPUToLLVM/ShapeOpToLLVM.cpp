@@ -1,0 +1,254 @@
+//===- ShapeOpToLLVM.cpp - tensor construction and layout changes ---------===//
+//
+// Part of tilelang. Lowers constants, splat, make_range, broadcast and
+// expand_dims (register moves within a thread), and convert_layout, reshape
+// and trans (a round trip through shared memory: every thread writes its
+// elements at their coordinates, then reads the ones it needs).
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileGPUToLLVM.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+#include <map>
+
+using namespace mlir;
+using namespace tilelang;
+using namespace tilelang::tilegpu;
+using namespace tilelang::lowering;
+
+namespace {
+
+/// Maps each element index of `layout` over `shape` to its struct position.
+std::map<SmallVector<unsigned>, unsigned>
+indexPositions(DistributedEncodingAttr layout, ArrayRef<int64_t> shape) {
+  std::map<SmallVector<unsigned>, unsigned> positions;
+  for (auto [position, index] :
+       llvm::enumerate(getElementIndices(layout, shape)))
+    positions.try_emplace(index, position);
+  return positions;
+}
+
+/// A dense splat constant tensor -> a struct of the scalar constant.
+struct ConstantLowering : public ConvertOpToLLVMPattern<arith::ConstantOp> {
+  ConstantLowering(TileGPUTypeConverter &converter)
+      : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(arith::ConstantOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    if (!type || !isLowerableLayout(type.getEncoding()))
+      return failure();
+    auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+    if (!dense || !dense.isSplat())
+      return op.emitError("only splat constant tensors are supported");
+    Type elementType = getTypeConverter()->convertType(type.getElementType());
+    Value scalar = LLVM::ConstantOp::create(
+        rewriter, op.getLoc(), elementType,
+        cast<TypedAttr>(dense.getSplatValue<Attribute>()));
+    SmallVector<Value> elements(getTotalElemsPerThread(type), scalar);
+    rewriter.replaceOp(op, packStruct(rewriter, op.getLoc(),
+                                      getTypeConverter()->convertType(type),
+                                      elements));
+    return success();
+  }
+};
+
+/// splat -> the scalar in every element.
+struct SplatLowering : public ConvertOpToLLVMPattern<tile::SplatOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::SplatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<Value> elements(getTotalElemsPerThread(op.getType()),
+                                adaptor.getSrc());
+    rewriter.replaceOp(op, packStruct(rewriter, op.getLoc(),
+                                      getTypeConverter()->convertType(
+                                          op.getType()),
+                                      elements));
+    return success();
+  }
+};
+
+/// make_range -> start + the coordinate of each element.
+struct MakeRangeLowering : public ConvertOpToLLVMPattern<tile::MakeRangeOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::MakeRangeOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    if (!isLowerableLayout(op.getType().getEncoding()))
+      return op.emitError("make_range in this layout cannot be lowered yet");
+    Value start =
+        i32Constant(rewriter, loc, static_cast<int32_t>(op.getStart()));
+    SmallVector<Value> elements;
+    for (auto &coords : emitElementCoordinates(rewriter, loc, op.getType()))
+      elements.push_back(LLVM::AddOp::create(rewriter, loc, start, coords[0]));
+    rewriter.replaceOp(op, packStruct(rewriter, loc,
+                                      getTypeConverter()->convertType(
+                                          op.getType()),
+                                      elements));
+    return success();
+  }
+};
+
+/// broadcast within one blocked layout: each result element reads the
+/// source element at index 0 of every broadcast dimension.
+struct BroadcastLowering : public ConvertOpToLLVMPattern<tile::BroadcastOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::BroadcastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto srcType = op.getSrc().getType(), resultType = op.getType();
+    if (srcType.getEncoding() != resultType.getEncoding())
+      return op.emitError("broadcast between different layouts reached the "
+                          "LLVM lowering (a tilegpu pass should have "
+                          "converted the source)");
+    auto layout = getDistributedEncoding(resultType);
+    if (!isLowerableLayout(layout))
+      return op.emitError("broadcast in this layout cannot be lowered yet");
+    auto srcPositions = indexPositions(layout, srcType.getShape());
+    SmallVector<Value> srcElements =
+        unpackStruct(rewriter, op.getLoc(), adaptor.getSrc());
+    SmallVector<Value> elements;
+    for (SmallVector<unsigned> index :
+         getElementIndices(layout, resultType.getShape())) {
+      for (unsigned dim = 0; dim < index.size(); ++dim)
+        if (srcType.getDimSize(dim) == 1)
+          index[dim] = 0;
+      elements.push_back(srcElements[srcPositions.at(index)]);
+    }
+    rewriter.replaceOp(op, packStruct(rewriter, op.getLoc(),
+                                      getTypeConverter()->convertType(
+                                          resultType),
+                                      elements));
+    return success();
+  }
+};
+
+/// expand_dims from slice(P, axis) to P: the new dimension has size 1, so
+/// every result element is the source element with the axis index dropped.
+struct ExpandDimsLowering : public ConvertOpToLLVMPattern<tile::ExpandDimsOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::ExpandDimsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto srcType = op.getSrc().getType(), resultType = op.getType();
+    auto slice = dyn_cast<SliceEncodingAttr>(srcType.getEncoding());
+    if (!slice || slice.getParent() != resultType.getEncoding() ||
+        slice.getDim() != op.getAxis() || !isLowerableLayout(slice))
+      return op.emitError("expand_dims source must be a slice of the result "
+                          "layout along the new axis");
+    auto srcPositions =
+        indexPositions(cast<DistributedEncodingAttr>(slice), srcType.getShape());
+    SmallVector<Value> srcElements =
+        unpackStruct(rewriter, op.getLoc(), adaptor.getSrc());
+    SmallVector<Value> elements;
+    for (SmallVector<unsigned> index : getElementIndices(
+             getDistributedEncoding(resultType), resultType.getShape())) {
+      index.erase(index.begin() + op.getAxis());
+      elements.push_back(srcElements[srcPositions.at(index)]);
+    }
+    rewriter.replaceOp(op, packStruct(rewriter, op.getLoc(),
+                                      getTypeConverter()->convertType(
+                                          resultType),
+                                      elements));
+    return success();
+  }
+};
+
+/// Row-major linear index of `coords` in `shape`.
+Value linearize(OpBuilder &b, Location loc, ArrayRef<Value> coords,
+                ArrayRef<int64_t> shape) {
+  Value linear = i32Constant(b, loc, 0);
+  for (auto [coord, size] : llvm::zip_equal(coords, shape))
+    linear = LLVM::AddOp::create(
+        b, loc, LLVM::MulOp::create(b, loc, linear, i32Constant(b, loc, size)),
+        coord);
+  return linear;
+}
+
+/// Moves a tensor between layouts through shared memory. `writeIndex`
+/// gives the linear slot of a source element from its coordinates; each
+/// result element reads the slot of its row-major index in the result.
+Value redistribute(ConversionPatternRewriter &rewriter, Location loc,
+                   Operation *op, Value srcStruct, RankedTensorType srcType,
+                   RankedTensorType resultType, Type resultStructType,
+                   llvm::function_ref<Value(ArrayRef<Value>)> writeIndex,
+                   const TypeConverter &converter) {
+  Type elementType = converter.convertType(resultType.getElementType());
+  Type storageType = getStorageType(elementType);
+  Value base = getSharedMemoryBase(rewriter, loc, op);
+  auto sharedPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 3);
+  auto slot = [&](Value index) -> Value {
+    return LLVM::GEPOp::create(rewriter, loc, sharedPtr, storageType, base,
+                               ValueRange{index});
+  };
+  // Wait until earlier users of the scratch space are done with it.
+  emitBarrier(rewriter, loc);
+  SmallVector<Value> srcElements = unpackStruct(rewriter, loc, srcStruct);
+  for (auto [element, coords] : llvm::zip_equal(
+           srcElements, emitElementCoordinates(rewriter, loc, srcType)))
+    LLVM::StoreOp::create(rewriter, loc, toStorage(rewriter, loc, element),
+                          slot(writeIndex(coords)));
+  emitBarrier(rewriter, loc);
+  SmallVector<Value> elements;
+  for (auto &coords : emitElementCoordinates(rewriter, loc, resultType)) {
+    Value index = linearize(rewriter, loc, coords, resultType.getShape());
+    Value stored = LLVM::LoadOp::create(rewriter, loc, storageType, slot(index));
+    elements.push_back(fromStorage(rewriter, loc, stored, elementType));
+  }
+  return packStruct(rewriter, loc, resultStructType, elements);
+}
+
+/// convert_layout, reshape and trans through shared memory.
+template <typename OpT>
+struct RedistributeLowering : public ConvertOpToLLVMPattern<OpT> {
+  using ConvertOpToLLVMPattern<OpT>::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(OpT op, typename OpT::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto srcType = cast<RankedTensorType>(op.getSrc().getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    if (!isLowerableLayout(srcType.getEncoding()) ||
+        !isLowerableLayout(resultType.getEncoding()))
+      return op.emitError("only blocked layouts and their slices can be "
+                          "redistributed yet");
+    auto writeIndex = [&](ArrayRef<Value> coords) -> Value {
+      if constexpr (std::is_same_v<OpT, tile::TransOp>) {
+        SmallVector<Value> permuted;
+        for (int32_t dim : op.getOrder())
+          permuted.push_back(coords[dim]);
+        return linearize(rewriter, loc, permuted, resultType.getShape());
+      } else {
+        // Same shape (convert) or same row-major order (reshape).
+        return linearize(rewriter, loc, coords, srcType.getShape());
+      }
+    };
+    rewriter.replaceOp(op, redistribute(rewriter, loc, op, adaptor.getSrc(),
+                                        srcType, resultType,
+                                        this->getTypeConverter()->convertType(
+                                            resultType),
+                                        writeIndex, *this->getTypeConverter()));
+    return success();
+  }
+};
+
+} // namespace
+
+void tilelang::lowering::populateShapeOpToLLVMPatterns(
+    TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<ConstantLowering, SplatLowering, MakeRangeLowering,
+               BroadcastLowering, ExpandDimsLowering,
+               RedistributeLowering<ConvertLayoutOp>,
+               RedistributeLowering<tile::ReshapeOp>,
+               RedistributeLowering<tile::TransOp>>(converter);
+}

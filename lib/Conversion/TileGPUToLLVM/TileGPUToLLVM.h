@@ -1,0 +1,130 @@
+//===- TileGPUToLLVM.h - shared pieces of the LLVM lowering -----*- C++ -*-===//
+//
+// Part of tilelang. Private to lib/Conversion/TileGPUToLLVM: the type
+// converter, per-thread element indexing of layouts, struct packing, thread
+// ids, shared memory, and the populate functions of each op family.
+//
+// A tensor in a distributed layout becomes, in each thread, an LLVM struct
+// of the elements that thread holds, in the order getElementIndices gives.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILELANG_LIB_CONVERSION_TILEGPUTOLLVM_H
+#define TILELANG_LIB_CONVERSION_TILEGPUTOLLVM_H
+
+#include "tilelang/Analysis/AxisInfo.h"
+#include "tilelang/Dialect/TileGPU/IR/LayoutUtils.h"
+#include "tilelang/Dialect/TileGPU/IR/TileGPUOps.h"
+
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace tilelang::lowering {
+
+/// Converts tile and tilegpu types: distributed tensors to structs of the
+/// elements one thread holds, pointers to LLVM pointers.
+class TileGPUTypeConverter : public mlir::LLVMTypeConverter {
+public:
+  TileGPUTypeConverter(mlir::MLIRContext *context,
+                       const mlir::LowerToLLVMOptions &options);
+};
+
+/// Whether the lowering can index `layout`: blocked layouts and slices of
+/// them. (mma and dot-operand layouts come with the tensor-core lowering.)
+bool isLowerableLayout(mlir::Attribute layout);
+
+/// Per-dimension element index within a thread, for every element the
+/// thread holds, in struct order.
+using ElementIndices = llvm::SmallVector<llvm::SmallVector<unsigned>>;
+
+/// The elements a thread holds of a `shape` tensor in `layout`, as
+/// per-dimension indices (position within the thread's repetitions), in
+/// struct order. Blocked: order[0] varies fastest. Slice: the parent's
+/// elements at index 0 of the sliced dimension.
+ElementIndices getElementIndices(tilegpu::DistributedEncodingAttr layout,
+                                 llvm::ArrayRef<int64_t> shape);
+
+/// Emits, for every element this thread holds, its coordinates in the
+/// tensor (i32 values, one per dimension).
+llvm::SmallVector<llvm::SmallVector<mlir::Value>>
+emitElementCoordinates(mlir::OpBuilder &builder, mlir::Location loc,
+                       mlir::RankedTensorType type);
+
+/// Lanes and warps along `dim` of `layout` that hold distinct data of a
+/// `shape` tensor (the rest replicate), and the lane-id stride along `dim`.
+struct DimDistribution {
+  unsigned distinctLanes = 1;
+  unsigned laneStride = 1;
+  unsigned distinctWarps = 1;
+  unsigned warpStride = 1;
+};
+mlir::FailureOr<DimDistribution>
+getDimDistribution(tilegpu::DistributedEncodingAttr layout,
+                   llvm::ArrayRef<int64_t> shape, unsigned dim);
+
+/// Splits an LLVM struct value into its elements.
+llvm::SmallVector<mlir::Value> unpackStruct(mlir::OpBuilder &builder,
+                                           mlir::Location loc,
+                                           mlir::Value packed);
+/// Builds a struct of `type` from `elements`.
+mlir::Value packStruct(mlir::OpBuilder &builder, mlir::Location loc,
+                       mlir::Type type, mlir::ValueRange elements);
+
+/// Converted values of `operand`: its elements if it is a tensor, or the
+/// scalar repeated `count` times.
+llvm::SmallVector<mlir::Value> getElements(mlir::OpBuilder &builder,
+                                          mlir::Location loc,
+                                          mlir::Value converted,
+                                          mlir::Type originalType,
+                                          unsigned count);
+
+mlir::Value i32Constant(mlir::OpBuilder &builder, mlir::Location loc,
+                        int64_t value);
+/// threadIdx.x, lane id (tid % 32) and warp id (tid / 32).
+mlir::Value getThreadId(mlir::OpBuilder &builder, mlir::Location loc);
+mlir::Value getLaneId(mlir::OpBuilder &builder, mlir::Location loc);
+mlir::Value getWarpId(mlir::OpBuilder &builder, mlir::Location loc);
+
+/// Base address of the kernel's dynamic shared memory.
+mlir::Value getSharedMemoryBase(mlir::OpBuilder &builder, mlir::Location loc,
+                                mlir::Operation *op);
+/// Name of the module's dynamic shared-memory symbol.
+inline constexpr llvm::StringLiteral kSharedMemorySymbol = "tilelang_smem";
+
+/// bar.sync 0 across the CTA.
+void emitBarrier(mlir::OpBuilder &builder, mlir::Location loc);
+
+/// The type an element is kept as in shared memory (i1 -> i8, ptr -> i64).
+mlir::Type getStorageType(mlir::Type llvmElementType);
+mlir::Value toStorage(mlir::OpBuilder &builder, mlir::Location loc,
+                      mlir::Value value);
+mlir::Value fromStorage(mlir::OpBuilder &builder, mlir::Location loc,
+                        mlir::Value stored, mlir::Type llvmElementType);
+
+/// Shared-memory bytes an op needs as scratch (0 if none).
+int64_t getScratchBytes(mlir::Operation *op);
+
+/// Pattern populators, one per op family.
+void populateFuncOpToLLVMPatterns(TileGPUTypeConverter &converter,
+                                  mlir::RewritePatternSet &patterns,
+                                  unsigned numWarps);
+void populateElementwiseOpToLLVMPatterns(TileGPUTypeConverter &converter,
+                                         mlir::RewritePatternSet &patterns);
+void populateMemoryOpToLLVMPatterns(TileGPUTypeConverter &converter,
+                                    mlir::RewritePatternSet &patterns,
+                                    const ModuleAxisInfo &axisInfo);
+void populateShapeOpToLLVMPatterns(TileGPUTypeConverter &converter,
+                                   mlir::RewritePatternSet &patterns);
+void populateReduceOpToLLVMPatterns(TileGPUTypeConverter &converter,
+                                    mlir::RewritePatternSet &patterns);
+/// Ops the lowering does not handle yet: a clear error instead of
+/// "failed to legalize".
+void populateUnsupportedOpPatterns(TileGPUTypeConverter &converter,
+                                   mlir::RewritePatternSet &patterns);
+
+} // namespace tilelang::lowering
+
+#endif // TILELANG_LIB_CONVERSION_TILEGPUTOLLVM_H

@@ -1,0 +1,99 @@
+//===- TileGPUToLLVMPass.cpp - the convert-tilegpu-to-llvm pass -----------===//
+//
+// Part of tilelang. Sizes the shared-memory scratch space, runs axis info
+// for the memory lowering, and applies the tilegpu patterns together with
+// the upstream arith, math and cf to LLVM patterns.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilelang/Conversion/Passes.h"
+
+#include "TileGPUToLLVM.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace tilelang {
+#define GEN_PASS_DEF_CONVERTTILEGPUTOLLVM
+#include "tilelang/Conversion/Passes.h.inc"
+} // namespace tilelang
+
+using namespace mlir;
+using namespace tilelang;
+using namespace tilelang::lowering;
+
+namespace {
+
+/// Bytes of scratch shared memory the module needs: the largest need of
+/// any one op, since ops use it one at a time between barriers.
+int64_t computeScratchBytes(ModuleOp module) {
+  int64_t bytes = 0;
+  module.walk([&](Operation *op) {
+    bytes = std::max(bytes, getScratchBytes(op));
+  });
+  return bytes;
+}
+
+/// Lowers tilegpu to LLVM + NVVM; see Passes.td.
+struct ConvertTileGPUToLLVMPass
+    : public tilelang::impl::ConvertTileGPUToLLVMBase<
+          ConvertTileGPUToLLVMPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *context = &getContext();
+    std::optional<unsigned> numWarps = tilegpu::getNumWarps(module);
+    if (!numWarps) {
+      module.emitError("convert-tilegpu-to-llvm needs the module attribute '")
+          << tilegpu::TileGPUDialect::kNumWarpsAttrName
+          << "' (run convert-tile-to-tilegpu first)";
+      return signalPassFailure();
+    }
+
+    int64_t scratch = computeScratchBytes(module);
+    OpBuilder builder(context);
+    module->setAttr(tilegpu::TileGPUDialect::kSharedBytesAttrName,
+                    builder.getI32IntegerAttr(scratch));
+    if (scratch > 0 && !module.lookupSymbol(kSharedMemorySymbol)) {
+      builder.setInsertionPointToStart(module.getBody());
+      auto arrayType = LLVM::LLVMArrayType::get(builder.getI8Type(), 0);
+      LLVM::GlobalOp::create(builder, module.getLoc(), arrayType,
+                             /*isConstant=*/false, LLVM::Linkage::External,
+                             kSharedMemorySymbol, Attribute(),
+                             /*alignment=*/16, /*addrSpace=*/3);
+    }
+
+    ModuleAxisInfo axisInfo(module);
+    LowerToLLVMOptions options(context);
+    TileGPUTypeConverter converter(context, options);
+    RewritePatternSet patterns(context);
+    populateFuncOpToLLVMPatterns(converter, patterns, *numWarps);
+    populateElementwiseOpToLLVMPatterns(converter, patterns);
+    populateMemoryOpToLLVMPatterns(converter, patterns, axisInfo);
+    populateShapeOpToLLVMPatterns(converter, patterns);
+    populateReduceOpToLLVMPatterns(converter, patterns);
+    populateUnsupportedOpPatterns(converter, patterns);
+    // ceildiv, floordiv and friends become plain integer arithmetic first.
+    arith::populateCeilFloorDivExpandOpsPatterns(patterns);
+    arith::populateArithToLLVMConversionPatterns(converter, patterns);
+    populateMathToLLVMConversionPatterns(converter, patterns);
+    cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+
+    ConversionTarget target(*context);
+    target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect>();
+    target.addIllegalDialect<tile::TileDialect, tilegpu::TileGPUDialect,
+                             arith::ArithDialect, math::MathDialect,
+                             func::FuncDialect, cf::ControlFlowDialect>();
+    target.addLegalOp<ModuleOp>();
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,325 @@
+//===- Utility.cpp - shared pieces of the LLVM lowering -------------------===//
+//
+// Part of tilelang. The type converter, the mapping from a thread's struct
+// elements to tensor coordinates, struct packing, thread ids, and shared
+// memory access used by every op family's lowering.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileGPUToLLVM.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
+#include "mlir/IR/BuiltinOps.h"
+
+using namespace mlir;
+using namespace tilelang;
+using namespace tilelang::tilegpu;
+using namespace tilelang::lowering;
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+TileGPUTypeConverter::TileGPUTypeConverter(MLIRContext *context,
+                                           const LowerToLLVMOptions &options)
+    : LLVMTypeConverter(context, options) {
+  addConversion([context](tile::PointerType type) -> Type {
+    return LLVM::LLVMPointerType::get(context, type.getAddressSpace());
+  });
+  addConversion([this](RankedTensorType type) -> std::optional<Type> {
+    if (!isLowerableLayout(type.getEncoding()))
+      return std::nullopt;
+    Type element = convertType(type.getElementType());
+    if (!element)
+      return std::nullopt;
+    unsigned count = getTotalElemsPerThread(type);
+    return LLVM::LLVMStructType::getLiteral(
+        type.getContext(), SmallVector<Type>(count, element));
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Element indexing
+//===----------------------------------------------------------------------===//
+
+bool tilelang::lowering::isLowerableLayout(Attribute layout) {
+  if (isa_and_present<BlockedEncodingAttr>(layout))
+    return true;
+  if (auto slice = dyn_cast_if_present<SliceEncodingAttr>(layout))
+    return isLowerableLayout(slice.getParent());
+  return false;
+}
+
+ElementIndices tilelang::lowering::getElementIndices(
+    DistributedEncodingAttr layout, ArrayRef<int64_t> shape) {
+  if (auto blocked = dyn_cast<BlockedEncodingAttr>(layout)) {
+    SmallVector<unsigned> elems = getElemsPerThread(blocked, shape);
+    unsigned total = 1;
+    for (unsigned count : elems)
+      total *= count;
+    ElementIndices result;
+    for (unsigned linear = 0; linear < total; ++linear) {
+      SmallVector<unsigned> index(shape.size());
+      unsigned rest = linear;
+      for (unsigned dim : blocked.getOrder()) {
+        index[dim] = rest % elems[dim];
+        rest /= elems[dim];
+      }
+      result.push_back(index);
+    }
+    return result;
+  }
+  if (auto slice = dyn_cast<SliceEncodingAttr>(layout)) {
+    SmallVector<int64_t> parentShape(shape);
+    parentShape.insert(parentShape.begin() + slice.getDim(), 1);
+    ElementIndices result;
+    for (SmallVector<unsigned> index : getElementIndices(
+             cast<DistributedEncodingAttr>(slice.getParent()), parentShape)) {
+      if (index[slice.getDim()] != 0)
+        continue;
+      index.erase(index.begin() + slice.getDim());
+      result.push_back(index);
+    }
+    return result;
+  }
+  return {};
+}
+
+/// Coordinates of every element of a `shape` tensor in `layout` held by
+/// this thread, in struct order.
+static SmallVector<SmallVector<Value>>
+emitCoordinates(OpBuilder &b, Location loc, DistributedEncodingAttr layout,
+                ArrayRef<int64_t> shape) {
+  if (auto slice = dyn_cast<SliceEncodingAttr>(layout)) {
+    SmallVector<int64_t> parentShape(shape);
+    parentShape.insert(parentShape.begin() + slice.getDim(), 1);
+    auto parent = cast<DistributedEncodingAttr>(slice.getParent());
+    ElementIndices parentIndices = getElementIndices(parent, parentShape);
+    SmallVector<SmallVector<Value>> parentCoords =
+        emitCoordinates(b, loc, parent, parentShape);
+    SmallVector<SmallVector<Value>> result;
+    for (auto [index, coords] : llvm::zip_equal(parentIndices, parentCoords)) {
+      if (index[slice.getDim()] != 0)
+        continue;
+      SmallVector<Value> kept(coords);
+      kept.erase(kept.begin() + slice.getDim());
+      result.push_back(kept);
+    }
+    return result;
+  }
+  auto blocked = cast<BlockedEncodingAttr>(layout);
+  unsigned rank = shape.size();
+  ArrayRef<unsigned> sizePerThread = blocked.getSizePerThread();
+  ArrayRef<unsigned> threadsPerWarp = blocked.getThreadsPerWarp();
+  ArrayRef<unsigned> warpsPerCTA = blocked.getWarpsPerCTA();
+  SmallVector<unsigned> tile = getShapePerCTATile(blocked);
+
+  // Where this thread's first element sits along each dimension.
+  Value lane = getLaneId(b, loc), warp = getWarpId(b, loc);
+  SmallVector<Value> threadBase(rank);
+  for (unsigned dim : blocked.getOrder()) {
+    Value laneCoord = LLVM::URemOp::create(
+        b, loc, lane, i32Constant(b, loc, threadsPerWarp[dim]));
+    lane = LLVM::UDivOp::create(b, loc, lane,
+                                i32Constant(b, loc, threadsPerWarp[dim]));
+    Value warpCoord = LLVM::URemOp::create(
+        b, loc, warp, i32Constant(b, loc, warpsPerCTA[dim]));
+    warp = LLVM::UDivOp::create(b, loc, warp,
+                                i32Constant(b, loc, warpsPerCTA[dim]));
+    Value thread = LLVM::AddOp::create(
+        b, loc,
+        LLVM::MulOp::create(b, loc, warpCoord,
+                            i32Constant(b, loc, threadsPerWarp[dim])),
+        laneCoord);
+    threadBase[dim] = LLVM::MulOp::create(
+        b, loc, thread, i32Constant(b, loc, sizePerThread[dim]));
+  }
+
+  SmallVector<SmallVector<Value>> result;
+  for (const SmallVector<unsigned> &index : getElementIndices(blocked, shape)) {
+    SmallVector<Value> coords(rank);
+    for (unsigned dim = 0; dim < rank; ++dim) {
+      int64_t offset = (index[dim] / sizePerThread[dim]) * tile[dim] +
+                       index[dim] % sizePerThread[dim];
+      Value coord = LLVM::AddOp::create(b, loc, threadBase[dim],
+                                        i32Constant(b, loc, offset));
+      // A layout larger than the tensor wraps around it (replication).
+      if (tile[dim] > shape[dim])
+        coord = LLVM::URemOp::create(b, loc, coord,
+                                     i32Constant(b, loc, shape[dim]));
+      coords[dim] = coord;
+    }
+    result.push_back(coords);
+  }
+  return result;
+}
+
+SmallVector<SmallVector<Value>>
+tilelang::lowering::emitElementCoordinates(OpBuilder &builder, Location loc,
+                                           RankedTensorType type) {
+  return emitCoordinates(builder, loc, getDistributedEncoding(type),
+                         type.getShape());
+}
+
+FailureOr<DimDistribution>
+tilelang::lowering::getDimDistribution(DistributedEncodingAttr layout,
+                                       ArrayRef<int64_t> shape, unsigned dim) {
+  if (auto slice = dyn_cast<SliceEncodingAttr>(layout)) {
+    SmallVector<int64_t> parentShape(shape);
+    parentShape.insert(parentShape.begin() + slice.getDim(), 1);
+    unsigned parentDim = dim < slice.getDim() ? dim : dim + 1;
+    return getDimDistribution(cast<DistributedEncodingAttr>(slice.getParent()),
+                              parentShape, parentDim);
+  }
+  auto blocked = dyn_cast<BlockedEncodingAttr>(layout);
+  if (!blocked)
+    return failure();
+  int64_t size = shape[dim];
+  unsigned perThread = blocked.getSizePerThread()[dim];
+  if (size < perThread)
+    return failure();
+  DimDistribution result;
+  unsigned lanes = blocked.getThreadsPerWarp()[dim];
+  unsigned warps = blocked.getWarpsPerCTA()[dim];
+  result.distinctLanes = std::min<int64_t>(lanes, size / perThread);
+  result.distinctWarps = std::max<int64_t>(
+      1, std::min<int64_t>(warps, size / (perThread * lanes)));
+  for (unsigned other : blocked.getOrder()) {
+    if (other == dim)
+      break;
+    result.laneStride *= blocked.getThreadsPerWarp()[other];
+    result.warpStride *= blocked.getWarpsPerCTA()[other];
+  }
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Structs, constants, thread ids
+//===----------------------------------------------------------------------===//
+
+SmallVector<Value> tilelang::lowering::unpackStruct(OpBuilder &builder,
+                                                   Location loc,
+                                                   Value packed) {
+  auto type = dyn_cast<LLVM::LLVMStructType>(packed.getType());
+  if (!type)
+    return {packed};
+  SmallVector<Value> elements;
+  for (unsigned index = 0; index < type.getBody().size(); ++index)
+    elements.push_back(LLVM::ExtractValueOp::create(builder, loc, packed,
+                                                    ArrayRef<int64_t>{index}));
+  return elements;
+}
+
+Value tilelang::lowering::packStruct(OpBuilder &builder, Location loc,
+                                     Type type, ValueRange elements) {
+  Value result = LLVM::UndefOp::create(builder, loc, type);
+  for (auto [index, element] : llvm::enumerate(elements))
+    result = LLVM::InsertValueOp::create(builder, loc, result, element,
+                                         ArrayRef<int64_t>{int64_t(index)});
+  return result;
+}
+
+SmallVector<Value> tilelang::lowering::getElements(OpBuilder &builder,
+                                                  Location loc,
+                                                  Value converted,
+                                                  Type originalType,
+                                                  unsigned count) {
+  if (isa<RankedTensorType>(originalType))
+    return unpackStruct(builder, loc, converted);
+  return SmallVector<Value>(count, converted);
+}
+
+Value tilelang::lowering::i32Constant(OpBuilder &builder, Location loc,
+                                      int64_t value) {
+  return LLVM::ConstantOp::create(builder, loc, builder.getI32Type(),
+                                  builder.getI32IntegerAttr(value));
+}
+
+Value tilelang::lowering::getThreadId(OpBuilder &builder, Location loc) {
+  return NVVM::ThreadIdXOp::create(builder, loc, builder.getI32Type());
+}
+
+Value tilelang::lowering::getLaneId(OpBuilder &builder, Location loc) {
+  return LLVM::URemOp::create(
+      builder, loc, getThreadId(builder, loc),
+      i32Constant(builder, loc, TileGPUDialect::kThreadsPerWarp));
+}
+
+Value tilelang::lowering::getWarpId(OpBuilder &builder, Location loc) {
+  return LLVM::UDivOp::create(
+      builder, loc, getThreadId(builder, loc),
+      i32Constant(builder, loc, TileGPUDialect::kThreadsPerWarp));
+}
+
+//===----------------------------------------------------------------------===//
+// Shared memory
+//===----------------------------------------------------------------------===//
+
+Value tilelang::lowering::getSharedMemoryBase(OpBuilder &builder, Location loc,
+                                              Operation *op) {
+  auto ptrType = LLVM::LLVMPointerType::get(builder.getContext(), 3);
+  return LLVM::AddressOfOp::create(builder, loc, ptrType,
+                                   kSharedMemorySymbol);
+}
+
+void tilelang::lowering::emitBarrier(OpBuilder &builder, Location loc) {
+  NVVM::Barrier0Op::create(builder, loc);
+}
+
+Type tilelang::lowering::getStorageType(Type llvmElementType) {
+  MLIRContext *context = llvmElementType.getContext();
+  if (isa<LLVM::LLVMPointerType>(llvmElementType))
+    return IntegerType::get(context, 64);
+  if (llvmElementType.isInteger(1))
+    return IntegerType::get(context, 8);
+  return llvmElementType;
+}
+
+Value tilelang::lowering::toStorage(OpBuilder &builder, Location loc,
+                                    Value value) {
+  Type type = value.getType();
+  if (isa<LLVM::LLVMPointerType>(type))
+    return LLVM::PtrToIntOp::create(builder, loc, builder.getI64Type(), value);
+  if (type.isInteger(1))
+    return LLVM::ZExtOp::create(builder, loc, builder.getI8Type(), value);
+  return value;
+}
+
+Value tilelang::lowering::fromStorage(OpBuilder &builder, Location loc,
+                                      Value stored, Type llvmElementType) {
+  if (isa<LLVM::LLVMPointerType>(llvmElementType))
+    return LLVM::IntToPtrOp::create(builder, loc, llvmElementType, stored);
+  if (llvmElementType.isInteger(1))
+    return LLVM::TruncOp::create(builder, loc, llvmElementType, stored);
+  return stored;
+}
+
+/// Bytes one element of a tile type takes in shared memory.
+static int64_t storageBytes(Type elementType) {
+  if (isa<tile::PointerType>(elementType))
+    return 8;
+  return std::max<int64_t>(1, elementType.getIntOrFloatBitWidth() / 8);
+}
+
+int64_t tilelang::lowering::getScratchBytes(Operation *op) {
+  if (isa<ConvertLayoutOp, tile::ReshapeOp, tile::TransOp>(op)) {
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    return type.getNumElements() * storageBytes(type.getElementType());
+  }
+  if (auto reduce = dyn_cast<tile::ReduceOp>(op)) {
+    auto srcType = cast<RankedTensorType>(reduce.getSrcs().front().getType());
+    auto distribution = getDimDistribution(
+        getDistributedEncoding(srcType), srcType.getShape(), reduce.getAxis());
+    if (failed(distribution) || distribution->distinctWarps == 1)
+      return 0;
+    int64_t sliceElements =
+        srcType.getNumElements() / srcType.getDimSize(reduce.getAxis());
+    int64_t bytes = 0;
+    for (Value src : reduce.getSrcs())
+      bytes += llvm::alignTo(distribution->distinctWarps * sliceElements *
+                                 storageBytes(getElementTypeOrSelf(src.getType())),
+                             16);
+    return bytes;
+  }
+  return 0;
+}

@@ -1,0 +1,238 @@
+//===- tilelang-compile.cpp - tile IR to PTX ------------------------------===//
+//
+// Part of tilelang. Compiles a tile-IR kernel to PTX through libtilelang's
+// public API (the same path the Python package takes), optionally dumping
+// every stage's IR and a resource report from ptxas when it is installed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilelang/Compiler/Compiler.h"
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+
+constexpr const char *kUsage = R"(usage: tilelang-compile [options] <input.mlir | ->
+
+Compiles one tile-IR kernel to PTX.
+
+options:
+  -o <file>            write the PTX to <file> (default: standard output)
+  --arch=<sm_XX>       target GPU: sm_80, sm_86, sm_89, sm_90, sm_90a (default sm_90a)
+  --num-warps=<n>      warps per CTA, a power of two up to 32 (default 4)
+  --num-stages=<n>     software-pipelining depth (default 3)
+  --dump-ir[=<dir>]    print the IR after every stage to standard error, or
+                       write <dir>/<stage>.mlir (and llvm-ir.ll)
+  --report             print kernel metadata and, if ptxas is found
+                       ($TILELANG_PTXAS, PATH, /usr/local/cuda/bin), its
+                       register, spill and shared-memory report
+  --version            print the compiler version
+  -h, --help           print this help
+)";
+
+struct Arguments {
+  std::string input, output, dumpDir;
+  bool dump = false, report = false;
+  tilelang::CompileOptions options;
+};
+
+[[noreturn]] void usageError(const std::string &message) {
+  std::cerr << "tilelang-compile: error: " << message << "\n"
+            << "(run tilelang-compile --help for usage)\n";
+  std::exit(2);
+}
+
+unsigned parseCount(const std::string &flag, const std::string &text) {
+  char *end = nullptr;
+  unsigned long value = std::strtoul(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || value > 1024)
+    usageError(flag + " expects a small non-negative integer, got '" + text +
+               "'");
+  return static_cast<unsigned>(value);
+}
+
+Arguments parseArguments(int argc, char **argv) {
+  Arguments args;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&](const std::string &prefix) -> std::string {
+      return arg.substr(prefix.size());
+    };
+    if (arg == "-h" || arg == "--help") {
+      std::cout << kUsage;
+      std::exit(0);
+    } else if (arg == "--version") {
+      std::cout << "tilelang-compile " << tilelang::getVersion() << "\n";
+      std::exit(0);
+    } else if (arg == "-o") {
+      if (++i >= argc)
+        usageError("-o needs a file name");
+      args.output = argv[i];
+    } else if (arg.rfind("--arch=", 0) == 0) {
+      args.options.arch = value("--arch=");
+    } else if (arg.rfind("--num-warps=", 0) == 0) {
+      args.options.numWarps = parseCount("--num-warps", value("--num-warps="));
+    } else if (arg.rfind("--num-stages=", 0) == 0) {
+      args.options.numStages =
+          parseCount("--num-stages", value("--num-stages="));
+    } else if (arg == "--dump-ir") {
+      args.dump = true;
+    } else if (arg.rfind("--dump-ir=", 0) == 0) {
+      args.dump = true;
+      args.dumpDir = value("--dump-ir=");
+    } else if (arg == "--report") {
+      args.report = true;
+    } else if (arg != "-" && arg.rfind('-', 0) == 0) {
+      usageError("unknown option '" + arg + "'");
+    } else if (!args.input.empty()) {
+      usageError("more than one input file");
+    } else {
+      args.input = arg;
+    }
+  }
+  if (args.input.empty())
+    usageError("no input file");
+  return args;
+}
+
+std::string readInput(const std::string &path) {
+  std::ostringstream text;
+  if (path == "-") {
+    text << std::cin.rdbuf();
+    return text.str();
+  }
+  std::ifstream file(path);
+  if (!file) {
+    std::cerr << "tilelang-compile: error: cannot read '" << path << "'\n";
+    std::exit(1);
+  }
+  text << file.rdbuf();
+  return text.str();
+}
+
+/// Prints a diagnostic with the source line and a caret when available.
+void printDiagnostic(const tilelang::Diagnostic &diagnostic,
+                     const std::string &sourceName,
+                     const std::string &source) {
+  std::cerr << diagnostic.str() << "\n";
+  if (diagnostic.file != sourceName || diagnostic.line == 0)
+    return;
+  std::istringstream lines(source);
+  std::string line;
+  for (unsigned number = 1; std::getline(lines, line); ++number) {
+    if (number != diagnostic.line)
+      continue;
+    std::cerr << "    " << line << "\n    ";
+    for (unsigned column = 1; column < diagnostic.column && column <= line.size();
+         ++column)
+      std::cerr << (line[column - 1] == '\t' ? '\t' : ' ');
+    std::cerr << "^\n";
+    return;
+  }
+}
+
+std::string findPtxas() {
+  if (const char *explicitPath = std::getenv("TILELANG_PTXAS"))
+    return explicitPath;
+  if (const char *path = std::getenv("PATH")) {
+    std::istringstream dirs(path);
+    std::string dir;
+    while (std::getline(dirs, dir, ':'))
+      if (!dir.empty() && access((dir + "/ptxas").c_str(), X_OK) == 0)
+        return dir + "/ptxas";
+  }
+  if (access("/usr/local/cuda/bin/ptxas", X_OK) == 0)
+    return "/usr/local/cuda/bin/ptxas";
+  return "";
+}
+
+/// Runs ptxas on the PTX and prints its resource report.
+void reportResources(const tilelang::CompileResult &result) {
+  std::string ptxas = findPtxas();
+  if (ptxas.empty()) {
+    std::cerr << "resources: ptxas not found; no register/spill report\n";
+    return;
+  }
+  char ptxPath[] = "/tmp/tilelang-XXXXXX";
+  int fd = mkstemp(ptxPath);
+  if (fd < 0) {
+    std::cerr << "resources: cannot create a temporary file\n";
+    return;
+  }
+  FILE *file = fdopen(fd, "w");
+  std::fwrite(result.ptx.data(), 1, result.ptx.size(), file);
+  std::fclose(file);
+  std::string command = "'" + ptxas + "' -arch=" + result.arch +
+                        " -v -o /dev/null " + ptxPath + " 2>&1";
+  FILE *pipe = popen(command.c_str(), "r");
+  std::string output;
+  std::array<char, 512> buffer;
+  while (pipe && std::fgets(buffer.data(), buffer.size(), pipe))
+    output += buffer.data();
+  int status = pipe ? pclose(pipe) : -1;
+  unlink(ptxPath);
+  std::cerr << "resources (" << ptxas << "):\n" << output;
+  if (status != 0)
+    std::cerr << "resources: ptxas rejected the PTX (exit status "
+              << (WIFEXITED(status) ? WEXITSTATUS(status) : status) << ")\n";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Arguments args = parseArguments(argc, argv);
+  std::string source = readInput(args.input);
+  args.options.sourceName = args.input == "-" ? "<stdin>" : args.input;
+  args.options.keepStages = args.dump;
+
+  auto start = std::chrono::steady_clock::now();
+  tilelang::CompileResult result = tilelang::compile(source, args.options);
+  double milliseconds = std::chrono::duration<double, std::milli>(
+                            std::chrono::steady_clock::now() - start)
+                            .count();
+  for (const tilelang::Diagnostic &diagnostic : result.diagnostics)
+    printDiagnostic(diagnostic, args.options.sourceName, source);
+
+  for (const tilelang::Stage &stage : result.stages) {
+    if (args.dumpDir.empty()) {
+      std::cerr << "// ----- IR after stage '" << stage.name << "' -----\n"
+                << stage.ir;
+      continue;
+    }
+    mkdir(args.dumpDir.c_str(), 0755);
+    std::string path = args.dumpDir + "/" + stage.name +
+                       (stage.name == "llvm-ir" ? ".ll" : ".mlir");
+    std::ofstream(path) << stage.ir;
+  }
+  if (!result.success)
+    return 1;
+
+  if (args.output.empty()) {
+    std::cout << result.ptx;
+  } else {
+    std::ofstream out(args.output);
+    if (!(out << result.ptx)) {
+      std::cerr << "tilelang-compile: error: cannot write '" << args.output
+                << "'\n";
+      return 1;
+    }
+  }
+  if (args.report) {
+    std::cerr << "kernel " << result.kernelName << ": " << result.arch << ", "
+              << result.numWarps << " warps, " << result.sharedBytes
+              << " bytes of shared memory, compiled in " << milliseconds
+              << " ms\n";
+    reportResources(result);
+  }
+  return 0;
+}
