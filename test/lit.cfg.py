@@ -22,5 +22,25 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.tilelang_tools_dir, append_path=True)
 
 llvm_config.add_tool_substitutions(
-    ["tilelang-opt"], [config.tilelang_tools_dir, config.llvm_tools_dir]
+    ["tilelang-opt", "tilelang-compile"],
+    [config.tilelang_tools_dir, config.llvm_tools_dir],
 )
+
+# ptxas validates generated PTX where the CUDA toolkit is installed; tests
+# guard those RUN lines with %if ptxas, so they still run without it.
+def find_ptxas():
+    candidates = [os.environ.get("TILELANG_PTXAS", "")]
+    candidates += [os.path.join(d, "ptxas") for d in os.environ.get("PATH", "").split(os.pathsep)]
+    candidates.append("/usr/local/cuda/bin/ptxas")
+    for candidate in candidates:
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+ptxas = find_ptxas()
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+    lit_config.note(f"validating PTX with {ptxas}")
+else:
+    lit_config.note("ptxas not found: PTX is not validated")

@@ -55,5 +55,38 @@ PYBIND11_MODULE(_C, m) {
       py::arg("locations") = false,
       "Parse and verify tile IR, run a pass pipeline, print the result.");
 
+  py::class_<tilelang::Stage>(m, "Stage")
+      .def_readonly("name", &tilelang::Stage::name)
+      .def_readonly("ir", &tilelang::Stage::ir);
+
+  py::class_<tilelang::CompileResult>(m, "CompileResult")
+      .def_readonly("success", &tilelang::CompileResult::success)
+      .def_readonly("ptx", &tilelang::CompileResult::ptx)
+      .def_readonly("kernel_name", &tilelang::CompileResult::kernelName)
+      .def_readonly("shared_bytes", &tilelang::CompileResult::sharedBytes)
+      .def_readonly("num_warps", &tilelang::CompileResult::numWarps)
+      .def_readonly("arch", &tilelang::CompileResult::arch)
+      .def_readonly("stages", &tilelang::CompileResult::stages)
+      .def_readonly("diagnostics", &tilelang::CompileResult::diagnostics);
+
+  m.def(
+      "compile",
+      [](const std::string &source, const std::string &arch,
+         unsigned numWarps, unsigned numStages, const std::string &sourceName,
+         bool keepStages) {
+        tilelang::CompileOptions options;
+        options.arch = arch;
+        options.numWarps = numWarps;
+        options.numStages = numStages;
+        options.sourceName = sourceName;
+        options.keepStages = keepStages;
+        py::gil_scoped_release release;
+        return tilelang::compile(source, options);
+      },
+      py::arg("source"), py::arg("arch") = "sm_90a", py::arg("num_warps") = 4,
+      py::arg("num_stages") = 3, py::arg("source_name") = "<tile-ir>",
+      py::arg("keep_stages") = false,
+      "Compile one tile-IR kernel to PTX.");
+
   m.def("version", &tilelang::getVersion, "The compiler library's version.");
 }

@@ -6,12 +6,14 @@ transforms programs in the ``tile`` dialect. See ``tilelang.ir``.
 """
 
 from tilelang.errors import CompilationError, Diagnostic
-from tilelang.ir import compiler_version, run_pipeline, verify
+from tilelang.ir import CompiledIR, compile_ir, compiler_version, run_pipeline, verify
 
 __version__ = "0.1.0"
 
 __all__ = [
     "CompilationError",
+    "CompiledIR",
+    "compile_ir",
     "Diagnostic",
     "compiler_version",
     "run_pipeline",

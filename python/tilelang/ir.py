@@ -71,6 +71,52 @@ def run_pipeline(
     return result.output
 
 
+class CompiledIR:
+    """A tile-IR kernel compiled to PTX.
+
+    ``asm`` maps a stage name to its text: ``"tile"``, ``"tilegpu"``,
+    ``"llvm"`` (LLVM dialect) and ``"llvm-ir"`` when the stages were kept,
+    and always ``"ptx"``.
+    """
+
+    def __init__(self, native):
+        self.name: str = native.kernel_name
+        self.ptx: str = native.ptx
+        self.shared_bytes: int = native.shared_bytes
+        self.num_warps: int = native.num_warps
+        self.arch: str = native.arch
+        self.asm = {stage.name: stage.ir for stage in native.stages}
+        self.asm["ptx"] = native.ptx
+
+    def __repr__(self) -> str:
+        return (
+            f"<CompiledIR {self.name} for {self.arch}: {self.num_warps} warps, "
+            f"{self.shared_bytes} bytes of shared memory>"
+        )
+
+
+def compile_ir(
+    source: str,
+    *,
+    arch: str = "sm_90a",
+    num_warps: int = 4,
+    num_stages: int = 3,
+    source_name: str = "<tile-ir>",
+    keep_stages: bool = False,
+) -> CompiledIR:
+    """Compiles one tile-IR kernel to PTX; raises ``CompilationError``."""
+    if not isinstance(source, str):
+        raise TypeError(f"source must be str, not {type(source).__name__}")
+    for name, value in (("num_warps", num_warps), ("num_stages", num_stages)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise TypeError(f"{name} must be a non-negative int, got {value!r}")
+    result = _native().compile(source, arch, num_warps, num_stages, source_name, keep_stages)
+    if not result.success:
+        diagnostics = [_convert(d) for d in result.diagnostics]
+        raise CompilationError(diagnostics, sources={source_name: source})
+    return CompiledIR(result)
+
+
 def verify(source: str, *, source_name: str = "<tile-ir>") -> None:
     """Raises ``CompilationError`` unless ``source`` parses and verifies."""
     run_pipeline(source, "", source_name=source_name)

@@ -12,7 +12,10 @@ import sys
 import pytest
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
-EXAMPLES = sorted((REPO_ROOT / "examples" / "tile").glob("*.mlir"))
+# Tile-IR kernels bundled with the tests: the PTX suite and the matmul example.
+EXAMPLES = sorted((REPO_ROOT / "test" / "Target" / "PTX").glob("*.mlir")) + [
+    REPO_ROOT / "test" / "Dialect" / "Tile" / "matmul.mlir"
+]
 
 
 def _gpu_available() -> bool:

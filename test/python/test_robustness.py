@@ -67,12 +67,16 @@ CHILD = r"""
 import json, sys
 import tilelang
 mutants = json.load(open(sys.argv[1]))
+mode = sys.argv[3]
 with open(sys.argv[2], "w") as progress:
     outcomes = {"ok": 0, "error": 0}
     for index, text in enumerate(mutants):
         progress.seek(0); progress.write(f"{index:10d}"); progress.flush()
         try:
-            tilelang.run_pipeline(text, "canonicalize,cse")
+            if mode == "compile":
+                tilelang.compile_ir(text, num_warps=(1, 2, 4, 8)[index % 4])
+            else:
+                tilelang.run_pipeline(text, "canonicalize,cse")
             outcomes["ok"] += 1
         except tilelang.CompilationError as err:
             assert err.diagnostics, f"mutant {index}: error without diagnostics"
@@ -82,20 +86,33 @@ print(json.dumps(outcomes))
 """
 
 
-def test_library_survives_mutants(seed, tmp_path):
-    mutants = make_mutants(1500, seed)
+def run_child(mutants, mode, seed, tmp_path):
+    """Runs the mutants through the library in a child; fails on a crash."""
     data, progress = tmp_path / "mutants.json", tmp_path / "progress"
     data.write_text(json.dumps(mutants))
     result = subprocess.run(
-        [sys.executable, "-c", CHILD, str(data), str(progress)], capture_output=True, text=True, timeout=600
+        [sys.executable, "-c", CHILD, str(data), str(progress), mode], capture_output=True, text=True, timeout=600
     )
     if result.returncode != 0:
         index = int(progress.read_text() or 0)
         pytest.fail(
-            f"compiler died (exit {result.returncode}) on mutant {index} (seed {seed}):\n"
+            f"compiler died (exit {result.returncode}) on mutant {index} (seed {seed}, {mode}):\n"
             f"{mutants[index]}\n--- stderr ---\n{result.stderr[-3000:]}"
         )
-    outcomes = json.loads(result.stdout)
+    return json.loads(result.stdout)
+
+
+def test_compile_survives_mutants(seed, tmp_path):
+    """The whole pipeline to PTX, on mutants of the PTX suite's kernels."""
+    rng = random.Random(seed + 2)
+    texts = [p.read_text() for p in CORPUS if "Target" in str(p)]
+    mutants = [mutate(rng.choice(texts), rng) for _ in range(300)]
+    outcomes = run_child(mutants, "compile", seed, tmp_path)
+    assert outcomes["error"] > 20 and outcomes["ok"] > 5, outcomes
+
+
+def test_library_survives_mutants(seed, tmp_path):
+    outcomes = run_child(make_mutants(1500, seed), "pipeline", seed, tmp_path)
     # Both outcomes must occur, or the mutator is not exercising anything.
     assert outcomes["error"] > 100 and outcomes["ok"] > 10, outcomes
 

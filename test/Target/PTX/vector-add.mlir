@@ -1,10 +1,26 @@
+// RUN: tilelang-compile %s --arch=sm_90a | FileCheck %s
+// RUN: tilelang-compile %s --arch=sm_80 | FileCheck %s
+// RUN: tilelang-compile %s --arch=sm_80 -o %t.sm80.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_80 %t.sm80.ptx -o /dev/null %}
+// RUN: tilelang-compile %s --arch=sm_90a -o %t.sm90a.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.sm90a.ptx -o /dev/null %}
+
+// Each thread moves 16 bytes per access: 4 f32 in one predicated
+// ld.global.v4 / st.global.v4 (n is divisible by 16, so the mask is uniform
+// over aligned groups of 16).
+// CHECK: .entry add_kernel
+// CHECK: .maxntid 128, 1, 1
+// CHECK-COUNT-2: @%p{{[0-9]+}} ld.global.v4.b32 { %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}} }
+// CHECK: @%p{{[0-9]+}} st.global.v4.b32
+// CHECK-NOT: ld.global.b32
+
 // Vector add in tile IR: out[i] = x[i] + y[i] for i < n, 1024 elements per
 // program, masked at the tail. This is what the Python frontend emits for
 // Triton's tutorial `add_kernel` with BLOCK_SIZE = 1024.
 func.func @add_kernel(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32},
                       %y: !tile.ptr<f32> {tile.divisibility = 16 : i32},
                       %out: !tile.ptr<f32> {tile.divisibility = 16 : i32},
-                      %n: i32) {
+                      %n: i32 {tile.divisibility = 16 : i32}) {
   %pid = tile.program_id x : i32
   %block = arith.constant 1024 : i32
   %start = arith.muli %pid, %block : i32

@@ -1,3 +1,11 @@
+// A matmul kernel (as the frontend emits it) parses, verifies and survives
+// canonicalization; its dot is checked once tensor cores are lowered.
+// RUN: tilelang-opt %s --canonicalize --cse | FileCheck %s
+// CHECK-LABEL: func @matmul_kernel
+// CHECK: scf.for
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<128x32xf16> * tensor<32x128xf16> -> tensor<128x128xf32>
+// CHECK: tile.store
+
 // Matrix product in tile IR: C = A * B with 128x128 output tiles and a
 // 32-deep K loop, f16 operands accumulated in f32. A is MxK and B is KxN,
 // both row-major; M, N, K are multiples of the tile here (the Python

@@ -1,8 +1,28 @@
+// RUN: tilelang-compile %s --arch=sm_90a | FileCheck %s
+// RUN: tilelang-compile %s --arch=sm_80 -o %t.sm80.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_80 %t.sm80.ptx -o /dev/null %}
+// RUN: tilelang-compile %s --arch=sm_90a -o %t.sm90a.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.sm90a.ptx -o /dev/null %}
+
+// Rows are 16-byte aligned here (strides divisible by 8 elements): 8 f16
+// per load. Both reductions (max, then sum) run as 5-step butterflies over
+// the warp and meet across the 4 warps in shared memory.
+// CHECK: .entry softmax_kernel
+// CHECK: @%p{{[0-9]+}} ld.global.v4.b32
+// CHECK-COUNT-5: shfl.sync.bfly.b32
+// CHECK: bar.sync 0
+// CHECK: ex2.approx.ftz.f32
+// CHECK-COUNT-5: shfl.sync.bfly.b32
+// CHECK: bar.sync 0
+// CHECK: @%p{{[0-9]+}} st.global.v4.b32
+
 // Fused row softmax in tile IR: one program per row, the row held in one
 // 1024-wide block (columns past n_cols read as -inf and are not stored).
-func.func @softmax_kernel(%out: !tile.ptr<f16>, %in: !tile.ptr<f16>,
-                          %in_row_stride: i32, %out_row_stride: i32,
-                          %n_cols: i32) {
+func.func @softmax_kernel(%out: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+                          %in: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+                          %in_row_stride: i32 {tile.divisibility = 16 : i32},
+                          %out_row_stride: i32 {tile.divisibility = 16 : i32},
+                          %n_cols: i32 {tile.divisibility = 16 : i32}) {
   %row = tile.program_id x : i32
   %in_row_start = arith.muli %row, %in_row_stride : i32
   %in_row = tile.addptr %in, %in_row_start : !tile.ptr<f16>, i32
