@@ -152,12 +152,6 @@ void tilelang::lowering::populateUnsupportedOpPatterns(
     TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<UnsupportedOpLowering<tile::DotOp>>(
       converter, "matrix products arrive with the tensor-core lowering");
-  patterns.add<UnsupportedOpLowering<tile::ScanOp>,
-               UnsupportedOpLowering<tile::AtomicRMWOp>,
-               UnsupportedOpLowering<tile::AtomicCASOp>,
-               UnsupportedOpLowering<tile::AssertOp>,
-               UnsupportedOpLowering<tile::PrintOp>>(
-      converter, "its lowering is planned but not implemented");
   patterns.add<UnsupportedOpLowering<tilegpu::LocalAllocOp>,
                UnsupportedOpLowering<tilegpu::LocalLoadOp>,
                UnsupportedOpLowering<tilegpu::LocalStoreOp>,

@@ -120,6 +120,12 @@ void populateShapeOpToLLVMPatterns(TileGPUTypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
 void populateReduceOpToLLVMPatterns(TileGPUTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns);
+void populateScanOpToLLVMPatterns(TileGPUTypeConverter &converter,
+                                  mlir::RewritePatternSet &patterns);
+void populateAtomicOpToLLVMPatterns(TileGPUTypeConverter &converter,
+                                    mlir::RewritePatternSet &patterns);
+void populateDebugOpToLLVMPatterns(TileGPUTypeConverter &converter,
+                                   mlir::RewritePatternSet &patterns);
 /// Ops the lowering does not handle yet: a clear error instead of
 /// "failed to legalize".
 void populateUnsupportedOpPatterns(TileGPUTypeConverter &converter,

@@ -78,6 +78,9 @@ struct ConvertTileGPUToLLVMPass
     populateMemoryOpToLLVMPatterns(converter, patterns, axisInfo);
     populateShapeOpToLLVMPatterns(converter, patterns);
     populateReduceOpToLLVMPatterns(converter, patterns);
+    populateScanOpToLLVMPatterns(converter, patterns);
+    populateAtomicOpToLLVMPatterns(converter, patterns);
+    populateDebugOpToLLVMPatterns(converter, patterns);
     populateUnsupportedOpPatterns(converter, patterns);
     // ceildiv, floordiv and friends become plain integer arithmetic first.
     arith::populateCeilFloorDivExpandOpsPatterns(patterns);

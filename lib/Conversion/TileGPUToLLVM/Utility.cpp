@@ -306,6 +306,20 @@ int64_t tilelang::lowering::getScratchBytes(Operation *op) {
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
     return type.getNumElements() * storageBytes(type.getElementType());
   }
+  // A scalar atomic shares its old value through one slot.
+  if (isa<tile::AtomicRMWOp, tile::AtomicCASOp>(op) &&
+      !isa<RankedTensorType>(op->getResult(0).getType()))
+    return 8;
+  if (auto scan = dyn_cast<tile::ScanOp>(op)) {
+    auto type = cast<RankedTensorType>(scan.getSrcs().front().getType());
+    int64_t bytes = 0;
+    for (Value src : scan.getSrcs())
+      bytes += llvm::alignTo(
+          type.getNumElements() *
+              storageBytes(getElementTypeOrSelf(src.getType())),
+          16);
+    return bytes;
+  }
   if (auto reduce = dyn_cast<tile::ReduceOp>(op)) {
     auto srcType = cast<RankedTensorType>(reduce.getSrcs().front().getType());
     auto distribution = getDimDistribution(
