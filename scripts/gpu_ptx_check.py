@@ -24,6 +24,9 @@ KERNELS = {
     "vector-add": "test/Target/PTX/vector-add.mlir",
     "softmax": "test/Target/PTX/softmax.mlir",
     "layernorm": "test/Target/PTX/layernorm.mlir",
+    "reductions": "test/Target/PTX/reductions.mlir",
+    "transpose": "test/Target/PTX/transpose.mlir",
+    "atomics": "test/Target/PTX/atomics.mlir",
 }
 NUM_WARPS = 4
 
@@ -140,6 +143,53 @@ def run(folder: pathlib.Path) -> int:
         report(f"layernorm {rows}x{cols} mean", (mean.double() - ref_mean).abs().max().item(), 1e-4)
         report(f"layernorm {rows}x{cols} rstd", ((rstd.double() - ref_rstd) / ref_rstd).abs().max().item(), 1e-4)
         report(f"layernorm {rows}x{cols} y", (y.double() - ref_y).abs().max().item(), 2e-2)
+
+    # Row sums, column maxima, row argmax and normalization of 64x64 tiles.
+    function, meta = kernels["reductions"]
+    programs = 7
+    x = torch.randn(programs * 64, 64, device="cuda")
+    row_sum = torch.full((programs * 64,), float("nan"), device="cuda")
+    col_max = torch.full((programs, 64), float("nan"), device="cuda")
+    argmax = torch.full((programs * 64,), -1, device="cuda", dtype=torch.int32)
+    normalized = torch.full_like(x, float("nan"))
+    driver.launch(function, (programs, 1, 1), threads, meta["shared"], [x, row_sum, col_max, argmax, normalized])
+    torch.cuda.synchronize()
+    xd = x.double()
+    report("reduce rows (axis 1)", (row_sum.double() - xd.sum(dim=1)).abs().max().item(), 1e-4)
+    ref_cols = xd.view(programs, 64, 64).amax(dim=1)
+    report("reduce columns (axis 0)", (col_max.double() - ref_cols).abs().max().item(), 0.0)
+    report("argmax rows", (argmax.long() != xd.argmax(dim=1)).sum().item(), 0.0)
+    report("expand_dims + broadcast", (normalized.double() - xd / xd.sum(dim=1, keepdim=True)).abs().max().item(), 1e-3)
+
+    # Transpose, reshape and scan.
+    function, meta = kernels["transpose"]
+    x = torch.randn(32, 64, device="cuda", dtype=torch.float16)
+    y = torch.full((64, 32), float("nan"), device="cuda", dtype=torch.float16)
+    flat = torch.full((2048,), float("nan"), device="cuda", dtype=torch.float16)
+    counts = torch.randint(0, 100, (128,), device="cuda", dtype=torch.int32)
+    cumsum = torch.full((128,), -1, device="cuda", dtype=torch.int32)
+    driver.launch(function, (1, 1, 1), threads, meta["shared"], [x, y, flat, counts, cumsum])
+    torch.cuda.synchronize()
+    report("trans", (y.double() - x.double().t()).abs().max().item(), 0.0)
+    report("reshape", (flat.double() - x.double().flatten()).abs().max().item(), 0.0)
+    report("cumsum (scan)", (cumsum.long() - counts.long().cumsum(0)).abs().max().item(), 0.0)
+
+    # Atomic histogram, scalar atomic counter, per-block prefix sums.
+    function, meta = kernels["atomics"]
+    for n in (1000, 4096 + 37):
+        values = torch.randint(0, 64, (n,), device="cuda", dtype=torch.int32)
+        bins = torch.zeros(64, device="cuda", dtype=torch.int32)
+        counter = torch.zeros(1, device="cuda")
+        blocks = (n + 255) // 256
+        sums = torch.full((blocks * 256,), -1, device="cuda", dtype=torch.int32)
+        driver.launch(function, (blocks, 1, 1), threads, meta["shared"], [values, bins, n, counter, sums])
+        torch.cuda.synchronize()
+        report(f"atomic histogram n={n}", (bins.long() - torch.bincount(values.long(), minlength=64)).abs().max().item(), 0.0)
+        report(f"scalar atomic counter n={n}", abs(counter.item() - blocks), 0.0)
+        padded = torch.zeros(blocks * 256, device="cuda", dtype=torch.long)
+        padded[:n] = values.long()
+        ref = padded.view(blocks, 256).cumsum(dim=1).flatten()[:n]
+        report(f"scan per block n={n}", (sums[:n].long() - ref).abs().max().item(), 0.0)
 
     print(f"{checks - len(failures)} passed, {len(failures)} failed")
     return 1 if failures else 0
