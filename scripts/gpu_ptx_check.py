@@ -27,6 +27,7 @@ KERNELS = {
     "reductions": "test/Target/PTX/reductions.mlir",
     "transpose": "test/Target/PTX/transpose.mlir",
     "atomics": "test/Target/PTX/atomics.mlir",
+    "math": "test/Target/PTX/math.mlir",
 }
 NUM_WARPS = 4
 
@@ -190,6 +191,31 @@ def run(folder: pathlib.Path) -> int:
         padded[:n] = values.long()
         ref = padded.view(blocks, 256).cumsum(dim=1).flatten()[:n]
         report(f"scan per block n={n}", (sums[:n].long() - ref).abs().max().item(), 0.0)
+
+    # Math on f32 and f64 without libdevice, and casts.
+    function, meta = kernels["math"]
+    x = torch.rand(256, device="cuda") * 4 + 0.05
+    out32 = torch.full((11, 256), float("nan"), device="cuda")
+    out64 = torch.full((10, 256), float("nan"), device="cuda", dtype=torch.float64)
+    casts = torch.full((4, 256), float("nan"), device="cuda")
+    driver.launch(function, (1, 1, 1), threads, meta["shared"], [x, out32, out64, casts])
+    torch.cuda.synchronize()
+    xd = x.double()
+    references = [torch.exp(xd), torch.exp2(xd), torch.log(xd), torch.log2(xd), torch.sqrt(xd), torch.rsqrt(xd),
+                  torch.sin(xd), torch.cos(xd), torch.tanh(xd), torch.erf(xd), torch.pow(xd, xd)]
+    names = ["exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh", "erf", "pow"]
+    for row, (name, ref) in enumerate(zip(names, references)):
+        error = ((out32[row].double() - ref).abs() / ref.abs().clamp_min(1e-3)).max().item()
+        report(f"f32 {name} (relative)", error, 2e-5)
+    del references[9], names[9]  # no f64 erf
+    for row, (name, ref) in enumerate(zip(names, references)):
+        error = ((out64[row] - ref).abs() / ref.abs().clamp_min(1e-3)).max().item()
+        report(f"f64 {name} (relative)", error, 1e-13)
+    report("cast f32->f16->f32", (casts[0] - x.half().float()).abs().max().item(), 0.0)
+    report("cast f32->bf16->f32", (casts[1] - x.bfloat16().float()).abs().max().item(), 0.0)
+    ints = (x * 100).to(torch.int32).to(torch.int8).to(torch.float32)
+    report("cast f32->i32->i8->i16->i64->f64->f32", (casts[2] - ints).abs().max().item(), 0.0)
+    report("cast i1->i32->f32", (casts[3] - (x > 0).float()).abs().max().item(), 0.0)
 
     print(f"{checks - len(failures)} passed, {len(failures)} failed")
     return 1 if failures else 0

@@ -260,16 +260,55 @@ struct ScalarMathLowering : public ConvertOpToLLVMPattern<OpT> {
       static_assert(sizeof(OpT) == 0, "unhandled math op");
   }
 
+  /// Computes the op on f64 arguments; null if there is no f64 version.
+  Value computeF64(OpBuilder &b, Location loc, ValueRange args) const {
+    auto f64 = [&](double value) -> Value {
+      return LLVM::ConstantOp::create(b, loc, b.getF64Type(),
+                                      b.getF64FloatAttr(value));
+    };
+    if constexpr (std::is_same_v<OpT, math::ExpOp>)
+      return emitExpF64(b, loc, args[0]);
+    else if constexpr (std::is_same_v<OpT, math::Exp2Op>)
+      return emitExpF64(b, loc, LLVM::FMulOp::create(b, loc, args[0], f64(kLn2)));
+    else if constexpr (std::is_same_v<OpT, math::LogOp>)
+      return emitLogF64(b, loc, args[0]);
+    else if constexpr (std::is_same_v<OpT, math::Log2Op>)
+      return LLVM::FMulOp::create(b, loc, emitLogF64(b, loc, args[0]),
+                                  f64(kLog2E));
+    else if constexpr (std::is_same_v<OpT, math::RsqrtOp>)
+      return LLVM::FDivOp::create(b, loc, f64(1.0),
+                                  LLVM::SqrtOp::create(b, loc, args[0]));
+    else if constexpr (std::is_same_v<OpT, math::SinOp>)
+      return emitSinCosF64(b, loc, args[0], /*cosine=*/false);
+    else if constexpr (std::is_same_v<OpT, math::CosOp>)
+      return emitSinCosF64(b, loc, args[0], /*cosine=*/true);
+    else if constexpr (std::is_same_v<OpT, math::TanhOp>) {
+      Value e = emitExpF64(b, loc, LLVM::FMulOp::create(b, loc, args[0], f64(2.0)));
+      return LLVM::FSubOp::create(
+          b, loc, f64(1.0),
+          LLVM::FDivOp::create(b, loc, f64(2.0),
+                               LLVM::FAddOp::create(b, loc, e, f64(1.0))));
+    } else if constexpr (std::is_same_v<OpT, math::PowFOp>)
+      return emitExpF64(b, loc, LLVM::FMulOp::create(
+                                    b, loc, args[1], emitLogF64(b, loc, args[0])));
+    else
+      return Value();
+  }
+
   LogicalResult
   matchAndRewrite(OpT op, typename OpT::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Type type = op.getType();
     if (isa<ShapedType>(type))
       return failure();
-    if (type.isF64())
-      return op.emitError("'")
-             << op->getName() << "' on f64 is not supported yet (only "
-             << "f16, bf16 and f32 lower without libdevice)";
+    if (type.isF64()) {
+      Value result = computeF64(rewriter, op.getLoc(), adaptor.getOperands());
+      if (!result)
+        return op.emitError("'")
+               << op->getName() << "' on f64 is not supported yet";
+      rewriter.replaceOp(op, result);
+      return success();
+    }
     Location loc = op.getLoc();
     Type f32 = rewriter.getF32Type();
     SmallVector<Value> args;

@@ -107,6 +107,12 @@ mlir::Value fromStorage(mlir::OpBuilder &builder, mlir::Location loc,
 /// Shared-memory bytes an op needs as scratch (0 if none).
 int64_t getScratchBytes(mlir::Operation *op);
 
+/// Double-precision exp, log and sin/cos (cosine = true) from polynomials.
+mlir::Value emitExpF64(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
+mlir::Value emitLogF64(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
+mlir::Value emitSinCosF64(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                          bool cosine);
+
 /// Pattern populators, one per op family.
 void populateFuncOpToLLVMPatterns(TileGPUTypeConverter &converter,
                                   mlir::RewritePatternSet &patterns,
