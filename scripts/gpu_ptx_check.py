@@ -160,7 +160,10 @@ def run(folder: pathlib.Path) -> int:
     ref_cols = xd.view(programs, 64, 64).amax(dim=1)
     report("reduce columns (axis 0)", (col_max.double() - ref_cols).abs().max().item(), 0.0)
     report("argmax rows", (argmax.long() != xd.argmax(dim=1)).sum().item(), 0.0)
-    report("expand_dims + broadcast", (normalized.double() - xd / xd.sum(dim=1, keepdim=True)).abs().max().item(), 1e-3)
+    # Each element divided by its own row's sum (as the kernel computed it):
+    # checks that expand_dims + broadcast route every sum to its row.
+    expected = xd / row_sum.double()[:, None]
+    report("expand_dims + broadcast", ((normalized.double() - expected).abs() / expected.abs()).max().item(), 1e-6)
 
     # Transpose, reshape and scan.
     function, meta = kernels["transpose"]
@@ -205,6 +208,9 @@ def run(folder: pathlib.Path) -> int:
                   torch.sin(xd), torch.cos(xd), torch.tanh(xd), torch.erf(xd), torch.pow(xd, xd)]
     names = ["exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh", "erf", "pow"]
     for row, (name, ref) in enumerate(zip(names, references)):
+        if name in ("sin", "cos"):  # approximations with an absolute bound
+            report(f"f32 {name} (absolute)", (out32[row].double() - ref).abs().max().item(), 2e-6)
+            continue
         error = ((out32[row].double() - ref).abs() / ref.abs().clamp_min(1e-3)).max().item()
         report(f"f32 {name} (relative)", error, 2e-5)
     del references[9], names[9]  # no f64 erf

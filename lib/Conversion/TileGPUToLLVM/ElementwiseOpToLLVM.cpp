@@ -207,6 +207,18 @@ Value emitErf(OpBuilder &b, Location loc, Value x) {
   return LLVM::CopySignOp::create(b, loc, erfAbs, x);
 }
 
+/// x - 2 pi round(x / 2 pi): sin.approx and cos.approx are accurate on
+/// [-pi, pi] only. 2 pi is split in two parts to keep the reduction exact.
+Value reduceToPi(OpBuilder &b, Location loc, Value x) {
+  Value turns = LLVM::RoundEvenOp::create(
+      b, loc, LLVM::FMulOp::create(b, loc, x, f32Constant(b, loc, 0.15915494309189535)));
+  Value reduced = LLVM::FMAOp::create(b, loc, turns,
+                                      f32Constant(b, loc, -6.28125), x);
+  return LLVM::FMAOp::create(b, loc, turns,
+                             f32Constant(b, loc, -1.9353071795864769e-3),
+                             reduced);
+}
+
 /// A scalar f32 math op as NVVM approximations; f16 and bf16 compute in f32.
 template <typename OpT>
 struct ScalarMathLowering : public ConvertOpToLLVMPattern<OpT> {
@@ -233,9 +245,11 @@ struct ScalarMathLowering : public ConvertOpToLLVMPattern<OpT> {
     else if constexpr (std::is_same_v<OpT, math::RsqrtOp>)
       return callIntrinsic(b, loc, "llvm.nvvm.rsqrt.approx.ftz.f", f32, args);
     else if constexpr (std::is_same_v<OpT, math::SinOp>)
-      return callIntrinsic(b, loc, "llvm.nvvm.sin.approx.ftz.f", f32, args);
+      return callIntrinsic(b, loc, "llvm.nvvm.sin.approx.ftz.f", f32,
+                           reduceToPi(b, loc, args[0]));
     else if constexpr (std::is_same_v<OpT, math::CosOp>)
-      return callIntrinsic(b, loc, "llvm.nvvm.cos.approx.ftz.f", f32, args);
+      return callIntrinsic(b, loc, "llvm.nvvm.cos.approx.ftz.f", f32,
+                           reduceToPi(b, loc, args[0]));
     else if constexpr (std::is_same_v<OpT, math::TanhOp>) {
       // tanh(x) = 1 - 2 / (exp(2x) + 1), saturating correctly at +-inf.
       Value twoX = LLVM::FMulOp::create(b, loc, args[0],

@@ -386,3 +386,40 @@ func.func @side_effects_kept(%p: !tile.ptr<f32>, %v: f32, %l: !tile.ptr<i32>, %c
   tile.print "x: " %v : f32
   return
 }
+
+// -----
+
+// A volatile load is kept even when unused, and two are not merged.
+// CHECK-LABEL: func @volatile_kept
+// CHECK-COUNT-2: tile.load %{{.*}} volatile
+func.func @volatile_kept(%p: !tile.ptr<f32>) -> f32 {
+  %unused = tile.load %p volatile : !tile.ptr<f32>
+  %a = tile.load %p volatile : !tile.ptr<f32>
+  return %a : f32
+}
+
+// -----
+
+// An identity trans between different layouts is not folded away.
+#a = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]>
+#b = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [0, 1]>
+// CHECK-LABEL: func @identity_trans_other_layout
+// CHECK: tile.trans
+func.func @identity_trans_other_layout(%x: tensor<16x16xf32, #a>) -> tensor<16x16xf32, #b> {
+  %t = tile.trans %x {order = array<i32: 0, 1>} : tensor<16x16xf32, #a> -> tensor<16x16xf32, #b>
+  return %t : tensor<16x16xf32, #b>
+}
+
+// -----
+
+// trans of a splat is a splat.
+// CHECK-LABEL: func @trans_of_splat
+// CHECK-SAME: (%[[X:.*]]: f32)
+// CHECK: %[[S:.*]] = tile.splat %[[X]] : f32 -> tensor<8x4xf32>
+// CHECK-NOT: tile.trans
+// CHECK: return %[[S]]
+func.func @trans_of_splat(%x: f32) -> tensor<8x4xf32> {
+  %s = tile.splat %x : f32 -> tensor<4x8xf32>
+  %t = tile.trans %s {order = array<i32: 1, 0>} : tensor<4x8xf32> -> tensor<8x4xf32>
+  return %t : tensor<8x4xf32>
+}

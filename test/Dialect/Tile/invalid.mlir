@@ -718,7 +718,7 @@ func.func @f(%a: tensor<16x16xf16>, %c: tensor<16x16xf32>) {
 
 // dot: operands are tensors.
 func.func @f(%a: f16, %c: f32) {
-  // expected-error @+1 {{operand #0 must be ranked tensor of tile element values, but got 'f16'}}
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of tile element values, but got 'f16'}}
   %0 = "tile.dot"(%a, %a, %c) : (f16, f16, f32) -> f32
   return
 }
@@ -990,7 +990,7 @@ func.func @f(%x: tensor<8xf32>) {
 
 // reduce: sources are tensors.
 func.func @f(%x: f32) {
-  // expected-error @+1 {{'tile.reduce' op operand #0 must be variadic of ranked tensor of tile element values, but got 'f32'}}
+  // expected-error @+1 {{'tile.reduce' op operand #0 must be variadic of statically shaped tensor of tile element values, but got 'f32'}}
   %0 = "tile.reduce"(%x) <{axis = 0 : i32}> ({
   ^bb0(%a: f32, %b: f32):
     tile.reduce.return %a : f32
@@ -1211,7 +1211,7 @@ func.func @f(%p: !tile.ptr<f16>, %v: f16) {
 
 // atomic_rmw: xchg needs 16-, 32- or 64-bit elements.
 func.func @f(%p: !tile.ptr<i8>, %v: i8) {
-  // expected-error @+1 {{'xchg' needs a 16-, 32- or 64-bit integer or float elements, got 'i8'}}
+  // expected-error @+1 {{'xchg' needs 16-, 32- or 64-bit integer or float elements, got 'i8'}}
   %0 = tile.atomic_rmw xchg, relaxed, gpu, %p, %v : !tile.ptr<i8>
   return
 }
@@ -1220,7 +1220,7 @@ func.func @f(%p: !tile.ptr<i8>, %v: i8) {
 
 // atomic_rmw: xchg does not take pointer elements.
 func.func @f(%p: !tile.ptr<!tile.ptr<f32>>, %v: !tile.ptr<f32>) {
-  // expected-error @+1 {{'xchg' needs a 16-, 32- or 64-bit integer or float elements, got '!tile.ptr<f32>'}}
+  // expected-error @+1 {{'xchg' needs 16-, 32- or 64-bit integer or float elements, got '!tile.ptr<f32>'}}
   %0 = tile.atomic_rmw xchg, relaxed, gpu, %p, %v : !tile.ptr<!tile.ptr<f32>>
   return
 }
@@ -1497,3 +1497,33 @@ func.func private @f(tensor<4x!tile.ptr<ui8>>)
 // The address space is not negative.
 // expected-error @+1 {{address space must be non-negative, got -1}}
 func.func private @f(!tile.ptr<f32, -1>)
+
+// -----
+
+// Block shapes are static: no dynamic dimensions.
+func.func @dynamic_shape(%x: tensor<?xf32>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of tile element values, but got 'tensor<?xf32>'}}
+  %r = tile.reshape %x : tensor<?xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// Pointee integers have the widths memory ops support.
+// expected-error @+1 {{pointee integers are i1, i8, i16, i32 or i64, got 'i7'}}
+func.func private @odd_width(!tile.ptr<i7>)
+
+// -----
+
+// Pointee floats are the tile float types.
+// expected-error @+1 {{pointee floats are f8E4M3FN, f8E5M2, f16, bf16, f32 or f64, got 'f128'}}
+func.func private @wide_float(!tile.ptr<f128>)
+
+// -----
+
+// The generic form cannot give load a second pointer.
+func.func @two_pointers(%p: !tile.ptr<f32>, %q: !tile.ptr<f32>) {
+  // expected-error @+1 {{takes one pointer, an optional mask and an optional 'other' (operandSegmentSizes is malformed)}}
+  %v = "tile.load"(%p, %q) <{operandSegmentSizes = array<i32: 2, 0, 0>}> : (!tile.ptr<f32>, !tile.ptr<f32>) -> f32
+  return
+}

@@ -34,7 +34,23 @@ OpFoldResult AddPtrOp::fold(FoldAdaptor) {
 // LoadOp and StoreOp
 //===----------------------------------------------------------------------===//
 
+void LoadOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), &getPtrMutable(),
+                       GlobalMemory::get());
+  // A volatile load must happen even when its value is unused, and must not
+  // merge with another: model it as writing memory too.
+  if (getIsVolatile())
+    effects.emplace_back(MemoryEffects::Write::get(), GlobalMemory::get());
+}
+
 LogicalResult LoadOp::verify() {
+  // The generic form can give the pointer group more than one operand.
+  unsigned expected = 1 + (getMask() ? 1 : 0) + (getOther() ? 1 : 0);
+  if (getOperation()->getNumOperands() != expected)
+    return emitOpError("takes one pointer, an optional mask and an optional "
+                       "'other' (operandSegmentSizes is malformed)");
   if (getOther() && !getMask())
     return emitOpError("'other' requires a 'mask'");
   switch (getCache()) {
@@ -96,7 +112,7 @@ LogicalResult AtomicRMWOp::verify() {
     break;
   case RMWKind::Xchg:
     ok = (isInt || isFloat) && (width == 16 || width == 32 || width == 64);
-    expected = "a 16-, 32- or 64-bit integer or float";
+    expected = "16-, 32- or 64-bit integer or float";
     break;
   }
   if (!ok)

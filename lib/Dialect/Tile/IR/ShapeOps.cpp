@@ -182,7 +182,8 @@ OpFoldResult TransOp::fold(FoldAdaptor adaptor) {
         return false;
     return true;
   };
-  if (isIdentity(order))
+  // Folding to a value of another type (layout) would break the IR.
+  if (isIdentity(order) && getSrc().getType() == getType())
     return getSrc();
   // trans(trans(x)) is x when the two permutations compose to the identity.
   if (auto inner = getSrc().getDefiningOp<TransOp>()) {
@@ -190,7 +191,7 @@ OpFoldResult TransOp::fold(FoldAdaptor adaptor) {
     SmallVector<int32_t> composed;
     for (int32_t dim : order)
       composed.push_back(innerOrder[dim]);
-    if (isIdentity(composed))
+    if (isIdentity(composed) && inner.getSrc().getType() == getType())
       return inner.getSrc();
   }
   return resizeSplat(adaptor.getSrc(), getType());

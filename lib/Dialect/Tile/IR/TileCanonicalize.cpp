@@ -125,6 +125,11 @@ void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
   patterns.add<FoldShapeOfSplat<ReshapeOp>>(context);
 }
 
+void TransOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                          MLIRContext *context) {
+  patterns.add<FoldShapeOfSplat<TransOp>>(context);
+}
+
 void LoadOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                          MLIRContext *context) {
   patterns.add<DropTrueLoadMask, FoldFalseLoadMask>(context);

@@ -79,9 +79,21 @@ PointerType::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "pointee type must be an integer, a float or a "
                           "pointer, got "
                        << pointeeType;
-  if (auto integer = dyn_cast<IntegerType>(pointeeType);
-      integer && !integer.isSignless())
-    return emitError() << "pointee integer type must be signless, got "
+  if (auto integer = dyn_cast<IntegerType>(pointeeType)) {
+    if (!integer.isSignless())
+      return emitError() << "pointee integer type must be signless, got "
+                         << pointeeType;
+    unsigned width = integer.getWidth();
+    if (width != 1 && width != 8 && width != 16 && width != 32 && width != 64)
+      return emitError() << "pointee integers are i1, i8, i16, i32 or i64, "
+                            "got "
+                         << pointeeType;
+  }
+  if (isa<FloatType>(pointeeType) &&
+      !isa<Float8E4M3FNType, Float8E5M2Type, Float16Type, BFloat16Type,
+           Float32Type, Float64Type>(pointeeType))
+    return emitError() << "pointee floats are f8E4M3FN, f8E5M2, f16, bf16, "
+                          "f32 or f64, got "
                        << pointeeType;
   if (addressSpace < 0)
     return emitError() << "address space must be non-negative, got "

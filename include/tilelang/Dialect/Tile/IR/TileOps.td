@@ -146,6 +146,7 @@ def Tile_TransOp : Tile_Op<"trans", [Pure]> {
   let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
   let hasVerifier = 1;
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -171,7 +172,7 @@ def Tile_AddPtrOp : Tile_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]>]> 
 
 def Tile_LoadOp : Tile_Op<"load", [
     AttrSizedOperandSegments,
-    MemoryEffects<[MemRead<Tile_GlobalMemory>]>,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
     TypesMatchWith<"result is the pointee of ptr", "ptr", "result",
                    "::tilelang::tile::getPointeeType($_self)">,
     OptionalTypesMatchWith<"mask is i1 of the shape of ptr", "ptr", "mask",

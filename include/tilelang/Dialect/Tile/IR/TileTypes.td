@@ -53,10 +53,11 @@ def Tile_Ptr : Type<CPred<"::llvm::isa<::tilelang::tile::PointerType>($_self)">,
                     "tile pointer", "::tilelang::tile::PointerType">;
 def Tile_Elem : AnyTypeOf<[Tile_Float, Tile_Int, Tile_Ptr], "tile element">;
 
-def Tile_Tensor : RankedTensorOf<[Tile_Elem]>;
-def Tile_IntTensor : RankedTensorOf<[Tile_Int]>;
-def Tile_PtrTensor : RankedTensorOf<[Tile_Ptr]>;
-def Tile_BoolTensor : RankedTensorOf<[I1]>;
+// Block shapes are compile-time constants: tile tensors are statically shaped.
+def Tile_Tensor : RankedTensorOf<[Tile_Elem], [HasStaticShapePred], "statically shaped tensor">;
+def Tile_IntTensor : RankedTensorOf<[Tile_Int], [HasStaticShapePred], "statically shaped tensor">;
+def Tile_PtrTensor : RankedTensorOf<[Tile_Ptr], [HasStaticShapePred], "statically shaped tensor">;
+def Tile_BoolTensor : RankedTensorOf<[I1], [HasStaticShapePred], "statically shaped tensor">;
 
 /// A scalar or a tensor of any tile element type.
 def Tile_Type : AnyTypeOf<[Tile_Elem, Tile_Tensor], "tile value">;
