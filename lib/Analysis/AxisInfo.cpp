@@ -153,6 +153,11 @@ AxisInfo addInfo(const AxisInfo &lhs, const AxisInfo &rhs, bool subtract,
 }
 
 AxisInfo mulInfo(const AxisInfo &lhs, const AxisInfo &rhs) {
+  // Multiplying by one changes nothing.
+  if (rhs.getConstantValue() == 1)
+    return lhs;
+  if (lhs.getConstantValue() == 1)
+    return rhs;
   auto constant = foldConstants(
       lhs, rhs, [](int64_t a, int64_t b) { return std::optional(a * b); });
   return perDim(
@@ -163,8 +168,12 @@ AxisInfo mulInfo(const AxisInfo &lhs, const AxisInfo &rhs) {
           contig = rhs.getContiguity(d);
         else if (rhs.getConstantValue() == 1)
           contig = lhs.getContiguity(d);
+        // Divisibility holds for every element only where runs have
+        // length 1; inside a run only its first element is known.
+        int64_t lhsDiv = lhs.getContiguity(d) > 1 ? 1 : lhs.getDivisibility(d);
+        int64_t rhsDiv = rhs.getContiguity(d) > 1 ? 1 : rhs.getDivisibility(d);
         return std::make_tuple(
-            contig, lhs.getDivisibility(d) * rhs.getDivisibility(d),
+            contig, lhsDiv * rhsDiv,
             std::gcd(lhs.getConstancy(d), rhs.getConstancy(d)));
       },
       constant);
@@ -192,8 +201,11 @@ AxisInfo divRemInfo(const AxisInfo &lhs, const AxisInfo &rhs, bool isRem) {
           return std::make_tuple(
               contig, std::gcd(lhs.getDivisibility(d), *divisor), constancy);
         }
-        // x / c is constant over aligned runs of c consecutive values.
-        int64_t div = lhs.getDivisibility(d) >= *divisor
+        // x / c is constant over aligned runs of c consecutive values; its
+        // divisibility is known only where x is not a run (every element
+        // then shares x's divisibility).
+        int64_t div = lhs.getContiguity(d) == 1 &&
+                              lhs.getDivisibility(d) >= *divisor
                           ? lhs.getDivisibility(d) / *divisor
                           : 1;
         if (lhs.getDivisibility(d) >= *divisor)
@@ -206,24 +218,28 @@ AxisInfo divRemInfo(const AxisInfo &lhs, const AxisInfo &rhs, bool isRem) {
 
 AxisInfo cmpInfo(arith::CmpIPredicate predicate, const AxisInfo &lhs,
                  const AxisInfo &rhs, ArrayRef<int64_t> shape) {
-  bool ordered = predicate != arith::CmpIPredicate::eq &&
-                 predicate != arith::CmpIPredicate::ne;
+  using P = arith::CmpIPredicate;
+  // A run x, x+1, ... compared with a bound b constant over it flips where
+  // x reaches b (for x < b and x >= b) or b + 1 (for x <= b and x > b).
+  // Only the first flips at a multiple of b's divisibility, so only then
+  // are aligned groups of elements uniform.
+  bool runOnLeftFlipsAtBound = predicate == P::slt || predicate == P::sge ||
+                               predicate == P::ult || predicate == P::uge;
+  bool runOnRightFlipsAtBound = predicate == P::sgt || predicate == P::sle ||
+                                predicate == P::ugt || predicate == P::ule;
   return perDim(lhs.getRank(), [&](unsigned d) {
     int64_t constancy = std::gcd(lhs.getConstancy(d), rhs.getConstancy(d));
-    // A contiguous run compared (<, >=, ...) against a value constant over
-    // it changes outcome only at multiples of both sides' divisibility.
-    if (ordered) {
-      auto runAgainstConstant = [&](const AxisInfo &run,
-                                    const AxisInfo &bound) {
-        if (bound.getConstancy(d) < run.getContiguity(d))
-          return int64_t(1);
-        return std::gcd(run.getContiguity(d),
-                        std::min(run.getDivisibility(d),
-                                 bound.getDivisibility(d)));
-      };
-      constancy = std::max({constancy, runAgainstConstant(lhs, rhs),
-                            runAgainstConstant(rhs, lhs)});
-    }
+    auto runAgainstBound = [&](const AxisInfo &run, const AxisInfo &bound) {
+      if (bound.getConstancy(d) < run.getContiguity(d))
+        return int64_t(1);
+      return std::gcd(run.getContiguity(d),
+                      std::min(run.getDivisibility(d),
+                               bound.getDivisibility(d)));
+    };
+    if (runOnLeftFlipsAtBound)
+      constancy = std::max(constancy, runAgainstBound(lhs, rhs));
+    if (runOnRightFlipsAtBound)
+      constancy = std::max(constancy, runAgainstBound(rhs, lhs));
     constancy = std::min<int64_t>(constancy, shape[d]);
     return std::make_tuple(int64_t(1), int64_t(1), constancy);
   });
@@ -303,17 +319,20 @@ AxisInfoAnalysis::visitOperation(Operation *op,
       .Case([&](arith::CmpIOp cmp) {
         set(0, cmpInfo(cmp.getPredicate(), info(0), info(1), shape));
       })
-      .Case([&](arith::SelectOp) {
+      .Case([&](arith::SelectOp select) {
         const AxisInfo &cond = info(0), &lhs = info(1), &rhs = info(2);
+        // A scalar condition picks one side for the whole tensor.
+        bool scalarCondition =
+            !isa<RankedTensorType>(select.getCondition().getType());
         set(0, perDim(shape.size(), [&](unsigned d) {
-              bool uniform = cond.getRank() != shape.size() ||
+              bool uniform = scalarCondition ||
                              cond.getConstancy(d) >= shape[d];
               int64_t contig =
                   uniform ? std::gcd(lhs.getContiguity(d), rhs.getContiguity(d))
                           : 1;
               int64_t constancy =
                   std::gcd(lhs.getConstancy(d), rhs.getConstancy(d));
-              if (cond.getRank() == shape.size())
+              if (!scalarCondition)
                 constancy = std::gcd(constancy, cond.getConstancy(d));
               return std::make_tuple(
                   contig,
@@ -330,9 +349,13 @@ AxisInfoAnalysis::visitOperation(Operation *op,
         unsigned axis = expand.getAxis();
         DimVector contig = src.getContiguity(), div = src.getDivisibility(),
                   cst = src.getConstancy();
-        int64_t minDiv = *llvm::min_element(div);
+        // Along the new dimension each element is its own run, so only a
+        // divisibility every element shares carries over: none if the
+        // source has runs (whose later elements are unknown).
+        bool hasRuns = llvm::any_of(contig, [](int64_t c) { return c > 1; });
+        int64_t everyElement = hasRuns ? 1 : *llvm::min_element(div);
         contig.insert(contig.begin() + axis, 1);
-        div.insert(div.begin() + axis, minDiv);
+        div.insert(div.begin() + axis, everyElement);
         cst.insert(cst.begin() + axis, 1);
         set(0, AxisInfo(contig, div, cst, src.getConstantValue()));
       })

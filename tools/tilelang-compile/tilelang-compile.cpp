@@ -9,6 +9,7 @@
 #include "tilelang/Compiler/Compiler.h"
 
 #include <array>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -111,6 +112,12 @@ std::string readInput(const std::string &path) {
     text << std::cin.rdbuf();
     return text.str();
   }
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {
+    std::cerr << "tilelang-compile: error: cannot read '" << path
+              << "': not a readable file\n";
+    std::exit(1);
+  }
   std::ifstream file(path);
   if (!file) {
     std::cerr << "tilelang-compile: error: cannot read '" << path << "'\n";
@@ -139,6 +146,19 @@ void printDiagnostic(const tilelang::Diagnostic &diagnostic,
     std::cerr << "^\n";
     return;
   }
+}
+
+/// mkdir -p.
+bool makeDirectories(const std::string &path) {
+  for (size_t slash = path.find('/', 1); ; slash = path.find('/', slash + 1)) {
+    std::string prefix = path.substr(0, slash);
+    if (!prefix.empty() && mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST)
+      return false;
+    if (slash == std::string::npos)
+      break;
+  }
+  struct stat info;
+  return stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
 }
 
 std::string findPtxas() {
@@ -209,10 +229,18 @@ int main(int argc, char **argv) {
                 << stage.ir;
       continue;
     }
-    mkdir(args.dumpDir.c_str(), 0755);
+    if (!makeDirectories(args.dumpDir)) {
+      std::cerr << "tilelang-compile: error: cannot create directory '"
+                << args.dumpDir << "'\n";
+      return 1;
+    }
     std::string path = args.dumpDir + "/" + stage.name +
                        (stage.name == "llvm-ir" ? ".ll" : ".mlir");
-    std::ofstream(path) << stage.ir;
+    std::ofstream out(path);
+    if (!(out << stage.ir)) {
+      std::cerr << "tilelang-compile: error: cannot write '" << path << "'\n";
+      return 1;
+    }
   }
   if (!result.success)
     return 1;

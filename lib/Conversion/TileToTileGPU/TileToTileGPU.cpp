@@ -290,11 +290,21 @@ LogicalResult LayoutAssigner::assignOp(Operation *op) {
     return success();
   }
 
-  // Every other op is elementwise over its tensors: one layout for all.
+  // Terminators pass values on; their users decide (see matchYield).
+  if (op->hasTrait<OpTrait::IsTerminator>())
+    return success();
   if (op->getNumRegions() != 0)
     return op->emitOpError("has regions tile -> tilegpu does not know how to "
                            "lay out");
-  Attribute layout = unifyOperandLayouts(op);
+  // Elementwise ops (all tensors of one shape) share one layout; other ops
+  // (calls, prints of several tensors) keep their operands as they are.
+  SmallVector<ArrayRef<int64_t>> shapes;
+  for (Type type : llvm::concat<Type>(op->getOperandTypes(),
+                                      op->getResultTypes()))
+    if (auto tensor = dyn_cast<RankedTensorType>(type))
+      shapes.push_back(tensor.getShape());
+  bool elementwise = llvm::all_equal(shapes);
+  Attribute layout = elementwise ? unifyOperandLayouts(op) : Attribute();
   for (unsigned index = 0; index < op->getNumResults(); ++index) {
     if (!isa<RankedTensorType>(op->getResult(index).getType()))
       continue;
@@ -319,7 +329,7 @@ struct ConvertTileToTileGPUPass
     MLIRContext *context = &getContext();
     if (numWarps == 0 || numWarps > 32 || !llvm::isPowerOf2_32(numWarps)) {
       module.emitError("num-warps must be a power of two from 1 to 32, got ")
-          << numWarps;
+          << static_cast<unsigned>(numWarps);
       return signalPassFailure();
     }
     Builder builder(context);

@@ -1,0 +1,296 @@
+// The axis-info analysis: contiguity, divisibility and constancy of every
+// integer and pointer value, per dimension (scalars count as shape [1]).
+// RUN: tilelang-opt %s --test-print-axis-info -split-input-file -verify-diagnostics
+// Each remark is matched up to its end ({{$}}), so a value that should not
+// be a known constant fails the test if it gets a `constant = N` suffix.
+
+// Constants are constant over their whole shape and as divisible as their
+// value (the constant 0 is capped at 2^30); float constants get no remark.
+func.func @constants() {
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [16], constancy = [1], constant = 16{{$}}}}
+  %c16 = arith.constant 16 : i32
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1073741824], constancy = [1], constant = 0{{$}}}}
+  %c0 = arith.constant 0 : i32
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [8], constancy = [1], constant = -24{{$}}}}
+  %cneg = arith.constant -24 : i64
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [4], constancy = [128], constant = 12{{$}}}}
+  %splat = arith.constant dense<12> : tensor<128xi32>
+  %f = arith.constant dense<1.0> : tensor<128xf32>
+  return
+}
+
+// -----
+
+// make_range is one contiguous run, as divisible as its start.
+func.func @make_range() {
+  // expected-remark-re @+1 {{contiguity = [128], divisibility = [1073741824], constancy = [1]{{$}}}}
+  %r0 = tile.make_range 0 to 128 : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [64], divisibility = [32], constancy = [1]{{$}}}}
+  %r32 = tile.make_range 32 to 96 : tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity = [64], divisibility = [16], constancy = [1]{{$}}}}
+  %r48 = tile.make_range 48 to 112 : tensor<64xi32>
+  return
+}
+
+// -----
+
+// Arguments promise divisibility through tile.divisibility; without it
+// nothing is known. A splat is constant and keeps its scalar's divisibility.
+func.func @splat(%n: i32 {tile.divisibility = 16 : i32}, %u: i32) {
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [16], constancy = [128]{{$}}}}
+  %nv = tile.splat %n : i32 -> tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [128]{{$}}}}
+  %uv = tile.splat %u : i32 -> tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [1]{{$}}}}
+  %pid = tile.program_id x : i32
+  return
+}
+
+// -----
+
+// A constant added to a contiguous run keeps the run; the sum is as
+// divisible as the less divisible side.
+func.func @add(%n: i32 {tile.divisibility = 16 : i32}) {
+  // expected-remark-re @+1 {{contiguity = [128], divisibility = [1073741824], constancy = [1]{{$}}}}
+  %r = tile.make_range 0 to 128 : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [16], constancy = [128]{{$}}}}
+  %nv = tile.splat %n : i32 -> tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [128], divisibility = [16], constancy = [1]{{$}}}}
+  %off = arith.addi %nv, %r : tensor<128xi32>
+  return
+}
+
+// -----
+
+// Products multiply divisibility; multiplying by the constant 1 keeps
+// contiguity.
+func.func @mul(%n: i32 {tile.divisibility = 16 : i32}) {
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [1]{{$}}}}
+  %pid = tile.program_id x : i32
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1024], constancy = [1], constant = 1024{{$}}}}
+  %c1024 = arith.constant 1024 : i32
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1024], constancy = [1]{{$}}}}
+  %start = arith.muli %pid, %c1024 : i32
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [16], constancy = [128]{{$}}}}
+  %nv = tile.splat %n : i32 -> tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [4], constancy = [128], constant = 4{{$}}}}
+  %c4 = arith.constant dense<4> : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [64], constancy = [128]{{$}}}}
+  %n4 = arith.muli %nv, %c4 : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [128], divisibility = [1073741824], constancy = [1]{{$}}}}
+  %r = tile.make_range 0 to 128 : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [128], constant = 1{{$}}}}
+  %one = arith.constant dense<1> : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [128], divisibility = [1073741824], constancy = [1]{{$}}}}
+  %r1 = arith.muli %r, %one : tensor<128xi32>
+  return
+}
+
+// -----
+
+// Pointer divisibility is in bytes: an offset divisible by 4 elements is
+// 8-byte aligned for f16 and 16-byte aligned for f32 (capped by the base).
+func.func @addptr(%p: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+                  %q: !tile.ptr<f32> {tile.divisibility = 16 : i32},
+                  %s: i32 {tile.divisibility = 4 : i32}) {
+  // expected-remark-re @+1 {{contiguity = [128], divisibility = [1073741824], constancy = [1]{{$}}}}
+  %r = tile.make_range 0 to 128 : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [4], constancy = [128]{{$}}}}
+  %sv = tile.splat %s : i32 -> tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [128], divisibility = [4], constancy = [1]{{$}}}}
+  %off = arith.addi %r, %sv : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [16], constancy = [128]{{$}}}}
+  %pv = tile.splat %p : !tile.ptr<f16> -> tensor<128x!tile.ptr<f16>>
+  // expected-remark-re @+1 {{contiguity = [128], divisibility = [8], constancy = [1]{{$}}}}
+  %pp = tile.addptr %pv, %off : tensor<128x!tile.ptr<f16>>, tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [16], constancy = [128]{{$}}}}
+  %qv = tile.splat %q : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  // expected-remark-re @+1 {{contiguity = [128], divisibility = [16], constancy = [1]{{$}}}}
+  %qp = tile.addptr %qv, %off : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  return
+}
+
+// -----
+
+// x < n over a contiguous run x changes value only where x crosses n: the
+// mask is constant over aligned groups of gcd(contiguity, divisibility)
+// elements. An unaligned bound or an equality gives nothing.
+func.func @cmp(%n: i32 {tile.divisibility = 16 : i32}, %u: i32) {
+  // expected-remark-re @+1 {{contiguity = [128], divisibility = [1073741824], constancy = [1]{{$}}}}
+  %r = tile.make_range 0 to 128 : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [16], constancy = [128]{{$}}}}
+  %nv = tile.splat %n : i32 -> tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [128]{{$}}}}
+  %uv = tile.splat %u : i32 -> tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [16]{{$}}}}
+  %lt = arith.cmpi slt, %r, %nv : tensor<128xi32>
+  // n > x is x < n.
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [16]{{$}}}}
+  %gt = arith.cmpi sgt, %nv, %r : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [1]{{$}}}}
+  %lt_u = arith.cmpi slt, %r, %uv : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [1]{{$}}}}
+  %eq = arith.cmpi eq, %r, %nv : tensor<128xi32>
+  // Two uniform operands give a uniform result.
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [128]{{$}}}}
+  %uni = arith.cmpi ne, %nv, %uv : tensor<128xi32>
+  return
+}
+
+// -----
+
+// Division by a power of two: x % 16 of a run restarts every 16 values; a
+// uniform value divided by 4 loses 2 bits of divisibility. Division by a
+// non-power of two keeps only constancy.
+func.func @divrem(%n: i32 {tile.divisibility = 16 : i32}) {
+  // expected-remark-re @+1 {{contiguity = [128], divisibility = [1073741824], constancy = [1]{{$}}}}
+  %r = tile.make_range 0 to 128 : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [16], constancy = [128], constant = 16{{$}}}}
+  %c16 = arith.constant dense<16> : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [16], divisibility = [16], constancy = [1]{{$}}}}
+  %rem = arith.remsi %r, %c16 : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [16], constancy = [128]{{$}}}}
+  %nv = tile.splat %n : i32 -> tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [4], constancy = [128], constant = 4{{$}}}}
+  %c4 = arith.constant dense<4> : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [4], constancy = [128]{{$}}}}
+  %div = arith.divsi %nv, %c4 : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [128], constant = 3{{$}}}}
+  %c3 = arith.constant dense<3> : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [1]{{$}}}}
+  %div3 = arith.divsi %r, %c3 : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [128]{{$}}}}
+  %rem3 = arith.remsi %nv, %c3 : tensor<128xi32>
+  return
+}
+
+// -----
+
+// expand_dims adds a size-1 dimension; broadcast makes the stretched
+// dimension constant over its new size and keeps the others.
+func.func @shape(%n: i32 {tile.divisibility = 16 : i32}) {
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [16], constancy = [64]{{$}}}}
+  %nv = tile.splat %n : i32 -> tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity = [1, 1], divisibility = [16, 16], constancy = [64, 1]{{$}}}}
+  %e = tile.expand_dims %nv {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  // expected-remark-re @+1 {{contiguity = [1, 1], divisibility = [16, 16], constancy = [64, 32]{{$}}}}
+  %b = tile.broadcast %e : tensor<64x1xi32> -> tensor<64x32xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [8], constancy = [32], constant = 8{{$}}}}
+  %c8 = arith.constant dense<8> : tensor<32xi32>
+  // expected-remark-re @+1 {{contiguity = [1, 1], divisibility = [8, 8], constancy = [1, 32], constant = 8{{$}}}}
+  %ce = tile.expand_dims %c8 {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  // expected-remark-re @+1 {{contiguity = [1, 1], divisibility = [8, 8], constancy = [64, 32], constant = 8{{$}}}}
+  %cb = tile.broadcast %ce : tensor<1x32xi32> -> tensor<64x32xi32>
+  // expected-remark-re @+1 {{contiguity = [1, 1], divisibility = [8, 8], constancy = [64, 32]{{$}}}}
+  %sum = arith.addi %b, %cb : tensor<64x32xi32>
+  return
+}
+
+// -----
+
+// select: a uniform condition keeps the runs common to both sides; a
+// condition that changes inside a run breaks it.
+func.func @select(%n: i32 {tile.divisibility = 16 : i32}, %u: i32) {
+  // expected-remark-re @+1 {{contiguity = [128], divisibility = [1073741824], constancy = [1]{{$}}}}
+  %r = tile.make_range 0 to 128 : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [16], constancy = [128]{{$}}}}
+  %nv = tile.splat %n : i32 -> tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [128], divisibility = [16], constancy = [1]{{$}}}}
+  %off = arith.addi %r, %nv : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [128]{{$}}}}
+  %uv = tile.splat %u : i32 -> tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [128]{{$}}}}
+  %uniform = arith.cmpi sgt, %uv, %nv : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [128], divisibility = [16], constancy = [1]{{$}}}}
+  %keep = arith.select %uniform, %off, %r : tensor<128xi1>, tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [16]{{$}}}}
+  %mask = arith.cmpi slt, %r, %nv : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [16], constancy = [1]{{$}}}}
+  %mixed = arith.select %mask, %off, %nv : tensor<128xi1>, tensor<128xi32>
+  return
+}
+
+// -----
+
+// The induction variable is lb + k * step: as divisible as both. Loop-carried
+// values join what enters the loop with what the body yields.
+func.func @loop(%n: i32, %k: i32 {tile.divisibility = 8 : i32}) {
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1073741824], constancy = [1], constant = 0{{$}}}}
+  %c0 = arith.constant 0 : i32
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [4], constancy = [1], constant = 4{{$}}}}
+  %c4 = arith.constant 4 : i32
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [64], constancy = [128], constant = 64{{$}}}}
+  %c64 = arith.constant dense<64> : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [128], divisibility = [1073741824], constancy = [1]{{$}}}}
+  %r = tile.make_range 0 to 128 : tensor<128xi32>
+  // The loop's first result: the range (divisible by 2^30) joined with
+  // range + 64 * k (divisible by 64).
+  // expected-remark-re @+1 {{contiguity = [128], divisibility = [64], constancy = [1]{{$}}}}
+  %res:2 = scf.for %i = %c0 to %n step %c4 iter_args(%off = %r, %acc = %c0) -> (tensor<128xi32>, i32) : i32 {
+    // expected-remark-re @+1 {{contiguity = [1], divisibility = [4], constancy = [128]{{$}}}}
+    %iv = tile.splat %i : i32 -> tensor<128xi32>
+    // expected-remark-re @+1 {{contiguity = [128], divisibility = [64], constancy = [1]{{$}}}}
+    %next = arith.addi %off, %c64 : tensor<128xi32>
+    // 0 joined with acc + k: divisible by 8, no longer a constant.
+    // expected-remark-re @+1 {{contiguity = [1], divisibility = [8], constancy = [1]{{$}}}}
+    %acc2 = arith.addi %acc, %k : i32
+    scf.yield %next, %acc2 : tensor<128xi32>, i32
+  }
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [8], constancy = [1]{{$}}}}
+  %x = arith.addi %res#1, %c0 : i32
+  return
+}
+
+// -----
+
+// Arguments without tile.divisibility know nothing: every entry is 1.
+func.func @pessimistic(%p: !tile.ptr<f32>, %n: i32) {
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [1]{{$}}}}
+  %q = tile.addptr %p, %n : !tile.ptr<f32>, i32
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [1]{{$}}}}
+  %m = arith.muli %n, %n : i32
+  return
+}
+
+// -----
+
+// Regressions. Only x < b and x >= b (run on the left), or b > x and b <= x
+// (run on the right), flip at a multiple of b's divisibility; the others
+// flip at b + 1, so their aligned groups are not uniform.
+func.func @comparison_direction(%n: i32 {tile.divisibility = 16 : i32}) {
+  // expected-remark-re @+1 {{contiguity = [128], divisibility = [1073741824], constancy = [1]{{$}}}}
+  %r = tile.make_range 0 to 128 : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [16], constancy = [128]{{$}}}}
+  %nv = tile.splat %n : i32 -> tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [16]{{$}}}}
+  %lt = arith.cmpi slt, %r, %nv : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [1]{{$}}}}
+  %le = arith.cmpi sle, %r, %nv : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [1]{{$}}}}
+  %gt = arith.cmpi sgt, %r, %nv : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [1]{{$}}}}
+  %right_lt = arith.cmpi slt, %nv, %r : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [16]{{$}}}}
+  %right_gt = arith.cmpi sgt, %nv, %r : tensor<128xi32>
+  return
+}
+
+// -----
+
+// Regressions: within a run only its first element's divisibility is
+// known, so products, quotients and new dimensions of runs claim none.
+func.func @runs_lose_divisibility() {
+  // expected-remark-re @+1 {{contiguity = [128], divisibility = [1073741824], constancy = [1]{{$}}}}
+  %r = tile.make_range 0 to 128 : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [4], constancy = [128], constant = 4{{$}}}}
+  %c4 = arith.constant dense<4> : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [4], constancy = [1]{{$}}}}
+  %times4 = arith.muli %r, %c4 : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [16], constancy = [128], constant = 16{{$}}}}
+  %c16 = arith.constant dense<16> : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [16]{{$}}}}
+  %quotient = arith.divsi %r, %c16 : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1, 128], divisibility = [1, 1073741824], constancy = [1, 1]{{$}}}}
+  %row = tile.expand_dims %r {axis = 0 : i32} : tensor<128xi32> -> tensor<1x128xi32>
+  return
+}

@@ -1,0 +1,52 @@
+// What convert-tilegpu-to-llvm cannot lower is reported at the op, with the
+// reason.
+// RUN: tilelang-opt %s --convert-tilegpu-to-llvm -split-input-file -verify-diagnostics
+
+// Matrix products wait for the tensor-core lowering.
+#blocked = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @dot(%x: f16, %y: f32, %p: tensor<16x16x!tile.ptr<f32>, #blocked>) {
+    %a = tile.splat %x : f16 -> tensor<16x16xf16, #blocked>
+    %c = tile.splat %y : f32 -> tensor<16x16xf32, #blocked>
+    // expected-error @+2 {{'tile.dot' cannot be lowered to PTX yet: matrix products arrive with the tensor-core lowering}}
+    // expected-error @+1 {{failed to legalize operation 'tile.dot' that was explicitly marked illegal}}
+    %d = tile.dot %a, %a, %c : tensor<16x16xf16, #blocked> * tensor<16x16xf16, #blocked> -> tensor<16x16xf32, #blocked>
+    tile.store %p, %d : tensor<16x16x!tile.ptr<f32>, #blocked>
+    return
+  }
+}
+
+// -----
+
+// Shared-memory buffers wait for software pipelining.
+#blocked = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+#shared = #tilegpu.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [0]>
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @local_alloc(%x: tensor<128xf32, #blocked>) {
+    // expected-error @+2 {{'tilegpu.local_alloc' cannot be lowered to PTX yet: shared-memory buffers arrive with software pipelining}}
+    // expected-error @+1 {{failed to legalize operation 'tilegpu.local_alloc' that was explicitly marked illegal}}
+    %m = tilegpu.local_alloc %x : (tensor<128xf32, #blocked>) -> !tilegpu.memdesc<128xf32, #shared>
+    return
+  }
+}
+
+// -----
+
+// Kernels (public functions) return nothing.
+module attributes {tilegpu.num_warps = 4 : i32} {
+  // expected-error @+2 {{a kernel cannot return values; store results through pointer arguments}}
+  // expected-error @+1 {{failed to legalize operation 'func.func' that was explicitly marked illegal}}
+  func.func @returns(%x: f32) -> f32 {
+    return %x : f32
+  }
+}
+
+// -----
+
+// The warp count comes from convert-tile-to-tilegpu.
+// expected-error @+1 {{convert-tilegpu-to-llvm needs the module attribute 'tilegpu.num_warps' (run convert-tile-to-tilegpu first)}}
+module {
+  func.func @no_warps() {
+    return
+  }
+}

@@ -1,0 +1,6 @@
+"""Makes the kernel modules of this directory importable."""
+
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
