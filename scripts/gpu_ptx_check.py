@@ -28,6 +28,7 @@ KERNELS = {
     "transpose": "test/Target/PTX/transpose.mlir",
     "atomics": "test/Target/PTX/atomics.mlir",
     "math": "test/Target/PTX/math.mlir",
+    "unaligned-stride": "test/Target/PTX/unaligned-stride.mlir",
 }
 NUM_WARPS = 4
 
@@ -222,6 +223,16 @@ def run(folder: pathlib.Path) -> int:
     ints = (x * 100).to(torch.int32).to(torch.int8).to(torch.float32)
     report("cast f32->i32->i8->i16->i64->f64->f32", (casts[2] - ints).abs().max().item(), 0.0)
     report("cast i1->i32->f32", (casts[3] - (x > 0).float()).abs().max().item(), 0.0)
+
+    # A 64x64 f16 copy with rows at any (unaligned) stride.
+    function, meta = kernels["unaligned-stride"]
+    for stride in (64, 65, 77):
+        src = torch.randn(64 * stride, device="cuda", dtype=torch.float16)
+        dst = torch.full_like(src, float("nan"))
+        driver.launch(function, (1, 1, 1), threads, meta["shared"], [src, dst, stride])
+        torch.cuda.synchronize()
+        index = (torch.arange(64, device="cuda")[:, None] * stride + torch.arange(64, device="cuda")[None, :]).flatten()
+        report(f"copy with row stride {stride}", (dst[index].double() - src[index].double()).abs().max().item(), 0.0)
 
     print(f"{checks - len(failures)} passed, {len(failures)} failed")
     return 1 if failures else 0
