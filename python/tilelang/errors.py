@@ -70,9 +70,9 @@ def format_diagnostics(diagnostics: Iterable[Diagnostic], sources: Optional[dict
 class CompilationError(Exception):
     """A kernel or IR text could not be compiled.
 
-    ``diagnostics`` holds every message the compiler emitted (errors first in
-    the order seen, with their notes); ``str(err)`` shows them with the source
-    line and a caret. The first error's location is also available as
+    ``diagnostics`` holds every message the compiler emitted, in the order
+    emitted, each error followed by its notes; ``str(err)`` shows them with
+    the source line and a caret. The first error's location is also available as
     ``file``, ``line`` and ``column``.
     """
 

@@ -1,21 +1,16 @@
 """Shared pytest configuration for tilelang's Python tests.
 
 Tests marked ``gpu`` run only where torch sees a CUDA device; elsewhere
-(CI) they are skipped with the reason shown.
+(CI) they are skipped with the reason shown. Helpers live in
+tilelang_testing.py.
 """
 
 import os
 import pathlib
-import shutil
-import sys
 
 import pytest
 
-REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
-# Tile-IR kernels bundled with the tests: the PTX suite and the matmul example.
-EXAMPLES = sorted((REPO_ROOT / "test" / "Target" / "PTX").glob("*.mlir")) + [
-    REPO_ROOT / "test" / "Dialect" / "Tile" / "matmul.mlir"
-]
+from tilelang_testing import find_tool
 
 
 def _gpu_available() -> bool:
@@ -33,17 +28,6 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
-
-
-def find_tool(name: str) -> str:
-    """A console tool installed next to the running interpreter, or on PATH."""
-    candidate = pathlib.Path(sys.executable).parent / name
-    if candidate.exists():
-        return str(candidate)
-    found = shutil.which(name)
-    if not found:
-        pytest.fail(f"{name} is not installed; run scripts/setup.sh")
-    return found
 
 
 @pytest.fixture(scope="session")

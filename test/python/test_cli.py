@@ -3,7 +3,7 @@
 import subprocess
 import sys
 
-from conftest import EXAMPLES, find_tool
+from tilelang_testing import EXAMPLES, find_tool
 
 BAD = "func.func @f() {\n  %r = tile.make_range 4 to 2 : tensor<2xi32>\n  return\n}\n"
 

@@ -8,7 +8,7 @@ import pytest
 import tilelang
 from tilelang import CompilationError
 
-from conftest import EXAMPLES
+from tilelang_testing import EXAMPLES
 
 GOOD = """\
 func.func @f(%p: !tile.ptr<f32>, %n: i32) -> tensor<64xf32> {

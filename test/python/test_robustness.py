@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from conftest import EXAMPLES, REPO_ROOT
+from tilelang_testing import EXAMPLES, REPO_ROOT
 
 CORPUS = EXAMPLES + sorted((REPO_ROOT / "test" / "Dialect" / "Tile").glob("ops.mlir"))
 TOKEN = re.compile(r"%[\w#]+|!?[\w.]+|\d+|\S")

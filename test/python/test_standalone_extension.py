@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import REPO_ROOT
+from tilelang_testing import REPO_ROOT
 
 
 @pytest.mark.slow
@@ -24,6 +24,10 @@ def test_extension_builds_against_prebuilt_library(native_library, tmp_path):
         result = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
         assert result.returncode == 0, result.stdout + result.stderr
     (module,) = build.glob("_C*.so")
+    # It must look for the library next to itself, not where it was built.
+    if shutil.which("readelf"):
+        dynamic = subprocess.run(["readelf", "-d", str(module)], capture_output=True, text=True).stdout
+        assert "[$ORIGIN]" in dynamic, dynamic
 
     # Assemble a package from the sources, the fresh extension and the library.
     package = tmp_path / "site" / "tilelang"

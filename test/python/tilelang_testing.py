@@ -1,0 +1,25 @@
+"""Shared helpers of tilelang's Python tests (a uniquely named module, so
+that test folders with conftest.py files of their own cannot shadow it)."""
+
+import pathlib
+import shutil
+import sys
+
+import pytest
+
+REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
+# Tile-IR kernels bundled with the tests: the PTX suite and the matmul example.
+EXAMPLES = sorted((REPO_ROOT / "test" / "Target" / "PTX").glob("*.mlir")) + [
+    REPO_ROOT / "test" / "Dialect" / "Tile" / "matmul.mlir"
+]
+
+
+def find_tool(name: str) -> str:
+    """A console tool installed next to the running interpreter, or on PATH."""
+    candidate = pathlib.Path(sys.executable).parent / name
+    if candidate.exists():
+        return str(candidate)
+    found = shutil.which(name)
+    if not found:
+        pytest.fail(f"{name} is not installed; run scripts/setup.sh")
+    return found
