@@ -3,16 +3,24 @@
 This is the package's foundation stage: the compiler library (libtilelang,
 reached through the ``tilelang._C`` extension) parses, verifies and
 transforms programs in the ``tile`` dialect. See ``tilelang.ir``.
+``@tilelang.jit`` with ``tilelang.language`` (the Triton-compatible kernel
+language) turns Python functions into tile IR; see docs/language.md.
 """
 
 from tilelang.errors import CompilationError, Diagnostic
 from tilelang.ir import CompiledIR, compile_ir, compiler_version, run_pipeline, verify
+from tilelang.jit import CompiledKernel, JITFunction, cdiv, jit, next_power_of_2
 
 __version__ = "0.1.0"
 
 __all__ = [
     "CompilationError",
     "CompiledIR",
+    "CompiledKernel",
+    "JITFunction",
+    "cdiv",
+    "jit",
+    "next_power_of_2",
     "compile_ir",
     "Diagnostic",
     "compiler_version",

@@ -1,0 +1,968 @@
+"""The code generator: a ``@jit`` function's Python AST to tile IR text.
+
+``CodeGenerator`` visits the function body statement by statement, keeps a
+scope of names bound to IR values (``semantic.Value``) or compile-time
+constants, turns loops and branches into ``scf`` ops with loop-carried and
+yielded values, evaluates constexpr code in Python, inlines calls to other
+``@jit`` functions, and sets the location of every emitted op to the Python
+expression it came from. Every problem becomes a ``CompilationError`` with
+the file, line and column of the offending code.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import math as pymath
+import operator
+from typing import Any, Dict, List, Optional
+
+from tilelang.errors import CompilationError, Diagnostic
+from tilelang.frontend.semantic import (
+    Builder, FrontendError, Semantic, Value, describe, is_const, natural_dtype, type_str,
+)
+from tilelang.language import core as tlc
+
+_BINOPS = {
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+    ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>",
+}
+_PYOPS = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+    "//": operator.floordiv, "%": operator.mod, "&": operator.and_, "|": operator.or_,
+    "^": operator.xor, "<<": operator.lshift, ">>": operator.rshift, "**": operator.pow,
+}
+_CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+_PYCMP = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+          "==": operator.eq, "!=": operator.ne}
+
+# Python functions a kernel may call on constexprs (evaluated at compile time).
+_CONST_FUNCS = {builtins.len, builtins.int, builtins.float, builtins.bool, builtins.str,
+                builtins.isinstance, builtins.tuple, builtins.list, builtins.round}
+_CONST_FUNCS.update(v for v in vars(pymath).values() if callable(v))
+
+# Methods of tensors: name -> language builtin taking the tensor first.
+_TENSOR_METHODS = {
+    "reshape": tlc.reshape, "view": tlc.view, "trans": tlc.trans, "permute": tlc.permute,
+    "expand_dims": tlc.expand_dims, "broadcast_to": tlc.broadcast_to, "sum": tlc.sum,
+    "max": tlc.max, "min": tlc.min, "argmax": tlc.argmax, "argmin": tlc.argmin,
+    "cumsum": tlc.cumsum, "cumprod": tlc.cumprod, "reduce": tlc.reduce, "exp": tlc.exp,
+    "log": tlc.log, "sqrt": tlc.sqrt, "abs": tlc.abs, "sigmoid": tlc.sigmoid,
+    "associative_scan": tlc.associative_scan, "xor_sum": tlc.xor_sum,
+}
+
+_MAX_INLINE_DEPTH = 32
+
+
+_SIGNATURES: Dict[Any, inspect.Signature] = {}
+
+
+def _user_signature(fn) -> inspect.Signature:
+    """A builtin's signature without its ``_semantic`` parameter."""
+    sig = _SIGNATURES.get(fn)
+    if sig is None:
+        sig = inspect.signature(fn)
+        sig = sig.replace(parameters=[p for p in sig.parameters.values() if p.name != "_semantic"])
+        _SIGNATURES[fn] = sig
+    return sig
+
+
+class BoundMethod:
+    """``x.sum`` and friends: a builtin with its first argument bound."""
+
+    def __init__(self, fn, value):
+        self.fn = fn
+        self.value = value
+
+
+class RangeSpec:
+    """What ``range(...)``/``tl.range``/``tl.static_range`` evaluate to in a kernel."""
+
+    def __init__(self, static: bool, args: List[Any]):
+        self.static = static
+        self.args = args
+
+
+class _Return(Exception):
+    pass
+
+
+def _is_constexpr_annotation(ann, globals_: dict) -> bool:
+    if ann is None:
+        return False
+    if isinstance(ann, str):
+        return ann.split(".")[-1] == "constexpr"
+    return ann is tlc.constexpr
+
+
+def _assigned_names(stmts) -> List[str]:
+    """Names a list of statements assigns to, in order of first assignment."""
+    seen: Dict[str, None] = {}
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                seen.setdefault(node.id, None)
+    return list(seen)
+
+
+class FunctionInfo:
+    """The parsed source of a @jit function, with where it lives in its file."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.name = fn.__name__
+        try:
+            lines, first = inspect.getsourcelines(fn)
+            self.file = inspect.getsourcefile(fn) or fn.__code__.co_filename
+        except (OSError, TypeError) as exc:
+            raise CompilationError([Diagnostic(
+                "error", f"cannot read the source of {fn.__name__}: {exc}",
+                fn.__code__.co_filename, fn.__code__.co_firstlineno, 1)])
+        import textwrap
+
+        source = "".join(lines)
+        dedented = textwrap.dedent(source)
+        first_line = lines[0]
+        self.col_offset = len(first_line) - len(dedented.splitlines(True)[0])
+        self.line_offset = first - 1
+        try:
+            tree = ast.parse(dedented)
+        except SyntaxError as exc:
+            raise CompilationError([Diagnostic(
+                "error", f"syntax error: {exc.msg}", self.file,
+                (exc.lineno or 1) + self.line_offset, (exc.offset or 1) + self.col_offset)])
+        self.tree = tree
+        defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        self.fndef = defs[0]
+        self.globals = fn.__globals__
+        self.closure = {}
+        if fn.__closure__:
+            for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+                try:
+                    self.closure[name] = cell.cell_contents
+                except ValueError:
+                    pass
+        self.annotations = {}
+        for arg in self.fndef.args.args:
+            if arg.annotation is not None:
+                self.annotations[arg.arg] = ast.unparse(arg.annotation)
+
+    def is_constexpr_param(self, name: str) -> bool:
+        ann = self.fn.__annotations__.get(name, self.annotations.get(name))
+        if isinstance(ann, str):
+            return ann.split(".")[-1] == "constexpr"
+        return ann is tlc.constexpr
+
+    def location(self, node) -> tuple:
+        return (self.file, node.lineno + self.line_offset, node.col_offset + 1 + self.col_offset)
+
+
+def _loc_text(file: str, line: int, col: int) -> str:
+    escaped = file.replace("\\", "\\\\").replace('"', '\\"')
+    return f'loc("{escaped}":{line}:{col})'
+
+
+class CodeGenerator(ast.NodeVisitor):
+    """Emits one function body (the kernel's, or an inlined callee's)."""
+
+    def __init__(self, info: FunctionInfo, builder: Builder, semantic: Semantic,
+                 scope: Dict[str, Any], depth: int = 0, is_kernel: bool = False):
+        self.info = info
+        self.b = builder
+        self.sem = semantic
+        self.scope = scope
+        self.depth = depth
+        self.is_kernel = is_kernel
+        self.return_value = None
+        self.in_control_flow = 0
+
+    # -- errors and locations -------------------------------------------------------------
+
+    def error(self, node, message: str) -> CompilationError:
+        file, line, col = self.info.location(node)
+        return CompilationError([Diagnostic("error", message, file, line, col)])
+
+    def visit(self, node):
+        if not hasattr(node, "lineno"):
+            return super().visit(node)
+        saved = self.b.loc
+        self.b.loc = _loc_text(*self.info.location(node))
+        try:
+            return super().visit(node)
+        except (CompilationError, _Return):
+            raise
+        except FrontendError as exc:
+            raise self.error(node, str(exc)) from None
+        except RecursionError:
+            raise self.error(node, "the kernel is nested too deeply") from None
+        except Exception as exc:  # noqa: BLE001 - never let another exception escape
+            raise self.error(node, f"internal error: {type(exc).__name__}: {exc}") from exc
+        finally:
+            self.b.loc = saved
+
+    def generic_visit(self, node):
+        raise self.error(node, f"unsupported syntax: {type(node).__name__}")
+
+    # -- statements ---------------------------------------------------------------------------
+
+    def visit_body(self, stmts):
+        for stmt in stmts:
+            self.visit(stmt)
+
+    def visit_Expr(self, node):
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return  # a docstring
+        self.visit(node.value)
+
+    def visit_Pass(self, node):
+        pass
+
+    def _assign(self, target, value, node):
+        if isinstance(target, ast.Name):
+            self.scope[target.id] = value
+            return
+        if isinstance(target, (ast.Tuple, ast.List)):
+            if not isinstance(value, (tuple, list)):
+                raise self.error(target, f"cannot unpack {self._describe(value)}")
+            if len(value) != len(target.elts):
+                raise self.error(target, f"cannot unpack {len(value)} values into {len(target.elts)} names")
+            for t, v in zip(target.elts, value):
+                self._assign(t, v, node)
+            return
+        raise self.error(target, f"unsupported assignment target: {type(target).__name__} "
+                                 "(only names and tuples of names can be assigned)")
+
+    def visit_Assign(self, node):
+        value = self.visit(node.value)
+        for target in node.targets:
+            self._assign(target, value, node)
+
+    def visit_AnnAssign(self, node):
+        if node.value is None:
+            return
+        value = self.visit(node.value)
+        ann = ast.unparse(node.annotation)
+        if ann.split(".")[-1] == "constexpr" and isinstance(value, Value):
+            raise self.error(node.value, f"'{ast.unparse(node.target)}' is annotated constexpr "
+                                         "but its value is computed at run time")
+        self._assign(node.target, tlc._unwrap(value), node)
+
+    def visit_AugAssign(self, node):
+        if not isinstance(node.target, ast.Name):
+            raise self.error(node.target, "unsupported augmented assignment target (only names)")
+        current = self.lookup(node.target.id, node.target)
+        rhs = self.visit(node.value)
+        op = _BINOPS.get(type(node.op))
+        if op is None:
+            raise self.error(node, f"unsupported operator {type(node.op).__name__}")
+        self.scope[node.target.id] = self.binary(op, current, rhs)
+
+    def visit_Return(self, node):
+        if self.in_control_flow:
+            raise self.error(node, "return inside a loop or a run-time `if` is not supported yet")
+        value = None if node.value is None else self.visit(node.value)
+        if self.is_kernel and value is not None:
+            raise self.error(node, "a kernel cannot return a value")
+        self.return_value = value
+        raise _Return()
+
+    def visit_Assert(self, node):
+        test = self.visit(node.test)
+        msg = "" if node.msg is None else self.visit(node.msg)
+        if is_const(test):
+            if not test:
+                raise self.error(node, f"assertion failed: {msg}" if msg else "assertion failed")
+            return
+        self.sem.device_assert(test, msg if isinstance(msg, str) else ast.unparse(node.test))
+
+    def visit_Break(self, node):
+        raise self.error(node, "break is not supported yet")
+
+    def visit_Continue(self, node):
+        raise self.error(node, "continue is not supported yet")
+
+    def _unsupported_stmt(self, node):
+        raise self.error(node, f"unsupported syntax: {type(node).__name__} statements are not "
+                               "allowed in @tilelang.jit functions")
+
+    visit_With = visit_Try = visit_Raise = visit_Global = visit_Nonlocal = _unsupported_stmt
+    visit_Delete = visit_Import = visit_ImportFrom = visit_ClassDef = _unsupported_stmt
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_AsyncFor = visit_AsyncWith = _unsupported_stmt
+
+    # -- if ---------------------------------------------------------------------------------------
+
+    def visit_If(self, node):
+        cond = tlc._unwrap(self.visit(node.test))
+        if is_const(cond):
+            self.visit_body(node.body if cond else node.orelse)
+            return
+        if cond.shape:
+            raise self.error(node.test, f"the condition of `if` must be a scalar, got "
+                                        f"{describe(cond.dtype, cond.shape)} (use tl.where for tensors)")
+        c = self.sem.to_bool(cond)
+        pre = dict(self.scope)
+        self.in_control_flow += 1
+        try:
+            with self.b.capture() as then_lines:
+                self.scope = dict(pre)
+                self.visit_body(node.body)
+                then_scope = self.scope
+            with self.b.capture() as else_lines:
+                self.scope = dict(pre)
+                self.visit_body(node.orelse)
+                else_scope = self.scope
+        finally:
+            self.in_control_flow -= 1
+            self.scope = pre
+        names = [n for n in _assigned_names(node.body + node.orelse)
+                 if n in then_scope and n in else_scope and then_scope[n] is not else_scope[n]]
+        yields_then, yields_else, kept = [], [], []
+        for n in names:
+            tv, ev = then_scope[n], else_scope[n]
+            if is_const(tv) and is_const(ev):
+                if type(tv) is type(ev) and tv == ev:
+                    self.scope[n] = tv
+                    continue
+            tdt = self._yield_type(n, tv, ev, node)
+            with self.b.capture(then_lines):
+                tval = self._materialize(tv, tdt, n, node)
+            with self.b.capture(else_lines):
+                evalue = self._materialize(ev, tdt, n, node)
+            if tval.type != evalue.type:
+                raise self.error(node, f"variable '{n}' is {describe(tval.dtype, tval.shape)} in the "
+                                       f"then-branch but {describe(evalue.dtype, evalue.shape)} in the "
+                                       "else-branch; both branches must give it one type")
+            yields_then.append(tval)
+            yields_else.append(evalue)
+            kept.append(n)
+        types = [v.type for v in yields_then]
+        if kept:
+            for lines, vals in ((then_lines, yields_then), (else_lines, yields_else)):
+                with self.b.capture(lines):
+                    self.b.emit(f"scf.yield {', '.join(v.name for v in vals)} : {', '.join(types)}")
+            res = self.b.fresh()
+            head = f"{res}:{len(kept)} = " if len(kept) > 1 else f"{res} = "
+            self.b.lines.append(f"{head}scf.if {c.name} -> ({', '.join(types)}) {{")
+        else:
+            self.b.lines.append(f"scf.if {c.name} {{")
+        self.b.append_region(then_lines)
+        if else_lines or kept:
+            self.b.lines.append("} else {")
+            self.b.append_region(else_lines)
+        self.b.emit("}")
+        for i, n in enumerate(kept):
+            v = yields_then[i]
+            self.scope[n] = Value(f"{res}#{i}" if len(kept) > 1 else res, v.dtype, v.shape)
+
+    def _yield_type(self, name, a, b, node):
+        """The type a variable gets when two control-flow paths merge."""
+        for v in (a, b):
+            if isinstance(v, Value):
+                return (v.dtype, v.shape)
+        for v in (a, b):
+            if not isinstance(v, (bool, int, float)):
+                raise self.error(node, f"variable '{name}' is assigned {self._describe(v)} in one "
+                                       "path and a different value in another; only tensors and "
+                                       "numbers can be merged")
+        dt = self.sem._computation_type_strict(natural_dtype(a), natural_dtype(b), False)
+        return (dt, ())
+
+    def _materialize(self, v, ty, name, node) -> Value:
+        dt, shape = ty
+        if isinstance(v, Value):
+            return v
+        if not isinstance(v, (bool, int, float)):
+            raise self.error(node, f"variable '{name}' holds {self._describe(v)}, which cannot be "
+                                   "carried through a loop or merged after a branch")
+        return self.sem.constant(v, dt, shape)
+
+    # -- loops ----------------------------------------------------------------------------------
+
+    def visit_For(self, node):
+        if node.orelse:
+            raise self.error(node, "for ... else is not supported")
+        it = self.visit(node.iter)
+        if isinstance(it, (tuple, list)) or (isinstance(it, RangeSpec) and it.static):
+            if isinstance(it, RangeSpec):
+                args = [self.sem.const_int(a, "a static_range bound") for a in it.args]
+                values = range(*args)
+            else:
+                values = it
+            for v in values:
+                self._assign(node.target, v, node)
+                self.visit_body(node.body)
+            return
+        if not isinstance(it, RangeSpec):
+            raise self.error(node.iter, f"cannot iterate over {self._describe(it)} (use range, "
+                                        "tl.range or tl.static_range)")
+        if not isinstance(node.target, ast.Name):
+            raise self.error(node.target, "the loop variable must be a name")
+        args = [tlc._unwrap(a) for a in it.args]
+        if len(args) == 1:
+            lb, ub, step = 0, args[0], 1
+        elif len(args) == 2:
+            (lb, ub), step = args, 1
+        elif len(args) == 3:
+            lb, ub, step = args
+        else:
+            raise self.error(node.iter, f"range expects 1 to 3 arguments, got {len(args)}")
+        for a in (lb, ub, step):
+            if isinstance(a, Value):
+                if a.shape or not a.dtype.is_int():
+                    raise self.error(node.iter, f"range bounds must be scalar integers, got "
+                                                f"{describe(a.dtype, a.shape)}")
+            elif isinstance(a, bool) or not isinstance(a, int):
+                raise self.error(node.iter, f"range bounds must be integers, got {a!r}")
+        if is_const(step) and step <= 0:
+            raise self.error(node.iter, f"range step must be positive, got {step} "
+                                        "(negative steps are not supported yet)")
+        iv_dt = tlc.int32
+        if any(isinstance(a, Value) and a.dtype.int_bitwidth == 64 for a in (lb, ub, step)) or \
+                any(is_const(a) and not -(2**31) <= a < 2**31 for a in (lb, ub, step)):
+            iv_dt = tlc.int64
+        lbv, ubv, stv = (self.sem.as_value(a, iv_dt, ()) for a in (lb, ub, step))
+        self._loop(node, lambda: None, node.target.id, (lbv, ubv, stv), iv_dt)
+
+    def _carried(self, node, names) -> List[tuple]:
+        carried = []
+        for n in names:
+            if n not in self.scope:
+                continue
+            v = self.scope[n]
+            if isinstance(v, Value):
+                carried.append((n, v))
+            elif isinstance(v, (bool, int, float)):
+                carried.append((n, self.sem.constant(v, natural_dtype(v), ())))
+            # Other Python objects (None, dtypes, functions) stay compile-time
+            # values; reassigning them in the loop is caught below.
+        return carried
+
+    def _loop(self, node, _unused, iv_name, bounds, iv_dt):
+        names = [n for n in _assigned_names(node.body) if n != iv_name]
+        carried = self._carried(node, names)
+        pre = dict(self.scope)
+        iv = Value(self.b.fresh(), iv_dt)
+        args = [Value(self.b.fresh(), v.dtype, v.shape) for _, v in carried]
+        self.in_control_flow += 1
+        try:
+            with self.b.capture() as body:
+                self.scope = dict(pre)
+                self.scope[iv_name] = iv
+                for (n, _), a in zip(carried, args):
+                    self.scope[n] = a
+                self.visit_body(node.body)
+                outs = self._loop_yields(node, carried, pre)
+                if carried:
+                    self.b.emit(f"scf.yield {', '.join(o.name for o in outs)} : "
+                                f"{', '.join(o.type for o in outs)}")
+        finally:
+            self.in_control_flow -= 1
+            body_scope = self.scope
+            self.scope = pre
+        lb, ub, st = bounds
+        res = self.b.fresh()
+        if carried:
+            inits = ", ".join(f"{a.name} = {v.name}" for a, (_, v) in zip(args, carried))
+            types = ", ".join(v.type for _, v in carried)
+            head = f"{res}:{len(carried)} = " if len(carried) > 1 else f"{res} = "
+            self.b.lines.append(f"{head}scf.for {iv.name} = {lb.name} to {ub.name} step {st.name} "
+                                f"iter_args({inits}) -> ({types}) : {iv.type} {{")
+        else:
+            self.b.lines.append(f"scf.for {iv.name} = {lb.name} to {ub.name} step {st.name} : {iv.type} {{")
+        self.b.append_region(body)
+        self.b.emit("}")
+        for i, (n, v) in enumerate(carried):
+            self.scope[n] = Value(f"{res}#{i}" if len(carried) > 1 else res, v.dtype, v.shape)
+        del body_scope
+
+    def _loop_yields(self, node, carried, pre) -> List[Value]:
+        outs = []
+        for n, init in carried:
+            v = tlc._unwrap(self.scope.get(n))
+            if is_const(v):
+                v = self._materialize(v, (init.dtype, init.shape), n, node)
+            if v.type != init.type or v.dtype != init.dtype:
+                raise self.error(node, f"loop-carried variable '{n}' has type "
+                                       f"{describe(init.dtype, init.shape)} before the loop but is "
+                                       f"assigned {describe(v.dtype, v.shape)} in the loop; its type "
+                                       "must stay the same")
+            outs.append(v)
+        for n in _assigned_names(node.body):
+            if n in pre and not isinstance(pre[n], (Value, bool, int, float)) and self.scope.get(n) is not pre[n]:
+                raise self.error(node, f"variable '{n}' holds {self._describe(pre[n])} before the "
+                                       "loop and is reassigned in it; only tensors and numbers can "
+                                       "be loop-carried")
+        return outs
+
+    def visit_While(self, node):
+        if node.orelse:
+            raise self.error(node, "while ... else is not supported")
+        names = _assigned_names(node.body)
+        carried = self._carried(node, names)
+        pre = dict(self.scope)
+        before_args = [Value(self.b.fresh(), v.dtype, v.shape) for _, v in carried]
+        after_args = [Value(self.b.fresh(), v.dtype, v.shape) for _, v in carried]
+        types = [v.type for _, v in carried]
+        self.in_control_flow += 1
+        try:
+            with self.b.capture() as before:
+                self.scope = dict(pre)
+                for (n, _), a in zip(carried, before_args):
+                    self.scope[n] = a
+                cond = tlc._unwrap(self.visit(node.test))
+                if isinstance(cond, Value) and cond.shape:
+                    raise self.error(node.test, "the condition of `while` must be a scalar")
+                c = self.sem.to_bool(cond) if isinstance(cond, Value) else \
+                    self.sem.constant(bool(cond), tlc.int1, ())
+                tail = f" {', '.join(a.name for a in before_args)} : {', '.join(types)}" if carried else ""
+                self.b.emit(f"scf.condition({c.name}){tail}")
+            with self.b.capture() as after:
+                self.scope = dict(pre)
+                for (n, _), a in zip(carried, after_args):
+                    self.scope[n] = a
+                self.visit_body(node.body)
+                outs = self._loop_yields(node, carried, pre)
+                if carried:
+                    self.b.emit(f"scf.yield {', '.join(o.name for o in outs)} : {', '.join(types)}")
+                else:
+                    self.b.emit("scf.yield")
+        finally:
+            self.in_control_flow -= 1
+            self.scope = pre
+        res = self.b.fresh()
+        inits = ", ".join(f"{a.name} = {v.name}" for a, (_, v) in zip(before_args, carried))
+        head = (f"{res}:{len(carried)} = " if len(carried) > 1 else f"{res} = ") if carried else ""
+        self.b.lines.append(f"{head}scf.while ({inits}) : ({', '.join(types)}) -> ({', '.join(types)}) {{")
+        self.b.append_region(before)
+        self.b.lines.append("} do {")
+        if carried:
+            self.b.lines.append(f"^bb0({', '.join(f'{a.name}: {a.type}' for a in after_args)}):")
+        self.b.append_region(after)
+        self.b.emit("}")
+        for i, (n, v) in enumerate(carried):
+            self.scope[n] = Value(f"{res}#{i}" if len(carried) > 1 else res, v.dtype, v.shape)
+
+    # -- expressions -------------------------------------------------------------------------------
+
+    def visit_Constant(self, node):
+        return node.value
+
+    def lookup(self, name: str, node):
+        if name in self.scope:
+            return self.scope[name]
+        if name in self.info.closure:
+            return self._global_value(name, self.info.closure[name], node, closure=True)
+        if name in self.info.globals:
+            return self._global_value(name, self.info.globals[name], node)
+        if name in ("range", "min", "max", "len", "int", "float", "bool", "abs", "print",
+                    "isinstance", "tuple", "list", "str", "round", "getattr"):
+            return getattr(builtins, name)
+        if name in ("True", "False", "None"):
+            return {"True": True, "False": False, "None": None}[name]
+        raise self.error(node, f"name '{name}' is not defined")
+
+    def _global_value(self, name, value, node, closure=False):
+        from tilelang.jit import JITFunction
+
+        if isinstance(value, tlc.constexpr):
+            return value.value
+        if inspect.ismodule(value) or isinstance(value, (JITFunction, tlc.dtype, type)) or callable(value):
+            return value
+        if value is None:
+            return None
+        annotations = self.info.globals.get("__annotations__", {})
+        if not closure and _is_constexpr_annotation(annotations.get(name), self.info.globals):
+            return value
+        if closure and isinstance(value, (bool, int, float, str, tuple)):
+            return value
+        raise self.error(node, f"cannot access global variable '{name}' from a @tilelang.jit "
+                               "function: kernels can only read globals annotated as constexpr "
+                               f"(`{name}: tl.constexpr = ...` or `{name} = tl.constexpr(...)`)")
+
+    def visit_Name(self, node):
+        return self.lookup(node.id, node)
+
+    def visit_Tuple(self, node):
+        return tuple(self._visit_elts(node.elts))
+
+    def visit_List(self, node):
+        return list(self._visit_elts(node.elts))
+
+    def _visit_elts(self, elts):
+        out = []
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                v = self.visit(e.value)
+                if not isinstance(v, (tuple, list)):
+                    raise self.error(e, f"cannot unpack {self._describe(v)}")
+                out.extend(v)
+            else:
+                out.append(self.visit(e))
+        return out
+
+    def visit_JoinedStr(self, node):
+        parts = []
+        for v in node.values:
+            if isinstance(v, ast.Constant):
+                parts.append(str(v.value))
+            else:
+                val = self.visit(v.value)
+                if isinstance(val, Value):
+                    parts.append(describe(val.dtype, val.shape))
+                else:
+                    spec = "" if v.format_spec is None else self.visit(v.format_spec)
+                    parts.append(format(tlc._unwrap(val), spec))
+        return "".join(parts)
+
+    def visit_FormattedValue(self, node):
+        return self.visit(node.value)
+
+    def _describe(self, v) -> str:
+        if isinstance(v, Value):
+            return f"a tensor of type {describe(v.dtype, v.shape)}"
+        return f"{v!r} ({type(v).__name__})"
+
+    def binary(self, op: str, a, b):
+        a, b = tlc._unwrap(a), tlc._unwrap(b)
+        if is_const(a) and is_const(b):
+            try:
+                return _PYOPS[op](a, b)
+            except Exception as exc:  # noqa: BLE001 - a constexpr expression failed
+                raise FrontendError(f"{type(exc).__name__}: {exc}") from None
+        if op == "**":
+            raise FrontendError("** is only supported on constexprs")
+        return self.sem.binary(op, a, b)
+
+    def visit_BinOp(self, node):
+        lhs = self.visit(node.left)
+        rhs = self.visit(node.right)
+        op = _BINOPS.get(type(node.op))
+        if op is None:
+            if isinstance(node.op, ast.Pow):
+                op = "**"
+            else:
+                raise self.error(node, f"unsupported operator {type(node.op).__name__}")
+        return self.binary(op, lhs, rhs)
+
+    def visit_UnaryOp(self, node):
+        v = tlc._unwrap(self.visit(node.operand))
+        if is_const(v):
+            try:
+                return {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_,
+                        ast.Invert: operator.invert}[type(node.op)](v)
+            except Exception as exc:  # noqa: BLE001
+                raise FrontendError(f"{type(exc).__name__}: {exc}") from None
+        if isinstance(node.op, ast.USub):
+            return self.sem.negate(v)
+        if isinstance(node.op, ast.UAdd):
+            return v
+        if isinstance(node.op, ast.Not):
+            return self.sem.logical_not(v)
+        return self.sem.invert(v)
+
+    def visit_Compare(self, node):
+        left = tlc._unwrap(self.visit(node.left))
+        result = None
+        for op, right_node in zip(node.ops, node.comparators):
+            right = tlc._unwrap(self.visit(right_node))
+            if isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)):
+                if not (is_const(left) and is_const(right)):
+                    raise self.error(node, f"`{type(op).__name__.lower()}` only compares constexprs")
+                value = {ast.Is: operator.is_, ast.IsNot: operator.is_not,
+                         ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}[type(op)](left, right)
+            else:
+                sym = _CMPOPS[type(op)]
+                if is_const(left) and is_const(right):
+                    try:
+                        value = _PYCMP[sym](left, right)
+                    except Exception as exc:  # noqa: BLE001
+                        raise FrontendError(f"{type(exc).__name__}: {exc}") from None
+                else:
+                    value = self.sem.compare(sym, left, right)
+            result = value if result is None else self._logical("and", result, value)
+            left = right
+        return result
+
+    def _logical(self, op, a, b):
+        if is_const(a) and is_const(b):
+            return (a and b) if op == "and" else (a or b)
+        return self.sem.logical(op, a, b)
+
+    def visit_BoolOp(self, node):
+        op = "and" if isinstance(node.op, ast.And) else "or"
+        result = tlc._unwrap(self.visit(node.values[0]))
+        for value_node in node.values[1:]:
+            if is_const(result):
+                # Short-circuit on constexprs, as Python does.
+                if (op == "and" and not result) or (op == "or" and result):
+                    return result
+                result = tlc._unwrap(self.visit(value_node))
+                continue
+            result = self._logical(op, result, tlc._unwrap(self.visit(value_node)))
+        return result
+
+    def visit_IfExp(self, node):
+        cond = tlc._unwrap(self.visit(node.test))
+        if is_const(cond):
+            return self.visit(node.body if cond else node.orelse)
+        return self.sem.where(cond, self.visit(node.body), self.visit(node.orelse))
+
+    def visit_Subscript(self, node):
+        value = tlc._unwrap(self.visit(node.value))
+        index = self._visit_index(node.slice)
+        if isinstance(value, Value):
+            return self.sem.subscript(value, index)
+        try:
+            return value[index]
+        except Exception as exc:  # noqa: BLE001
+            raise FrontendError(f"{type(exc).__name__}: {exc}") from None
+
+    def _visit_index(self, node):
+        if isinstance(node, ast.Slice):
+            parts = [None if p is None else tlc._unwrap(self.visit(p)) for p in (node.lower, node.upper, node.step)]
+            if any(isinstance(p, Value) for p in parts):
+                raise self.error(node, "slice bounds must be constexprs")
+            return slice(*parts)
+        if isinstance(node, ast.Tuple):
+            return tuple(self._visit_index(e) for e in node.elts)
+        v = tlc._unwrap(self.visit(node))
+        if isinstance(v, Value):
+            raise self.error(node, "tensors cannot be indexed by tensors; only `None` and `:` are supported")
+        return v
+
+    def visit_Attribute(self, node):
+        obj = tlc._unwrap(self.visit(node.value))
+        attr = node.attr
+        if isinstance(obj, Value):
+            if attr == "dtype":
+                return obj.dtype
+            if attr == "shape":
+                return obj.shape
+            if attr == "numel":
+                return obj.numel()
+            if attr == "T":
+                return self.sem.permute(obj, ())
+            if attr == "to":
+                return BoundMethod(self.sem.to, obj)
+            if attr in _TENSOR_METHODS:
+                return BoundMethod(_TENSOR_METHODS[attr], obj)
+            raise self.error(node, f"tensors have no attribute '{attr}'")
+        try:
+            return getattr(obj, attr)
+        except AttributeError:
+            name = getattr(obj, "__name__", type(obj).__name__)
+            raise self.error(node, f"'{name}' has no attribute '{attr}'") from None
+
+    def visit_Call(self, node):
+        fn = self.visit(node.func)
+        args = self._visit_elts(node.args)
+        kwargs = {}
+        for kw in node.keywords:
+            if kw.arg is None:
+                extra = self.visit(kw.value)
+                if not isinstance(extra, dict):
+                    raise self.error(kw, "** needs a dict")
+                kwargs.update(extra)
+            else:
+                kwargs[kw.arg] = self.visit(kw.value)
+        self._current_call = node
+        return self.call(fn, args, kwargs, node)
+
+    def _fn_name(self, fn) -> str:
+        return getattr(fn, "__name__", None) or type(fn).__name__
+
+    def call(self, fn, args, kwargs, node):
+        from tilelang.jit import JITFunction
+
+        if isinstance(fn, BoundMethod):
+            if fn.fn == self.sem.to:
+                try:
+                    inspect.signature(self.sem.to).bind(fn.value, *args, **kwargs)
+                except TypeError as exc:
+                    raise self.error(node, f".to(): {exc}") from None
+                return self.sem.to(fn.value, *args, **kwargs)
+            fn, args = fn.fn, [fn.value] + list(args)
+        if getattr(fn, "__tilelang_builtin__", False):
+            name = self._fn_name(fn)
+            try:
+                _user_signature(fn).bind(*args, **kwargs)
+            except TypeError as exc:
+                raise self.error(node, f"wrong arguments to tl.{name}: {exc}") from None
+            return fn(*args, _semantic=self.sem, **kwargs)
+        if isinstance(fn, JITFunction):
+            return self.inline(fn, args, kwargs, node)
+        if fn is builtins.range or fn is tlc.range:
+            if fn is tlc.range:
+                kwargs = {k: v for k, v in kwargs.items() if k != "num_stages" and k != "loop_unroll_factor"
+                          and k != "flatten" and k != "warp_specialize"}
+            if kwargs:
+                raise self.error(node, f"unexpected keyword arguments to range: {', '.join(kwargs)}")
+            if not 1 <= len(args) <= 3:
+                raise self.error(node, f"range expects 1 to 3 arguments, got {len(args)}")
+            return RangeSpec(False, args)
+        if fn is tlc.static_range:
+            if kwargs or not 1 <= len(args) <= 3:
+                raise self.error(node, "static_range expects 1 to 3 positional arguments")
+            return RangeSpec(True, args)
+        if fn is tlc.constexpr:
+            return tlc._unwrap(args[0]) if args else None
+        if fn is tlc.pointer_type or fn is tlc.dtype:
+            return fn(*[tlc._unwrap(a) for a in args])
+        if fn in (builtins.min, builtins.max):
+            vals = [tlc._unwrap(a) for a in (args[0] if len(args) == 1 else args)]
+            if all(is_const(v) for v in vals):
+                return fn(*vals) if len(args) > 1 else fn(vals)
+            out = vals[0]
+            for v in vals[1:]:
+                out = self.sem.minmax("min" if fn is builtins.min else "max", out, v)
+            return out
+        if fn is builtins.abs:
+            return self.sem.math_unary("abs", args[0])
+        if fn is builtins.print:
+            if all(is_const(tlc._unwrap(a)) for a in args):
+                print(*[tlc._unwrap(a) for a in args])
+                return None
+            prefix = " ".join(str(a) for a in args if isinstance(a, str))
+            return self.sem.device_print(prefix, [a for a in args if not isinstance(a, str)], False)
+        if fn is builtins.getattr and all(is_const(a) for a in args):
+            return getattr(*args)
+        from tilelang.jit import cdiv as py_cdiv, next_power_of_2
+
+        pure = fn in _CONST_FUNCS or fn in (py_cdiv, next_power_of_2)
+        if pure:
+            vals = [tlc._unwrap(a) for a in args]
+            kw = {k: tlc._unwrap(v) for k, v in kwargs.items()}
+            if all(is_const(v) for v in vals) and all(is_const(v) for v in kw.values()):
+                try:
+                    return fn(*vals, **kw)
+                except Exception as exc:  # noqa: BLE001
+                    raise self.error(node, f"{self._fn_name(fn)}(): {type(exc).__name__}: {exc}") from None
+            if fn is py_cdiv and len(vals) == 2:
+                return self.sem.cdiv(*vals)
+            if fn is builtins.len and isinstance(vals[0], Value) and vals[0].shape:
+                return vals[0].shape[0]
+            raise self.error(node, f"{self._fn_name(fn)}() can only be called on constexprs here")
+        if isinstance(fn, RangeSpec):
+            raise self.error(node, "a range can only be iterated over by `for`")
+        raise self.error(node, f"cannot call {self._fn_name(fn)!s} from a @tilelang.jit function: "
+                               "only tl builtins and other @tilelang.jit functions can be called")
+
+    # -- inlining ------------------------------------------------------------------------------------
+
+    def inline(self, jf, args, kwargs, node):
+        if self.depth >= _MAX_INLINE_DEPTH:
+            raise self.error(node, f"calls nested more than {_MAX_INLINE_DEPTH} deep "
+                                   "(recursion is not supported)")
+        info = jf.info()
+        try:
+            bound = inspect.signature(jf.fn).bind(*args, **kwargs)
+        except TypeError as exc:
+            raise self.error(node, f"wrong arguments to {jf.fn.__name__}(): {exc}") from None
+        bound.apply_defaults()
+        scope = {}
+        for name, value in bound.arguments.items():
+            value = tlc._unwrap(value)
+            if info.is_constexpr_param(name) and isinstance(value, Value):
+                raise self.error(node, f"argument '{name}' of {jf.fn.__name__}() is a constexpr "
+                                       "but the value passed is computed at run time")
+            scope[name] = value
+        sub = CodeGenerator(info, self.b, self.sem, scope, self.depth + 1)
+        try:
+            return sub.run_body()
+        except CompilationError as exc:
+            file, line, col = self.info.location(node)
+            diags = list(exc.diagnostics) + [
+                Diagnostic("note", f"in the call of {jf.fn.__name__}() from here", file, line, col)]
+            raise CompilationError(diags) from None
+
+    def call_jit(self, jf, args):
+        """Inlines ``jf`` on values (combine functions of reduce and scan)."""
+        node = getattr(self, "_current_call", None) or self.info.fndef
+        return self.inline(jf, args, {}, node)
+
+    def run_body(self):
+        saved = self.sem.call_jit
+        self.sem.call_jit = self.call_jit
+        try:
+            self.visit_body(self.info.fndef.body)
+        except _Return:
+            pass
+        finally:
+            self.sem.call_jit = saved
+        return self.return_value
+
+
+# ===----------------------------------------------------------------------===#
+# Kernel generation
+# ===----------------------------------------------------------------------===#
+
+
+def _mlir_name(name: str, index: int) -> str:
+    ok = name.isascii() and (name[0].isalpha() or name[0] == "_")
+    return f"%{name}" if ok else f"%arg{index}"
+
+
+def generate(jf, signature: Dict[str, tlc.dtype], constexprs: Dict[str, Any],
+             divisibility: Dict[str, int], debug: bool = False):
+    """Emits the kernel ``jf`` as a ``func.func``; returns (text, runtime arg names)."""
+    info = jf.info()
+    fndef = info.fndef
+    a = fndef.args
+    def_node = fndef
+
+    def fail(node, message):
+        file, line, col = info.location(node)
+        raise CompilationError([Diagnostic("error", message, file, line, col)])
+
+    if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
+        fail(def_node, "kernels take positional parameters only (no *args, **kwargs or keyword-only)")
+    builder = Builder()
+    sem = Semantic(builder, debug=debug)
+    scope: Dict[str, Any] = {}
+    params = []
+    runtime = []
+    defaults = dict(zip([p.arg for p in a.args[len(a.args) - len(a.defaults):]], a.defaults))
+    py_defaults = {k: v.default for k, v in inspect.signature(jf.fn).parameters.items()
+                   if v.default is not inspect.Parameter.empty}
+    for index, arg in enumerate(a.args):
+        name = arg.arg
+        if info.is_constexpr_param(name) or name in constexprs:
+            if name in constexprs:
+                scope[name] = tlc._unwrap(constexprs[name])
+            elif name in py_defaults:
+                scope[name] = tlc._unwrap(py_defaults[name])
+            else:
+                fail(arg, f"no value given for the constexpr parameter '{name}'")
+            continue
+        if name not in signature:
+            if name in defaults:
+                scope[name] = tlc._unwrap(py_defaults[name])
+                continue
+            fail(arg, f"no type given for the parameter '{name}' in the signature")
+        dt = signature[name]
+        ssa = _mlir_name(name, index)
+        scope[name] = Value(ssa, dt)
+        attr = ""
+        div = divisibility.get(name)
+        if div:
+            if not (dt.is_ptr() or dt.is_int()):
+                fail(arg, f"divisibility applies to integer and pointer parameters; '{name}' is {dt.name}")
+            attr = f" {{tile.divisibility = {int(div)} : i32}}"
+        loc = _loc_text(*info.location(arg))
+        params.append(f"{ssa}: {dt.mlir()}{attr} {loc}")
+        runtime.append(name)
+    unknown = set(signature) - {p.arg for p in a.args}
+    if unknown:
+        fail(def_node, f"the signature names unknown parameters: {', '.join(sorted(unknown))}")
+    gen = CodeGenerator(info, builder, sem, scope, is_kernel=True)
+    builder.loc = _loc_text(*info.location(def_node))
+    gen.run_body()
+    builder.loc = _loc_text(*info.location(def_node.body[-1] if def_node.body else def_node))
+    builder.emit("return")
+    body = builder.lines
+    name = fndef.name if fndef.name.isascii() else "kernel"
+    header = f"func.func @{name}({', '.join(params)}) {{"
+    text = header + "\n" + "\n".join("  " + line for line in body) + "\n} " + \
+        _loc_text(*info.location(def_node)) + "\n"
+    return text, runtime

@@ -1,0 +1,1165 @@
+"""The frontend's semantic layer: typed values, Triton's type rules, and the
+tile-IR text of every language operation.
+
+The code generator (``codegen.py``) walks the Python AST and calls into
+``Semantic``; ``Semantic`` checks types and shapes, applies Triton's promotion
+and broadcasting rules, and emits MLIR text through ``Builder``. Python
+values that are not ``Value`` objects are compile-time constants (constexprs).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import struct
+from typing import Any, Callable, List, Optional, Sequence, Tuple
+
+from tilelang.language import core as tlc
+from tilelang.language.core import dtype, pointer_type
+
+
+class FrontendError(Exception):
+    """A user error found while emitting an op; the code generator adds the location."""
+
+
+# ===----------------------------------------------------------------------===#
+# Values and types
+# ===----------------------------------------------------------------------===#
+
+
+def type_str(dt: dtype, shape: Tuple[int, ...]) -> str:
+    if not shape:
+        return dt.mlir()
+    return "tensor<" + "x".join(str(d) for d in shape) + "x" + dt.mlir() + ">"
+
+
+def describe(dt: dtype, shape: Tuple[int, ...]) -> str:
+    """Triton's way of writing a type: ``fp32[128, 64]`` or ``int32``."""
+    name = f"pointer<{dt.element_ty.name}>" if dt.is_ptr() else dt.name
+    return f"{name}[{', '.join(str(d) for d in shape)}]" if shape else name
+
+
+class Value:
+    """An SSA value of the emitted IR: a scalar (shape ``()``) or a tensor."""
+
+    __slots__ = ("name", "dtype", "shape")
+
+    def __init__(self, name: str, dt: dtype, shape: Tuple[int, ...] = ()):
+        self.name = name
+        self.dtype = dt
+        self.shape = tuple(shape)
+
+    @property
+    def type(self) -> str:
+        return type_str(self.dtype, self.shape)
+
+    def numel(self) -> int:
+        return math.prod(self.shape)
+
+    def __repr__(self) -> str:
+        return f"<value {self.name}: {describe(self.dtype, self.shape)}>"
+
+
+
+def is_const(x) -> bool:
+    return not isinstance(x, Value)
+
+
+def natural_dtype(value) -> dtype:
+    """The type a Python constant gets when it becomes a value (as Triton's to_tensor)."""
+    if isinstance(value, bool):
+        return tlc.int1
+    if isinstance(value, int):
+        if -(2**31) <= value < 2**31:
+            return tlc.int32
+        if 2**31 <= value < 2**32:
+            return tlc.uint32
+        if -(2**63) <= value < 2**63:
+            return tlc.int64
+        if 2**63 <= value < 2**64:
+            return tlc.uint64
+        raise FrontendError(f"integer constant {value} does not fit in 64 bits")
+    if isinstance(value, float):
+        return tlc.float32
+    raise FrontendError(f"{value!r} ({type(value).__name__}) cannot be used as a tensor value")
+
+
+def _int_range(dt: dtype) -> Tuple[int, int]:
+    bits = dt.int_bitwidth
+    if dt.is_bool():
+        return 0, 1
+    if dt.is_int_signed():
+        return -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+    return 0, 2**bits - 1
+
+
+def _float_bits(value: float, dt: dtype) -> Optional[str]:
+    """The hexadecimal bit pattern MLIR accepts for a float constant."""
+    if dt.is_fp32():
+        try:
+            bits = struct.unpack("<I", struct.pack("<f", value))[0]
+        except OverflowError:
+            bits = 0x7F800000 if value > 0 else 0xFF800000
+        return f"0x{bits:08X}"
+    if dt.is_fp64():
+        return f"0x{struct.unpack('<Q', struct.pack('<d', value))[0]:016X}"
+    if dt.is_fp16():
+        try:
+            bits = struct.unpack("<H", struct.pack("<e", value))[0]
+        except OverflowError:
+            bits = 0x7C00 if value > 0 else 0xFC00
+        return f"0x{bits:04X}"
+    if dt.is_bf16():
+        try:
+            bits = struct.unpack("<I", struct.pack("<f", value))[0]
+        except OverflowError:
+            bits = 0x7F800000 if value > 0 else 0xFF800000
+        if value != value:
+            return "0x7FC0"
+        bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+        return f"0x{bits & 0xFFFF:04X}"
+    return None
+
+
+def mlir_string(text: str) -> str:
+    out = []
+    for ch in text:
+        if ch in ('"', "\\"):
+            out.append("\\" + ch)
+        elif 32 <= ord(ch) < 127:
+            out.append(ch)
+        else:
+            out.extend(f"\\{b:02X}" for b in ch.encode("utf-8"))
+    return '"' + "".join(out) + '"'
+
+
+# ===----------------------------------------------------------------------===#
+# Builder: MLIR text with locations
+# ===----------------------------------------------------------------------===#
+
+
+class Builder:
+    """Accumulates op lines; every op gets the current location."""
+
+    def __init__(self):
+        self.lines: List[str] = []
+        self.counter = 0
+        self.loc = "loc(unknown)"
+
+    def fresh(self) -> str:
+        name = f"%{self.counter}"
+        self.counter += 1
+        return name
+
+    def emit(self, text: str) -> None:
+        self.lines.append(f"{text} {self.loc}")
+
+    def op(self, text: str, dt: dtype, shape: Tuple[int, ...] = ()) -> Value:
+        name = self.fresh()
+        self.emit(f"{name} = {text}")
+        return Value(name, dt, shape)
+
+    @contextlib.contextmanager
+    def capture(self, into: Optional[List[str]] = None):
+        saved = self.lines
+        self.lines = [] if into is None else into
+        try:
+            yield self.lines
+        finally:
+            self.lines = saved
+
+    def append_region(self, body: List[str]) -> None:
+        self.lines.extend("  " + line for line in body)
+
+
+_CACHE_MODIFIERS = {"": None, ".ca": "ca", ".cg": "cg", ".cs": "cs", ".cv": "cv", ".wb": "wb",
+                    ".wt": "wt"}
+_EVICTION = {"": None, "evict_normal": None, "evict_first": "evict_first",
+             "evict_last": "evict_last"}
+_SEMS = {None: "acq_rel", "acq_rel": "acq_rel", "acquire": "acquire", "release": "release",
+         "relaxed": "relaxed"}
+_SCOPES = {None: "gpu", "gpu": "gpu", "cta": "cta", "sys": "sys"}
+
+
+def _unwrap(x):
+    return x.value if isinstance(x, tlc.constexpr) else x
+
+
+# ===----------------------------------------------------------------------===#
+# Semantic
+# ===----------------------------------------------------------------------===#
+
+
+class Semantic:
+    """Emits the IR of the language's operations with Triton's type rules."""
+
+    def __init__(self, builder: Builder, debug: bool = False):
+        self.b = builder
+        self.debug = debug
+        # Set by the code generator: inlines a @jit function on values.
+        self.call_jit: Optional[Callable[[Any, list], Any]] = None
+
+    # -- helpers -------------------------------------------------------------------
+
+    def error(self, message: str):
+        raise FrontendError(message)
+
+    def dtype_of(self, x) -> dtype:
+        return x.dtype if isinstance(x, Value) else natural_dtype(x)
+
+    def shape_of(self, x) -> Tuple[int, ...]:
+        return x.shape if isinstance(x, Value) else ()
+
+    def require_value(self, x, what: str) -> Value:
+        if isinstance(x, Value):
+            return x
+        if isinstance(x, (bool, int, float)):
+            return self.constant(x, natural_dtype(x), ())
+        self.error(f"{what} must be a tensor, got {x!r}")
+
+    def _number(self, x):
+        if isinstance(x, (bool, int, float)):
+            return x
+        self.error(f"expected a number or a tensor, got {x!r}")
+
+    def const_int(self, x, what: str) -> int:
+        x = _unwrap(x)
+        if isinstance(x, Value):
+            self.error(f"{what} must be a constexpr, but it is a value computed at run time ({describe(x.dtype, x.shape)})")
+        if isinstance(x, bool) or not isinstance(x, int):
+            self.error(f"{what} must be a constexpr integer, got {x!r}")
+        return x
+
+    def const_shape(self, shape, what: str = "shape") -> Tuple[int, ...]:
+        shape = _unwrap(shape)
+        if isinstance(shape, (list, tuple)):
+            dims = [self.const_int(d, f"{what} element {i}") for i, d in enumerate(shape)]
+        else:
+            dims = [self.const_int(shape, what)]
+        for i, d in enumerate(dims):
+            if d <= 0 or d & (d - 1):
+                self.error(f"{what} element {i} must be a power of 2, got {d}")
+        return tuple(dims)
+
+    def const_dtype(self, dt, what: str = "dtype") -> dtype:
+        dt = _unwrap(dt)
+        if not isinstance(dt, dtype):
+            self.error(f"{what} must be a tl dtype (e.g. tl.float32), got {dt!r}")
+        return dt
+
+    # -- constants ------------------------------------------------------------------
+
+    def constant(self, value, dt: dtype, shape: Tuple[int, ...]) -> Value:
+        value = _unwrap(value)
+        if isinstance(value, Value):
+            return self.broadcast_value(self.cast(value, dt), shape)
+        if dt.is_ptr():
+            self.error(f"cannot make a pointer of the constant {value!r}")
+        if not isinstance(value, (bool, int, float)):
+            self.error(f"{value!r} ({type(value).__name__}) cannot be used as a tensor value")
+        ty = type_str(dt, shape)
+        if dt.is_bool():
+            text = "true" if value else "false"
+        elif dt.is_int():
+            if isinstance(value, float):
+                if value != value or value in (math.inf, -math.inf):
+                    self.error(f"cannot convert {value} to {dt.name}")
+                value = int(value)
+            lo, hi = _int_range(dt)
+            if not lo <= value <= hi:
+                self.error(f"constant {value} is out of range for {dt.name}")
+            bits = dt.int_bitwidth
+            value &= (1 << bits) - 1
+            if value >= 1 << (bits - 1):
+                value -= 1 << bits
+            text = str(value)
+        else:
+            text = _float_bits(float(value), dt)
+            if text is None:  # fp8: through f32
+                return self.cast(self.constant(value, tlc.float32, shape), dt)
+        if dt.is_bool() and not shape:
+            return self.b.op(f"arith.constant {text}", dt, shape)
+        if shape:
+            return self.b.op(f"arith.constant dense<{text}> : {ty}", dt, shape)
+        return self.b.op(f"arith.constant {text} : {ty}", dt, shape)
+
+    # -- casts ------------------------------------------------------------------------
+
+    def cast(self, v, dt: dtype, bitcast: bool = False) -> Value:
+        dt = self.const_dtype(dt)
+        if is_const(v):
+            return self.constant(v, dt, ())
+        src = v.dtype
+        if src == dt:
+            return v
+        tin, tout = v.type, type_str(dt, v.shape)
+        if bitcast:
+            if src.primitive_bitwidth != dt.primitive_bitwidth:
+                self.error(f"cannot bitcast {src.name} to {dt.name}: their widths differ "
+                           f"({src.primitive_bitwidth} and {dt.primitive_bitwidth} bits)")
+            if src.mlir() == dt.mlir():
+                return Value(v.name, dt, v.shape)
+            return self.b.op(f"tile.bitcast {v.name} : {tin} -> {tout}", dt, v.shape)
+        if src.is_ptr() or dt.is_ptr():
+            if src.is_ptr() and dt.is_ptr():
+                return self.b.op(f"tile.bitcast {v.name} : {tin} -> {tout}", dt, v.shape)
+            if src.is_ptr() and dt.is_int() and dt.int_bitwidth == 64:
+                return self.b.op(f"tile.ptr_to_int {v.name} : {tin} -> {tout}", dt, v.shape)
+            if dt.is_ptr() and src.is_int() and src.int_bitwidth == 64:
+                return self.b.op(f"tile.int_to_ptr {v.name} : {tin} -> {tout}", dt, v.shape)
+            self.error(f"cannot cast {src.name} to {dt.name}")
+        if src.is_floating() and dt.is_floating():
+            sb, db = src.primitive_bitwidth, dt.primitive_bitwidth
+            if sb == db:  # fp16 <-> bf16, fp8 <-> fp8: through fp32
+                return self.cast(self.cast(v, tlc.float32), dt)
+            op = "extf" if db > sb else "truncf"
+            return self.b.op(f"arith.{op} {v.name} : {tin} to {tout}", dt, v.shape)
+        if src.is_int() and dt.is_int():
+            if dt.is_bool():
+                zero = self.constant(0, src, v.shape)
+                return self.b.op(f"arith.cmpi ne, {v.name}, {zero.name} : {tin}", dt, v.shape)
+            sb, db = src.int_bitwidth, dt.int_bitwidth
+            if sb == db:
+                return Value(v.name, dt, v.shape)
+            if db > sb:
+                op = "extsi" if src.is_int_signed() else "extui"
+            else:
+                op = "trunci"
+            return self.b.op(f"arith.{op} {v.name} : {tin} to {tout}", dt, v.shape)
+        if src.is_int() and dt.is_floating():
+            op = "sitofp" if src.is_int_signed() else "uitofp"
+            return self.b.op(f"arith.{op} {v.name} : {tin} to {tout}", dt, v.shape)
+        if src.is_floating() and dt.is_int():
+            if dt.is_bool():
+                zero = self.constant(0.0, src, v.shape)
+                return self.b.op(f"arith.cmpf une, {v.name}, {zero.name} : {tin}", dt, v.shape)
+            op = "fptosi" if dt.is_int_signed() else "fptoui"
+            return self.b.op(f"arith.{op} {v.name} : {tin} to {tout}", dt, v.shape)
+        self.error(f"cannot cast {src.name} to {dt.name}")
+
+    def to(self, v, dt, fp_downcast_rounding=None, bitcast=False):
+        v = self.require_value(v, "the operand of .to()")
+        return self.cast(v, self.const_dtype(dt, "the dtype of .to()"), bool(_unwrap(bitcast)))
+
+    # -- broadcasting -----------------------------------------------------------------
+
+    def broadcast_shapes(self, a: Tuple[int, ...], b: Tuple[int, ...]) -> Tuple[int, ...]:
+        if a == b or not b:
+            return a
+        if not a:
+            return b
+        rank = max(len(a), len(b))
+        pa = (1,) * (rank - len(a)) + a
+        pb = (1,) * (rank - len(b)) + b
+        out = []
+        for i, (x, y) in enumerate(zip(pa, pb)):
+            if x == y or y == 1:
+                out.append(x)
+            elif x == 1:
+                out.append(y)
+            else:
+                self.error(f"incompatible shapes for broadcasting: {list(a)} and {list(b)} "
+                           f"(dimension {i}: {x} vs {y})")
+        return tuple(out)
+
+    def broadcast_value(self, v: Value, shape: Tuple[int, ...]) -> Value:
+        if v.shape == shape:
+            return v
+        if not v.shape:
+            return self.b.op(f"tile.splat {v.name} : {v.type} -> {type_str(v.dtype, shape)}",
+                             v.dtype, shape)
+        if len(v.shape) > len(shape):
+            self.error(f"cannot broadcast {describe(v.dtype, v.shape)} to shape {list(shape)}")
+        while len(v.shape) < len(shape):
+            v = self.expand_dims(v, 0)
+        for x, y in zip(v.shape, shape):
+            if x != y and x != 1:
+                self.error(f"cannot broadcast shape {list(v.shape)} to {list(shape)}")
+        if v.shape == shape:
+            return v
+        return self.b.op(f"tile.broadcast {v.name} : {v.type} -> {type_str(v.dtype, shape)}",
+                         v.dtype, shape)
+
+    def as_value(self, x, dt: dtype, shape: Tuple[int, ...]) -> Value:
+        if is_const(x):
+            return self.constant(x, dt, shape)
+        return self.broadcast_value(self.cast(x, dt), shape)
+
+    def broadcast_to_shape(self, x, shape):
+        x = self.require_value(x, "the operand of broadcast_to")
+        if len(shape) == 1 and isinstance(_unwrap(shape[0]), (tuple, list)):
+            shape = _unwrap(shape[0])
+        return self.broadcast_value(x, self.const_shape(shape))
+
+    def broadcast_pair(self, a, b):
+        shape = self.broadcast_shapes(self.shape_of(a), self.shape_of(b))
+        return (self.broadcast_value(self.require_value(a, "broadcast operand"), shape),
+                self.broadcast_value(self.require_value(b, "broadcast operand"), shape))
+
+    # -- type promotion -------------------------------------------------------------------
+
+    def integer_promote(self, a: dtype, b: dtype) -> dtype:
+        if a.is_int_signed() != b.is_int_signed():
+            signed, unsigned = (a, b) if a.is_int_signed() else (b, a)
+            return unsigned if signed.int_bitwidth <= unsigned.int_bitwidth else signed
+        return a if a.int_bitwidth >= b.int_bitwidth else b
+
+    def computation_type(self, a, b, div_or_mod: bool) -> dtype:
+        at, bt = self.dtype_of(a), self.dtype_of(b)
+        a_scalar, b_scalar = is_const(a), is_const(b)
+        if at.is_ptr() or bt.is_ptr():
+            self.error(f"unsupported operand types {at.name} and {bt.name}")
+        if a_scalar != b_scalar:
+            # A Python number of a lower or equal kind (bool < int < float) takes
+            # the type of the other operand, as in Triton (and PyTorch).
+            st, tt = (at, bt) if a_scalar else (bt, at)
+            if st.kind() <= tt.kind():
+                if div_or_mod and (tt.is_fp16() or tt.is_bf16()):
+                    return tlc.float32
+                if tt.is_int():
+                    value = _unwrap(a if a_scalar else b)
+                    lo, hi = _int_range(tt)
+                    if not lo <= int(value) <= hi:
+                        return self._computation_type_strict(st, tt, div_or_mod)
+                return tt
+        return self._computation_type_strict(at, bt, div_or_mod)
+
+    def _computation_type_strict(self, at: dtype, bt: dtype, div_or_mod: bool) -> dtype:
+        if at.is_fp64() or bt.is_fp64():
+            return tlc.float64
+        if at.is_fp32() or bt.is_fp32():
+            return tlc.float32
+        if at.is_fp16() or bt.is_fp16():
+            return tlc.float32 if div_or_mod else tlc.float16
+        if at.is_bf16() and bt.is_bf16():
+            return tlc.float32 if div_or_mod else tlc.bfloat16
+        if at.is_bf16() or bt.is_bf16():
+            return tlc.float32
+        if at.is_fp8() and bt.is_fp8():
+            return at if at == bt else tlc.float16
+        if at.is_fp8() or bt.is_fp8():
+            return tlc.float16
+        if div_or_mod and at.is_int_signed() != bt.is_int_signed() and not (at.is_bool() or bt.is_bool()):
+            self.error(f"cannot use /, // or % with {at.name} and {bt.name}: "
+                       "their signedness differs")
+        return self.integer_promote(at, bt)
+
+    def prepare(self, a, b, dt: dtype) -> Tuple[Value, Value]:
+        shape = self.broadcast_shapes(self.shape_of(a), self.shape_of(b))
+        return self.as_value(a, dt, shape), self.as_value(b, dt, shape)
+
+    # -- arithmetic -------------------------------------------------------------------------
+
+    def binary(self, op: str, a, b):
+        a, b = _unwrap(a), _unwrap(b)
+        at, bt = self.dtype_of(a), self.dtype_of(b)
+        if op in ("+", "-") and (at.is_ptr() or bt.is_ptr()):
+            if at.is_ptr() and bt.is_ptr():
+                self.error(f"cannot {'add' if op == '+' else 'subtract'} two pointers")
+            if bt.is_ptr():
+                if op == "-":
+                    self.error("cannot subtract a pointer from an integer")
+                a, b = b, a
+            return self.addptr(a, b, negate=(op == "-"))
+        if at.is_ptr() or bt.is_ptr():
+            self.error(f"unsupported operand types for {op}: {describe(at, self.shape_of(a))} "
+                       f"and {describe(bt, self.shape_of(b))}")
+        if op == "/":
+            dt = self.computation_type(a, b, True)
+            if dt.is_int():
+                dt = tlc.float32
+            x, y = self.prepare(a, b, dt)
+            return self.b.op(f"arith.divf {x.name}, {y.name} : {x.type}", dt, x.shape)
+        if op in ("&", "|", "^", "<<", ">>"):
+            if not (at.is_int() and bt.is_int()):
+                self.error(f"bitwise operator {op} needs integer operands, got {at.name} and {bt.name}")
+            dt = self.computation_type(a, b, False)
+            x, y = self.prepare(a, b, dt)
+            name = {"&": "andi", "|": "ori", "^": "xori", "<<": "shli",
+                    ">>": "shrsi" if dt.is_int_signed() else "shrui"}[op]
+            return self.b.op(f"arith.{name} {x.name}, {y.name} : {x.type}", dt, x.shape)
+        dt = self.computation_type(a, b, op in ("//", "%"))
+        x, y = self.prepare(a, b, dt)
+        if dt.is_floating():
+            if op == "//":
+                self.error(f"floor division (//) is only supported on integers, got {dt.name}")
+            name = {"+": "addf", "-": "subf", "*": "mulf", "%": "remf"}[op]
+        else:
+            signed = dt.is_int_signed()
+            name = {"+": "addi", "-": "subi", "*": "muli",
+                    "//": "divsi" if signed else "divui", "%": "remsi" if signed else "remui"}[op]
+        return self.b.op(f"arith.{name} {x.name}, {y.name} : {x.type}", dt, x.shape)
+
+    def compare(self, op: str, a, b):
+        a, b = _unwrap(a), _unwrap(b)
+        at, bt = self.dtype_of(a), self.dtype_of(b)
+        if at.is_ptr() or bt.is_ptr():
+            self.error("comparisons of pointers are not supported yet")
+        dt = self.computation_type(a, b, False)
+        x, y = self.prepare(a, b, dt)
+        if dt.is_floating():
+            pred = {"<": "olt", "<=": "ole", ">": "ogt", ">=": "oge", "==": "oeq", "!=": "une"}[op]
+            return self.b.op(f"arith.cmpf {pred}, {x.name}, {y.name} : {x.type}", tlc.int1, x.shape)
+        s = "s" if dt.is_int_signed() else "u"
+        pred = {"<": s + "lt", "<=": s + "le", ">": s + "gt", ">=": s + "ge", "==": "eq", "!=": "ne"}[op]
+        return self.b.op(f"arith.cmpi {pred}, {x.name}, {y.name} : {x.type}", tlc.int1, x.shape)
+
+    def negate(self, v: Value):
+        if v.dtype.is_floating():
+            return self.b.op(f"arith.negf {v.name} : {v.type}", v.dtype, v.shape)
+        if v.dtype.is_int():
+            zero = self.constant(0, v.dtype, v.shape)
+            return self.b.op(f"arith.subi {zero.name}, {v.name} : {v.type}", v.dtype, v.shape)
+        self.error(f"cannot negate {v.dtype.name}")
+
+    def invert(self, v: Value):
+        if not v.dtype.is_int():
+            self.error(f"~ needs an integer operand, got {v.dtype.name}")
+        ones = self.constant(-1 if v.dtype.is_int_signed() else _int_range(v.dtype)[1], v.dtype, v.shape)
+        return self.b.op(f"arith.xori {v.name}, {ones.name} : {v.type}", v.dtype, v.shape)
+
+    def to_bool(self, v) -> Value:
+        v = self.require_value(v, "a condition")
+        if v.dtype.is_ptr():
+            self.error("a pointer cannot be used as a condition")
+        return self.cast(v, tlc.int1)
+
+    def logical_not(self, v: Value):
+        c = self.to_bool(v)
+        true = self.constant(True, tlc.int1, c.shape)
+        return self.b.op(f"arith.xori {c.name}, {true.name} : {c.type}", tlc.int1, c.shape)
+
+    def logical(self, op: str, a, b):
+        x, y = self.prepare(self.to_bool(a) if not is_const(a) else bool(a),
+                            self.to_bool(b) if not is_const(b) else bool(b), tlc.int1)
+        name = "andi" if op == "and" else "ori"
+        return self.b.op(f"arith.{name} {x.name}, {y.name} : {x.type}", tlc.int1, x.shape)
+
+    def addptr(self, ptr, off, negate: bool = False):
+        ptr = self.require_value(ptr, "pointer")
+        odt = self.dtype_of(off)
+        if not odt.is_int():
+            self.error(f"a pointer can only be offset by integers, got {describe(odt, self.shape_of(off))}")
+        if odt.is_bool():
+            odt = tlc.int32
+        shape = self.broadcast_shapes(ptr.shape, self.shape_of(off))
+        off = self.as_value(off, odt, shape)
+        if negate:
+            off = self.negate(off)
+        ptr = self.broadcast_value(ptr, shape)
+        return self.b.op(f"tile.addptr {ptr.name}, {off.name} : {ptr.type}, {off.type}",
+                         ptr.dtype, shape)
+
+    # -- program geometry and creation ---------------------------------------------------------
+
+    def _axis_name(self, axis) -> str:
+        axis = self.const_int(axis, "the axis of program_id/num_programs")
+        if axis not in (0, 1, 2):
+            self.error(f"program axis must be 0, 1 or 2, got {axis}")
+        return "xyz"[axis]
+
+    def program_id(self, axis):
+        return self.b.op(f"tile.program_id {self._axis_name(axis)} : i32", tlc.int32)
+
+    def num_programs(self, axis):
+        return self.b.op(f"tile.num_programs {self._axis_name(axis)} : i32", tlc.int32)
+
+    def arange(self, start, end):
+        start = self.const_int(start, "arange's start")
+        end = self.const_int(end, "arange's end")
+        n = end - start
+        if n <= 0:
+            self.error(f"arange's end ({end}) must be greater than its start ({start})")
+        if n & (n - 1):
+            self.error(f"arange's range must be a power of 2, got {n} ({start} to {end})")
+        if not (-(2**31) <= start and end <= 2**31):
+            self.error("arange's bounds must fit in int32")
+        return self.b.op(f"tile.make_range {start} to {end} : tensor<{n}xi32>", tlc.int32, (n,))
+
+    def full(self, shape, value, dt):
+        shape = self.const_shape(shape)
+        dt = self.const_dtype(dt)
+        value = _unwrap(value)
+        if isinstance(value, Value):
+            if value.shape:
+                self.error("tl.full's value must be a scalar")
+            return self.broadcast_value(self.cast(value, dt), shape)
+        return self.constant(value, dt, shape)
+
+    # -- memory --------------------------------------------------------------------------------
+
+    def _check_ptr(self, ptr, what: str) -> Value:
+        if not isinstance(ptr, Value) or not ptr.dtype.is_ptr():
+            self.error(f"{what} expects a pointer or a tensor of pointers, got "
+                       f"{describe(self.dtype_of(ptr), self.shape_of(ptr)) if isinstance(ptr, (Value, int, float)) else repr(ptr)}")
+        return ptr
+
+    def _mask(self, mask, shape) -> Optional[Value]:
+        mask = _unwrap(mask)
+        if mask is None:
+            return None
+        if is_const(mask):
+            if not isinstance(mask, (bool, int)):
+                self.error(f"mask must be a boolean tensor, got {mask!r}")
+            return self.constant(bool(mask), tlc.int1, shape)
+        if not mask.dtype.is_bool():
+            self.error(f"mask must have boolean type (int1), got {describe(mask.dtype, mask.shape)}")
+        return self.broadcast_value(mask, shape)
+
+    def _cache(self, modifier, allowed) -> str:
+        modifier = _unwrap(modifier) or ""
+        key = modifier if modifier.startswith(".") or not modifier else "." + modifier
+        if key not in _CACHE_MODIFIERS or (key and key not in allowed):
+            self.error(f"cache modifier {modifier!r} is not supported here (expected one of "
+                       f"{', '.join(allowed)})")
+        return f" cache = {_CACHE_MODIFIERS[key]}" if _CACHE_MODIFIERS[key] else ""
+
+    def _evict(self, policy) -> str:
+        policy = _unwrap(policy) or ""
+        if policy not in _EVICTION:
+            self.error(f"eviction policy {policy!r} is not supported (expected evict_normal, "
+                       "evict_first or evict_last)")
+        return f" evict = {_EVICTION[policy]}" if _EVICTION[policy] else ""
+
+    def load(self, ptr, mask, other, boundary_check, padding_option, cache_modifier,
+             eviction_policy, volatile):
+        if _unwrap(boundary_check) or _unwrap(padding_option):
+            self.error("block pointers (boundary_check, padding_option) are not supported yet")
+        ptr = self._check_ptr(ptr, "tl.load")
+        mask, other = _unwrap(mask), _unwrap(other)
+        if other is not None and mask is None:
+            self.error("tl.load: `other` cannot be given without `mask`")
+        shape = ptr.shape
+        for x in (mask, other):
+            if isinstance(x, Value):
+                shape = self.broadcast_shapes(shape, x.shape)
+        ptr = self.broadcast_value(ptr, shape)
+        elem = ptr.dtype.element_ty
+        load_elem = tlc.int8 if elem.is_bool() else elem
+        if elem.is_bool():
+            ptr = self.cast(ptr, pointer_type(tlc.int8, ptr.dtype.address_space))
+        m = self._mask(mask, shape)
+        o = None if other is None else self.as_value(other, load_elem, shape)
+        attrs = self._cache(cache_modifier, (".ca", ".cg", ".cs", ".cv"))
+        attrs += self._evict(eviction_policy)
+        if _unwrap(volatile):
+            attrs += " volatile"
+        operands = ptr.name + (f", {m.name}" if m is not None else "") + (f", {o.name}" if o is not None else "")
+        result = self.b.op(f"tile.load {operands}{attrs} : {ptr.type}", load_elem, shape)
+        if elem.is_bool():
+            result = self.cast(result, tlc.int1)
+        return result
+
+    def store(self, ptr, value, mask, boundary_check, cache_modifier, eviction_policy):
+        if _unwrap(boundary_check):
+            self.error("block pointers (boundary_check) are not supported yet")
+        ptr = self._check_ptr(ptr, "tl.store")
+        value, mask = _unwrap(value), _unwrap(mask)
+        shape = self.broadcast_shapes(ptr.shape, self.shape_of(value))
+        if isinstance(mask, Value):
+            shape = self.broadcast_shapes(shape, mask.shape)
+        ptr = self.broadcast_value(ptr, shape)
+        elem = ptr.dtype.element_ty
+        if elem.is_bool():
+            ptr = self.cast(ptr, pointer_type(tlc.int8, ptr.dtype.address_space))
+            value = self.as_value(value, tlc.int1, shape)
+            value = self.cast(value, tlc.int8)
+        else:
+            if isinstance(value, Value) and value.dtype.is_ptr() != elem.is_ptr():
+                self.error(f"cannot store {describe(value.dtype, value.shape)} through a pointer to {elem.name}")
+            value = self.as_value(value, elem, shape)
+        m = self._mask(mask, shape)
+        attrs = self._cache(cache_modifier, (".wb", ".cg", ".cs", ".wt"))
+        attrs += self._evict(eviction_policy)
+        mask_text = f", {m.name}" if m is not None else ""
+        self.b.emit(f"tile.store {ptr.name}, {value.name}{mask_text}{attrs} : {ptr.type}")
+        return None
+
+    # -- atomics ---------------------------------------------------------------------------------
+
+    def atomic_rmw(self, kind, ptr, val, mask, sem, scope):
+        ptr = self._check_ptr(ptr, f"tl.atomic_{kind}")
+        val, mask = _unwrap(val), _unwrap(mask)
+        shape = self.broadcast_shapes(ptr.shape, self.shape_of(val))
+        if isinstance(mask, Value):
+            shape = self.broadcast_shapes(shape, mask.shape)
+        ptr = self.broadcast_value(ptr, shape)
+        elem = ptr.dtype.element_ty
+        if elem.is_bool() or elem.is_ptr() or elem.is_fp8():
+            self.error(f"tl.atomic_{kind} does not support {elem.name}")
+        if kind in ("and", "or", "xor") and not elem.is_int():
+            self.error(f"tl.atomic_{kind} needs an integer pointer, got {elem.name}")
+        if kind == "add":
+            rmw = "fadd" if elem.is_floating() else "add"
+        elif kind in ("max", "min"):
+            rmw = ("u" + kind) if elem.is_int_unsigned() else kind
+        else:
+            rmw = kind
+        v = self.as_value(val, elem, shape)
+        m = self._mask(mask, shape)
+        sem, scope = _unwrap(sem), _unwrap(scope)
+        if sem not in _SEMS:
+            self.error(f"unknown memory semantic {sem!r} (expected acquire, release, acq_rel or relaxed)")
+        if scope not in _SCOPES:
+            self.error(f"unknown memory scope {scope!r} (expected gpu, cta or sys)")
+        mask_text = f", {m.name}" if m is not None else ""
+        return self.b.op(f"tile.atomic_rmw {rmw}, {_SEMS[sem]}, {_SCOPES[scope]}, {ptr.name}, "
+                         f"{v.name}{mask_text} : {ptr.type}", elem, shape)
+
+    def atomic_cas(self, ptr, cmp, val, sem, scope):
+        ptr = self._check_ptr(ptr, "tl.atomic_cas")
+        shape = self.broadcast_shapes(ptr.shape, self.shape_of(_unwrap(cmp)))
+        shape = self.broadcast_shapes(shape, self.shape_of(_unwrap(val)))
+        ptr = self.broadcast_value(ptr, shape)
+        elem = ptr.dtype.element_ty
+        c = self.as_value(_unwrap(cmp), elem, shape)
+        v = self.as_value(_unwrap(val), elem, shape)
+        sem, scope = _unwrap(sem), _unwrap(scope)
+        if sem not in _SEMS or scope not in _SCOPES:
+            self.error(f"unknown memory semantic or scope ({sem!r}, {scope!r})")
+        return self.b.op(f"tile.atomic_cas {_SEMS[sem]}, {_SCOPES[scope]}, {ptr.name}, {c.name}, "
+                         f"{v.name} : {ptr.type}", elem, shape)
+
+    # -- dot -------------------------------------------------------------------------------------
+
+    def dot(self, a, b, acc, input_precision, allow_tf32, max_num_imprecise_acc, out_dtype):
+        a = self.require_value(a, "tl.dot's first operand")
+        b = self.require_value(b, "tl.dot's second operand")
+        if len(a.shape) not in (2, 3) or len(a.shape) != len(b.shape):
+            self.error(f"tl.dot needs two 2-D (or two 3-D) tensors, got {describe(a.dtype, a.shape)} "
+                       f"and {describe(b.dtype, b.shape)}")
+        if a.shape[-1] != b.shape[-2]:
+            self.error(f"tl.dot: incompatible shapes {list(a.shape)} and {list(b.shape)} "
+                       f"(the first operand has K = {a.shape[-1]}, the second K = {b.shape[-2]})")
+        if len(a.shape) == 3 and a.shape[0] != b.shape[0]:
+            self.error(f"tl.dot: batch dimensions differ ({a.shape[0]} and {b.shape[0]})")
+        m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
+        if min(m, n, k) < 16:
+            self.error(f"tl.dot: every dimension must be at least 16, got M={m}, N={n}, K={k}")
+        ok = ("fp16", "bf16", "fp32", "fp64", "fp8e4nv", "fp8e5", "int8")
+        for x in (a, b):
+            if x.dtype.name not in ok:
+                self.error(f"tl.dot does not support {x.dtype.name} operands "
+                           "(fp16, bf16, fp32, fp64, fp8 or int8)")
+        if a.dtype != b.dtype and not (a.dtype.is_fp8() and b.dtype.is_fp8()):
+            self.error(f"tl.dot: both operands must have the same dtype, got {a.dtype.name} and {b.dtype.name}")
+        out_dtype = self.const_dtype(out_dtype, "tl.dot's out_dtype")
+        if a.dtype.is_int():
+            ret = tlc.int32
+        elif a.dtype.is_fp64():
+            ret = tlc.float64
+        else:
+            ret = out_dtype
+        shape = a.shape[:-1] + (n,)
+        acc = _unwrap(acc)
+        if acc is None:
+            c = self.constant(0, ret, shape)
+        else:
+            c = self.require_value(acc, "tl.dot's acc")
+            if c.shape != shape:
+                self.error(f"tl.dot: acc has shape {list(c.shape)}, expected {list(shape)}")
+        precision = _unwrap(input_precision)
+        if precision is None:
+            precision = "ieee" if _unwrap(allow_tf32) is False else "tf32"
+        if precision not in ("tf32", "tf32x3", "ieee"):
+            self.error(f"tl.dot: input_precision must be tf32, tf32x3 or ieee, got {precision!r}")
+        attrs = ""
+        if a.dtype.is_fp32() and precision != "tf32":
+            attrs += f" inputPrecision = {precision}"
+        imprecise = _unwrap(max_num_imprecise_acc)
+        if imprecise:
+            attrs += f" maxNumImpreciseAcc = {self.const_int(imprecise, 'max_num_imprecise_acc')}"
+        return self.b.op(f"tile.dot {a.name}, {b.name}, {c.name}{attrs} : {a.type} * {b.type} -> {c.type}",
+                         c.dtype, shape)
+
+    # -- shapes ----------------------------------------------------------------------------------
+
+    def _norm_axis(self, axis, rank: int, what: str, extra: int = 0) -> int:
+        axis = self.const_int(axis, what)
+        if not -(rank + extra) <= axis < rank + extra:
+            self.error(f"{what} {axis} is out of range for a tensor of rank {rank}")
+        return axis + rank + extra if axis < 0 else axis
+
+    def expand_dims(self, x, axis):
+        x = self.require_value(x, "tl.expand_dims's operand")
+        axis = _unwrap(axis)
+        if isinstance(axis, (tuple, list)):
+            for a in sorted(self._norm_axis(a, len(x.shape), "axis", len(axis)) for a in axis):
+                x = self.expand_dims(x, a)
+            return x
+        if not x.shape:
+            x = self.broadcast_value(x, (1,))
+            return x
+        ax = self._norm_axis(axis, len(x.shape), "axis", 1)
+        shape = x.shape[:ax] + (1,) + x.shape[ax:]
+        return self.b.op(f"tile.expand_dims {x.name} {{axis = {ax} : i32}} : {x.type} -> "
+                         f"{type_str(x.dtype, shape)}", x.dtype, shape)
+
+    def reshape(self, x, shape, can_reorder):
+        x = self.require_value(x, "tl.reshape's operand")
+        if len(shape) == 1 and isinstance(_unwrap(shape[0]), (tuple, list)):
+            shape = _unwrap(shape[0])
+        dims = tuple(self.const_int(d, "reshape dimension") for d in shape)
+        if math.prod(dims) != x.numel():
+            self.error(f"cannot reshape {list(x.shape)} ({x.numel()} elements) to {list(dims)}")
+        if dims == x.shape:
+            return x
+        if not x.shape or not dims:
+            self.error("reshape of scalars is not supported")
+        flag = " allow_reorder" if _unwrap(can_reorder) else ""
+        return self.b.op(f"tile.reshape {x.name}{flag} : {x.type} -> {type_str(x.dtype, dims)}",
+                         x.dtype, dims)
+
+    def permute(self, x, dims):
+        x = self.require_value(x, "tl.trans's operand")
+        if len(dims) == 1 and isinstance(_unwrap(dims[0]), (tuple, list)):
+            dims = _unwrap(dims[0])
+        if not dims:
+            if len(x.shape) != 2:
+                self.error(f"tl.trans without dims needs a 2-D tensor, got {list(x.shape)}")
+            dims = (1, 0)
+        order = [self.const_int(d, "permutation index") for d in dims]
+        if sorted(order) != list(range(len(x.shape))):
+            self.error(f"{order} is not a permutation of the {len(x.shape)} dimensions")
+        shape = tuple(x.shape[i] for i in order)
+        return self.b.op(f"tile.trans {x.name} {{order = array<i32: {', '.join(map(str, order))}>}} : "
+                         f"{x.type} -> {type_str(x.dtype, shape)}", x.dtype, shape)
+
+    def subscript(self, x: Value, index):
+        if not isinstance(index, tuple):
+            index = (index,)
+        dims = list(x.shape)
+        src_axis = 0
+        out = x
+        pos = 0
+        for item in index:
+            if item is None:
+                out = self.expand_dims(out, pos)
+                pos += 1
+            elif isinstance(item, slice) and item == slice(None, None, None):
+                if src_axis >= len(dims):
+                    self.error(f"too many indices for a tensor of rank {len(dims)}")
+                src_axis += 1
+                pos += 1
+            else:
+                self.error("only `None` and `:` may index a tensor (e.g. x[:, None])")
+        if src_axis not in (0, len(dims)) and src_axis < len(dims):
+            pass  # the remaining dimensions are kept, as in Triton
+        return out
+
+    # -- elementwise ----------------------------------------------------------------------------
+
+    def where(self, cond, x, y):
+        cond, x, y = _unwrap(cond), _unwrap(x), _unwrap(y)
+        c = self.to_bool(cond) if isinstance(cond, Value) else self.constant(bool(cond), tlc.int1, ())
+        if is_const(x) and is_const(y):
+            dt = self._computation_type_strict(natural_dtype(x), natural_dtype(y), False)
+        else:
+            dt = self.computation_type(x, y, False)
+        shape = self.broadcast_shapes(c.shape, self.broadcast_shapes(self.shape_of(x), self.shape_of(y)))
+        c = self.broadcast_value(c, shape)
+        xv, yv = self.as_value(x, dt, shape), self.as_value(y, dt, shape)
+        types = f"{c.type}, {xv.type}" if shape else xv.type
+        return self.b.op(f"arith.select {c.name}, {xv.name}, {yv.name} : {types}", dt, shape)
+
+    def minmax(self, kind: str, x, y, propagate_nan=None):
+        x, y = _unwrap(x), _unwrap(y)
+        if is_const(x) and is_const(y):
+            x, y = self._number(x), self._number(y)
+            return max(x, y) if kind == "max" else min(x, y)
+        dt = self.computation_type(x, y, False)
+        a, b = self.prepare(x, y, dt)
+        return self._minmax_values(kind, a, b, _unwrap(propagate_nan))
+
+    def _minmax_values(self, kind, a: Value, b: Value, propagate_nan=None):
+        dt = a.dtype
+        if dt.is_floating():
+            nan_all = propagate_nan not in (None, 0, False, "none", "NONE") and str(propagate_nan).lower().endswith("all")
+            name = ("maximumf" if kind == "max" else "minimumf") if nan_all else \
+                   ("maxnumf" if kind == "max" else "minnumf")
+        elif dt.is_int():
+            name = kind + ("si" if dt.is_int_signed() else "ui")
+        else:
+            self.error(f"tl.{kind}imum does not support {dt.name}")
+        return self.b.op(f"arith.{name} {a.name}, {b.name} : {a.type}", dt, a.shape)
+
+    _FLOAT_MATH = {"exp": "exp", "exp2": "exp2", "log": "log", "log2": "log2", "sqrt": "sqrt",
+                   "sqrt_rn": "sqrt", "rsqrt": "rsqrt", "sin": "sin", "cos": "cos", "erf": "erf",
+                   "floor": "floor", "ceil": "ceil"}
+
+    def math_unary(self, name: str, x):
+        x = _unwrap(x)
+        if is_const(x) and isinstance(x, (int, float)) and name == "abs":
+            return abs(x)
+        v = self.require_value(x, f"tl.{name}'s operand")
+        dt = v.dtype
+        if name == "abs":
+            if dt.is_floating():
+                return self.b.op(f"math.absf {v.name} : {v.type}", dt, v.shape)
+            if dt.is_int_signed():
+                return self.b.op(f"math.absi {v.name} : {v.type}", dt, v.shape)
+            if dt.is_int():
+                return v
+            self.error(f"tl.abs does not support {dt.name}")
+        if not dt.is_floating():
+            self.error(f"tl.{name} expects a floating-point operand, got {describe(dt, v.shape)}")
+        if name == "sigmoid":
+            neg = self.negate(v)
+            e = self.b.op(f"math.exp {neg.name} : {v.type}", dt, v.shape)
+            one = self.constant(1.0, dt, v.shape)
+            den = self.b.op(f"arith.addf {one.name}, {e.name} : {v.type}", dt, v.shape)
+            return self.b.op(f"arith.divf {one.name}, {den.name} : {v.type}", dt, v.shape)
+        return self.b.op(f"math.{self._FLOAT_MATH[name]} {v.name} : {v.type}", dt, v.shape)
+
+    def fma(self, x, y, z):
+        dt = self.computation_type(x, y, False)
+        dt = self.computation_type(Value("", dt), z, False) if not is_const(z) else dt
+        if not dt.is_floating():
+            self.error(f"tl.fma expects floating-point operands, got {dt.name}")
+        shape = self.broadcast_shapes(self.broadcast_shapes(self.shape_of(x), self.shape_of(y)),
+                                      self.shape_of(z))
+        a, b, c = (self.as_value(_unwrap(v), dt, shape) for v in (x, y, z))
+        return self.b.op(f"math.fma {a.name}, {b.name}, {c.name} : {a.type}", dt, shape)
+
+    def fdiv(self, x, y):
+        return self.binary("/", x, y)
+
+    def cdiv(self, x, d):
+        x, d = _unwrap(x), _unwrap(d)
+        if is_const(x) and is_const(d):
+            x, d = self._number(x), self._number(d)
+            if d == 0:
+                self.error("cdiv by zero")
+            return (x + d - 1) // d
+        return self.binary("//", self.binary("-", self.binary("+", x, d), 1), d)
+
+    def hint(self, x, values):
+        return x
+
+    # -- reductions and scans ----------------------------------------------------------------------
+
+    def _flatten_axis(self, srcs: List[Value], axis):
+        axis = _unwrap(axis)
+        if axis is None:
+            srcs = [self.reshape(s, (s.numel(),), True) if len(s.shape) != 1 else s for s in srcs]
+            return srcs, 0
+        return srcs, self._norm_axis(axis, len(srcs[0].shape), "axis")
+
+    def reduce_values(self, srcs: Sequence[Value], axis, combine, keep_dims=False) -> List[Value]:
+        srcs = list(srcs)
+        for s in srcs:
+            if not s.shape:
+                self.error("cannot reduce a scalar")
+            if s.shape != srcs[0].shape:
+                self.error(f"the operands of a reduction must have one shape, got {list(srcs[0].shape)} and {list(s.shape)}")
+        srcs, ax = self._flatten_axis(srcs, axis)
+        shape = srcs[0].shape
+        out_shape = shape[:ax] + shape[ax + 1:]
+        lhs = [Value(self.b.fresh(), s.dtype) for s in srcs]
+        rhs = [Value(self.b.fresh(), s.dtype) for s in srcs]
+        with self.b.capture() as body:
+            results = self._combine(combine, lhs, rhs)
+            self.b.emit(f"tile.reduce.return {', '.join(r.name for r in results)} : "
+                        f"{', '.join(r.type for r in results)}")
+        res = self.b.fresh()
+        n = len(srcs)
+        head = f"{res}:{n}" if n > 1 else res
+        out_types = [type_str(s.dtype, out_shape) for s in srcs]
+        self.b.lines.append(f"{head} = tile.reduce {', '.join(s.name for s in srcs)} axis = {ax} : "
+                            f"{', '.join(s.type for s in srcs)} -> {', '.join(out_types)} {{")
+        args = ", ".join(f"{v.name}: {v.type}" for v in lhs + rhs)
+        self.b.lines.append(f"^bb0({args}):")
+        self.b.append_region(body)
+        self.b.emit("}")
+        outs = [Value(f"{res}#{i}" if n > 1 else res, s.dtype, out_shape) for i, s in enumerate(srcs)]
+        if _unwrap(keep_dims):
+            if _unwrap(axis) is None:
+                outs = [self.reshape(o if o.shape else self.broadcast_value(o, (1,)),
+                                     (1,) * len(shape), False) if len(shape) > 1 else
+                        self.broadcast_value(o, (1,)) for o in outs]
+            else:
+                outs = [self.expand_dims(o, ax) if o.shape else self.broadcast_value(o, (1,)) for o in outs]
+        return outs
+
+    def _combine(self, combine, lhs, rhs) -> List[Value]:
+        results = combine(lhs, rhs)
+        if not isinstance(results, (list, tuple)):
+            results = [results]
+        results = [_unwrap(r) for r in results]
+        if len(results) != len(lhs):
+            self.error(f"the combine function returns {len(results)} values, expected {len(lhs)}")
+        out = []
+        for r, l in zip(results, lhs):
+            if is_const(r):
+                r = self.constant(r, l.dtype, ())
+            if r.shape:
+                self.error("the combine function must return scalars")
+            if r.dtype != l.dtype:
+                self.error(f"the combine function returns {r.dtype.name}, expected {l.dtype.name}")
+            out.append(r)
+        return out
+
+    def _user_combine(self, fn):
+        if self.call_jit is None or not hasattr(fn, "fn"):
+            self.error("the combine function must be a @tilelang.jit function")
+
+        def combine(lhs, rhs):
+            return self.call_jit(fn, list(lhs) + list(rhs))
+
+        return combine
+
+    def reduce_user(self, x, axis, combine_fn, keep_dims):
+        x = _unwrap(x)
+        srcs = list(x) if isinstance(x, tuple) else [x]
+        srcs = [self.require_value(s, "tl.reduce's operand") for s in srcs]
+        outs = self.reduce_values(srcs, axis, self._user_combine(_unwrap(combine_fn)), keep_dims)
+        return outs[0] if not isinstance(x, tuple) else tuple(outs)
+
+    def _binary_combine(self, kind: str):
+        def combine(lhs, rhs):
+            a, b = lhs[0], rhs[0]
+            dt = a.dtype
+            if kind in ("max", "min"):
+                return [self._minmax_values(kind, a, b)]
+            if kind == "xor_sum":
+                return [self.b.op(f"arith.xori {a.name}, {b.name} : {a.type}", dt)]
+            name = {"sum": "add", "prod": "mul"}[kind] + ("f" if dt.is_floating() else "i")
+            return [self.b.op(f"arith.{name} {a.name}, {b.name} : {a.type}", dt)]
+
+        return combine
+
+    def _sum_dtype(self, x: Value, dt) -> dtype:
+        dt = _unwrap(dt)
+        if dt is not None:
+            return self.const_dtype(dt)
+        if x.dtype.is_int_signed() and x.dtype.int_bitwidth < 32:
+            return tlc.int32
+        if x.dtype.is_int_unsigned() and x.dtype.int_bitwidth < 32:
+            return tlc.uint32
+        return x.dtype
+
+    def reduce_builtin(self, kind, x, axis, keep_dims, dt):
+        x = self.require_value(_unwrap(x), f"tl.{kind}'s operand")
+        if x.dtype.is_ptr():
+            self.error(f"tl.{kind} does not support pointers")
+        if kind == "sum":
+            x = self.cast(x, self._sum_dtype(x, dt))
+        elif kind in ("max", "min") and x.dtype.primitive_bitwidth < 32:
+            x = self.cast(x, tlc.float32 if x.dtype.is_floating() else tlc.int32)
+        elif kind == "xor_sum" and not x.dtype.is_int():
+            self.error("tl.xor_sum needs integers")
+        return self.reduce_values([x], axis, self._binary_combine(kind), keep_dims)[0]
+
+    def argreduce(self, kind, x, axis, keep_dims):
+        x = self.require_value(_unwrap(x), f"tl.arg{kind}'s operand")
+        if not x.shape:
+            self.error(f"tl.arg{kind} needs a tensor")
+        srcs, ax = self._flatten_axis([x], axis)
+        x = srcs[0]
+        n = x.shape[ax]
+        idx = self.arange(0, n)
+        for _ in range(ax):
+            idx = self.expand_dims(idx, 0)
+        while len(idx.shape) < len(x.shape):
+            idx = self.expand_dims(idx, len(idx.shape))
+        idx = self.broadcast_value(idx, x.shape)
+        dt = x.dtype
+        if dt.is_floating():
+            pred, eq = ("ogt" if kind == "max" else "olt"), "oeq"
+            cmp = "arith.cmpf"
+        else:
+            s = "s" if dt.is_int_signed() else "u"
+            pred, eq = (s + "gt" if kind == "max" else s + "lt"), "eq"
+            cmp = "arith.cmpi"
+
+        def combine(lhs, rhs):
+            v1, i1 = lhs
+            v2, i2 = rhs
+            b = self.b
+            better = b.op(f"{cmp} {pred}, {v1.name}, {v2.name} : {v1.type}", tlc.int1)
+            same = b.op(f"{cmp} {eq}, {v1.name}, {v2.name} : {v1.type}", tlc.int1)
+            first = b.op(f"arith.cmpi slt, {i1.name}, {i2.name} : i32", tlc.int1)
+            tie = b.op(f"arith.andi {same.name}, {first.name} : i1", tlc.int1)
+            pick = b.op(f"arith.ori {better.name}, {tie.name} : i1", tlc.int1)
+            v = b.op(f"arith.select {pick.name}, {v1.name}, {v2.name} : {v1.type}", dt)
+            i = b.op(f"arith.select {pick.name}, {i1.name}, {i2.name} : i32", tlc.int32)
+            return [v, i]
+
+        return self.reduce_values([x, idx], ax, combine, keep_dims)[1]
+
+    def scan_values(self, srcs: Sequence[Value], axis, combine, reverse=False) -> List[Value]:
+        srcs = list(srcs)
+        for s in srcs:
+            if not s.shape:
+                self.error("cannot scan a scalar")
+            if s.shape != srcs[0].shape:
+                self.error("the operands of a scan must have one shape")
+        ax = self._norm_axis(axis, len(srcs[0].shape), "axis")
+        lhs = [Value(self.b.fresh(), s.dtype) for s in srcs]
+        rhs = [Value(self.b.fresh(), s.dtype) for s in srcs]
+        with self.b.capture() as body:
+            results = self._combine(combine, lhs, rhs)
+            self.b.emit(f"tile.scan.return {', '.join(r.name for r in results)} : "
+                        f"{', '.join(r.type for r in results)}")
+        res = self.b.fresh()
+        n = len(srcs)
+        head = f"{res}:{n}" if n > 1 else res
+        rev = " reverse" if _unwrap(reverse) else ""
+        self.b.lines.append(f"{head} = tile.scan {', '.join(s.name for s in srcs)} axis = {ax}{rev} : "
+                            f"{', '.join(s.type for s in srcs)} {{")
+        self.b.lines.append(f"^bb0({', '.join(f'{v.name}: {v.type}' for v in lhs + rhs)}):")
+        self.b.append_region(body)
+        self.b.emit("}")
+        return [Value(f"{res}#{i}" if n > 1 else res, s.dtype, s.shape) for i, s in enumerate(srcs)]
+
+    def scan_builtin(self, kind, x, axis, reverse, dt):
+        x = self.require_value(_unwrap(x), f"tl.cum{kind}'s operand")
+        x = self.cast(x, self._sum_dtype(x, dt))
+        return self.scan_values([x], axis, self._binary_combine(kind), reverse)[0]
+
+    def scan_user(self, x, axis, combine_fn, reverse):
+        x = _unwrap(x)
+        srcs = list(x) if isinstance(x, tuple) else [x]
+        srcs = [self.require_value(s, "tl.associative_scan's operand") for s in srcs]
+        outs = self.scan_values(srcs, axis, self._user_combine(_unwrap(combine_fn)), reverse)
+        return outs[0] if not isinstance(x, tuple) else tuple(outs)
+
+    def softmax(self, x):
+        x = self.require_value(_unwrap(x), "tl.softmax's operand")
+        z = self.binary("-", x, self.reduce_builtin("max", x, 0, False, None))
+        num = self.math_unary("exp", z)
+        den = self.reduce_builtin("sum", num, 0, False, None)
+        return self.binary("/", num, den)
+
+    # -- compile time and debugging ---------------------------------------------------------------
+
+    def static_assert(self, cond, msg):
+        cond = _unwrap(cond)
+        if isinstance(cond, Value):
+            self.error("tl.static_assert's condition must be a constexpr")
+        if not cond:
+            self.error(f"static_assert failed: {_unwrap(msg)}" if _unwrap(msg) else "static_assert failed")
+
+    def device_assert(self, cond, msg):
+        if not self.debug:
+            return None
+        cond = _unwrap(cond)
+        c = self.to_bool(cond) if isinstance(cond, Value) else self.constant(bool(cond), tlc.int1, ())
+        self.b.emit(f"tile.assert {c.name}, {mlir_string(str(_unwrap(msg)))} : {c.type}")
+        return None
+
+    def device_print(self, prefix, args, hex_):
+        prefix = _unwrap(prefix)
+        if not isinstance(prefix, str):
+            self.error("tl.device_print's prefix must be a string")
+        vals = [self.require_value(_unwrap(a), "tl.device_print's argument") for a in args]
+        text = f"tile.print {mlir_string(prefix)}"
+        if _unwrap(hex_):
+            text += " hex"
+        if any(v.dtype.is_int_unsigned() and not v.dtype.is_bool() for v in vals):
+            flags = ", ".join("0" if v.dtype.is_int_unsigned() else "1" for v in vals)
+            text += f" {{isSigned = array<i32: {flags}>}}"
+        if vals:
+            text += f" {', '.join(v.name for v in vals)} : {', '.join(v.type for v in vals)}"
+        self.b.emit(text)
+        return None

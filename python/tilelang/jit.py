@@ -1,0 +1,304 @@
+"""``@tilelang.jit``: kernels from Python functions, specialized and cached.
+
+A ``JITFunction`` keeps the decorated function; nothing is parsed until the
+first compile. ``kernel.compile(signature, ...)`` (ahead of time) and
+``kernel.warmup(*args, ...)`` (signature derived from the arguments) run the
+frontend, verify the tile IR with libtilelang and return a ``CompiledKernel``
+whose ``asm`` holds the IR of each stage. Compiled kernels are cached in
+memory by their specialization. Launching (``kernel[grid](...)``) needs the
+runtime, which is not there yet.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+import time
+from typing import Any, Dict, Iterable, Optional, Union
+
+from tilelang.errors import CompilationError, Diagnostic
+from tilelang.language import core as tlc
+
+__all__ = ["jit", "JITFunction", "CompiledKernel", "cdiv", "next_power_of_2"]
+
+
+def cdiv(x: int, div: int) -> int:
+    """Ceiling division: the number of blocks of ``div`` that cover ``x``."""
+    return (x + div - 1) // div
+
+
+def next_power_of_2(n: int) -> int:
+    """The smallest power of two that is at least ``n`` (1 for n <= 1)."""
+    n = int(n)
+    if n <= 1:
+        return 1
+    return 1 << (n - 1).bit_length()
+
+
+class CompiledKernel:
+    """One specialization of a kernel, compiled as far as tilelang goes today.
+
+    ``asm["tile-src"]`` is the frontend's text (with ``loc()`` on every op),
+    ``asm["tile"]`` the verified tile IR, ``asm["tile-opt"]`` the same after
+    ``canonicalize,cse``. ``arg_names`` lists the parameters a launch passes,
+    in order (constexprs and parameters specialized to 1 are not passed).
+    """
+
+    def __init__(self, name, signature, constexprs, specialization, num_warps, num_stages,
+                 asm, arg_names, frontend_seconds):
+        self.name: str = name
+        self.signature: Dict[str, str] = signature
+        self.constexprs: Dict[str, Any] = constexprs
+        self.specialization: Dict[str, int] = specialization
+        self.num_warps: int = num_warps
+        self.num_stages: int = num_stages
+        self.asm: Dict[str, str] = asm
+        self.arg_names = arg_names
+        self.frontend_seconds: float = frontend_seconds
+
+    def __repr__(self) -> str:
+        sig = ", ".join(f"{k}: {v}" for k, v in self.signature.items())
+        return f"<CompiledKernel {self.name}({sig}) constexprs={self.constexprs}>"
+
+
+_TORCH_DTYPES = {
+    "float16": "fp16", "half": "fp16", "bfloat16": "bf16", "float32": "fp32", "float": "fp32",
+    "float64": "fp64", "double": "fp64", "int8": "i8", "int16": "i16", "int32": "i32",
+    "int64": "i64", "long": "i64", "int": "i32", "uint8": "u8", "uint16": "u16", "uint32": "u32",
+    "uint64": "u64", "bool": "i1", "float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5",
+    "short": "i16",
+}
+
+
+def _dtype_string(dt) -> Optional[str]:
+    if isinstance(dt, tlc.dtype):
+        return dt.name if not dt.is_ptr() else None
+    text = str(dt)
+    if text.startswith("torch."):
+        text = text[len("torch."):]
+    if text in _TORCH_DTYPES:
+        return _TORCH_DTYPES[text]
+    try:
+        tlc.dtype_from_string(text)
+        return text
+    except ValueError:
+        return None
+
+
+def _key_part(value):
+    try:
+        hash(value)
+        return (type(value).__name__, value)
+    except TypeError:
+        return (type(value).__name__, repr(value))
+
+
+class _Launcher:
+    def __init__(self, kernel, grid):
+        self.kernel = kernel
+        self.grid = grid
+
+    def __call__(self, *args, **kwargs):
+        raise NotImplementedError(
+            f"launching {self.kernel.__name__} needs the runtime (issue 5), which is not "
+            "implemented yet; use kernel.warmup(*args, grid=...) or kernel.compile(signature) "
+            "to get the compiled IR"
+        )
+
+
+class JITFunction:
+    """A ``@tilelang.jit`` kernel (or helper called from kernels)."""
+
+    def __init__(self, fn, do_not_specialize: Iterable[Union[int, str]] = (),
+                 debug: Optional[bool] = None, noinline: bool = False):
+        self.fn = fn
+        functools.update_wrapper(self, fn)
+        self.params = list(inspect.signature(fn).parameters)
+        self.do_not_specialize = set()
+        for item in do_not_specialize:
+            self.do_not_specialize.add(self.params[item] if isinstance(item, int) else item)
+        self.debug = debug
+        self.noinline = noinline
+        self.cache: Dict[Any, CompiledKernel] = {}
+        self._info = None
+
+    # -- parsing -----------------------------------------------------------------------
+
+    def info(self):
+        if self._info is None:
+            from tilelang.frontend.codegen import FunctionInfo
+
+            self._info = FunctionInfo(self.fn)
+        return self._info
+
+    def _def_error(self, message: str) -> CompilationError:
+        code = self.fn.__code__
+        try:
+            info = self.info()
+            file, line, col = info.location(info.fndef)
+        except CompilationError:
+            file, line, col = code.co_filename, code.co_firstlineno, 1
+        return CompilationError([Diagnostic("error", message, file, line, col)])
+
+    def is_constexpr(self, name: str) -> bool:
+        ann = self.fn.__annotations__.get(name)
+        if isinstance(ann, str):
+            return ann.split(".")[-1] == "constexpr"
+        return ann is tlc.constexpr
+
+    # -- compilation ---------------------------------------------------------------------
+
+    def compile(self, signature: Union[Dict[str, str], str, Iterable[str]], constexprs=None,
+                specialization=None, num_warps: int = 4, num_stages: int = 3,
+                debug: Optional[bool] = None) -> CompiledKernel:
+        """Compiles one specialization ahead of time; raises CompilationError."""
+        constexprs = dict(constexprs or {})
+        for key, value in list(constexprs.items()):
+            if isinstance(key, int):
+                constexprs[self.params[key]] = constexprs.pop(key)
+        if isinstance(signature, str):
+            signature = [s for s in signature.replace(" ", "").split(",") if s]
+        if not isinstance(signature, dict):
+            runtime = [p for p in self.params if not self.is_constexpr(p) and p not in constexprs]
+            signature = list(signature)
+            if len(signature) != len(runtime):
+                raise self._def_error(f"the signature has {len(signature)} types but "
+                                      f"{self.__name__} has {len(runtime)} run-time parameters")
+            signature = dict(zip(runtime, signature))
+        types = {}
+        sig_text = {}
+        for name, text in signature.items():
+            if name not in self.params:
+                raise self._def_error(f"the signature names an unknown parameter '{name}'")
+            if text == "constexpr":
+                if name not in constexprs:
+                    raise self._def_error(f"no value given for the constexpr parameter '{name}'")
+                continue
+            if name in constexprs:
+                continue
+            try:
+                types[name] = tlc.dtype_from_string(str(text))
+            except ValueError:
+                raise self._def_error(f"invalid type {text!r} for the parameter '{name}'") from None
+            sig_text[name] = str(text)
+        if specialization is None:
+            specialization = {}
+        elif not isinstance(specialization, dict):
+            specialization = {name: 16 for name in specialization}
+        specialization = {k: int(v) for k, v in specialization.items() if v and k in types}
+        debug = self.debug if debug is None else debug
+        debug = bool(debug) if debug is not None else os.environ.get("TILELANG_DEBUG", "0") == "1"
+        key = (
+            tuple(sorted(sig_text.items())),
+            tuple(sorted((k, _key_part(v)) for k, v in constexprs.items())),
+            tuple(sorted(specialization.items())),
+            num_warps, num_stages, debug,
+        )
+        cached = self.cache.get(key)
+        if cached is not None:
+            return cached
+        kernel = self._compile(types, sig_text, constexprs, specialization, num_warps, num_stages, debug)
+        self.cache[key] = kernel
+        return kernel
+
+    def _compile(self, types, sig_text, constexprs, specialization, num_warps, num_stages, debug):
+        from tilelang.frontend.codegen import generate
+        from tilelang.ir import run_pipeline
+
+        start = time.perf_counter()
+        try:
+            text, runtime = generate(self, types, constexprs, specialization, debug)
+        except CompilationError:
+            raise
+        except RecursionError:
+            raise self._def_error("the kernel is nested too deeply") from None
+        except Exception as exc:  # noqa: BLE001 - never let another exception escape
+            raise self._def_error(f"internal error: {type(exc).__name__}: {exc}") from exc
+        elapsed = time.perf_counter() - start
+        # Ops carry loc()s into the Python file, so diagnostics name it and
+        # show its lines; the buffer name only shows for ops without one.
+        buffer = f"<tile-ir of {self.__name__}>"
+        verified = run_pipeline(text, "", source_name=buffer)
+        optimized = run_pipeline(text, "canonicalize,cse", source_name=buffer)
+        asm = {"tile-src": text, "tile": verified, "tile-opt": optimized}
+        return CompiledKernel(self.info().fndef.name, dict(sig_text), dict(constexprs),
+                              dict(specialization), num_warps, num_stages, asm, runtime, elapsed)
+
+    def specialize(self, *args, **kwargs):
+        """(signature, constexprs, specialization) for a call with these arguments."""
+        try:
+            bound = inspect.signature(self.fn).bind(*args, **kwargs)
+        except TypeError as exc:
+            raise self._def_error(f"wrong arguments to {self.__name__}(): {exc}") from None
+        bound.apply_defaults()
+        signature, constexprs, specialization = {}, {}, {}
+        for name, value in bound.arguments.items():
+            value = tlc._unwrap(value)
+            nospec = name in self.do_not_specialize
+            if self.is_constexpr(name):
+                if hasattr(value, "data_ptr"):
+                    raise self._def_error(f"the constexpr parameter '{name}' got a tensor")
+                constexprs[name] = value
+            elif value is None or isinstance(value, (tlc.dtype, str, JITFunction)):
+                constexprs[name] = value
+            elif isinstance(value, bool):
+                signature[name] = "i1"
+            elif isinstance(value, int):
+                if value == 1 and not nospec:
+                    constexprs[name] = 1
+                    continue
+                if -(2**31) <= value < 2**31:
+                    signature[name] = "i32"
+                elif 2**31 <= value < 2**32:
+                    signature[name] = "u32"
+                elif -(2**63) <= value < 2**63:
+                    signature[name] = "i64"
+                elif 2**63 <= value < 2**64:
+                    signature[name] = "u64"
+                else:
+                    raise self._def_error(f"the integer {value} for '{name}' does not fit in 64 bits")
+                if value % 16 == 0 and not nospec:
+                    specialization[name] = 16
+            elif isinstance(value, float):
+                signature[name] = "fp32"
+            elif hasattr(value, "data_ptr") and hasattr(value, "dtype"):
+                elem = _dtype_string(value.dtype)
+                if elem is None:
+                    raise self._def_error(f"unsupported tensor dtype {value.dtype} for '{name}'")
+                signature[name] = "*" + elem
+                if value.data_ptr() % 16 == 0 and not nospec:
+                    specialization[name] = 16
+            else:
+                raise self._def_error(f"unsupported argument type {type(value).__name__} for '{name}'")
+        return signature, constexprs, specialization
+
+    def warmup(self, *args, grid=None, num_warps: int = 4, num_stages: int = 3, **kwargs) -> CompiledKernel:
+        """Compiles for these arguments without launching (Triton's ``warmup``)."""
+        signature, constexprs, specialization = self.specialize(*args, **kwargs)
+        return self.compile(signature, constexprs, specialization, num_warps, num_stages)
+
+    # -- calling ----------------------------------------------------------------------------
+
+    def __getitem__(self, grid):
+        return _Launcher(self, grid)
+
+    def run(self, *args, grid=None, **kwargs):
+        return _Launcher(self, grid)(*args, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"{self.__name__} is a @tilelang.jit function: launch it with "
+                           f"{self.__name__}[grid](...), or call it from another @tilelang.jit function")
+
+    def __repr__(self) -> str:
+        return f"JITFunction({self.fn.__module__}:{self.fn.__qualname__})"
+
+
+def jit(fn=None, *, do_not_specialize: Iterable[Union[int, str]] = (), debug: Optional[bool] = None,
+        noinline: bool = False, **kwargs):
+    """Decorates a kernel: ``@tilelang.jit`` or ``@tilelang.jit(do_not_specialize=[...])``."""
+
+    def decorator(f):
+        return JITFunction(f, do_not_specialize=do_not_specialize, debug=debug, noinline=noinline)
+
+    return decorator(fn) if fn is not None else decorator
