@@ -129,14 +129,7 @@ Value emitAtomAsm(OpBuilder &b, Location loc, Type word,
                           firstPredicate + index, instruction, operandText)
                 .str();
   }
-  return LLVM::InlineAsmOp::create(
-             b, loc, word, inputs, text, constraints,
-             /*has_side_effects=*/true, /*is_align_stack=*/false,
-             LLVM::tailcallkind::TailCallKind::None,
-             LLVM::AsmDialectAttr::get(b.getContext(),
-                                       LLVM::AsmDialect::AD_ATT),
-             ArrayAttr())
-      .getResult(0);
+  return emitInlineAsm(b, loc, word, inputs, text, constraints).getResult(0);
 }
 
 /// Shares thread 0's value of a scalar atomic with every thread.
@@ -153,13 +146,9 @@ Value broadcastFromOwner(OpBuilder &b, Location loc, Operation *op,
   std::string text =
       llvm::formatv("@$2 st.shared.b{0} [ $0 ], $1;", bits).str();
   std::string constraints = ("l," + constraintFor(bits) + ",b").str();
-  LLVM::InlineAsmOp::create(
-      b, loc, TypeRange{},
-      ValueRange{slot, toWord(b, loc, value, word), isOwner}, text,
-      constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::tailcallkind::TailCallKind::None,
-      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-      ArrayAttr());
+  emitInlineAsm(b, loc, TypeRange{},
+                ValueRange{slot, toWord(b, loc, value, word), isOwner}, text,
+                constraints);
   emitBarrier(b, loc);
   Value shared = LLVM::LoadOp::create(b, loc, word, slot);
   return fromWord(b, loc, shared, value.getType());
@@ -261,9 +250,7 @@ struct AtomicRMWLowering : public ConvertOpToLLVMPattern<tile::AtomicRMWOp> {
       rewriter.replaceOp(op, broadcastFromOwner(rewriter, loc, op, results[0]));
       return success();
     }
-    rewriter.replaceOp(op, packStruct(rewriter, loc,
-                                      getTypeConverter()->convertType(valueType),
-                                      results));
+    replaceWithElements(rewriter, op, valueType, results, *getTypeConverter());
     return success();
   }
 };
@@ -301,9 +288,7 @@ struct AtomicCASLowering : public ConvertOpToLLVMPattern<tile::AtomicCASOp> {
       rewriter.replaceOp(op, broadcastFromOwner(rewriter, loc, op, results[0]));
       return success();
     }
-    rewriter.replaceOp(op, packStruct(rewriter, loc,
-                                      getTypeConverter()->convertType(valueType),
-                                      results));
+    replaceWithElements(rewriter, op, valueType, results, *getTypeConverter());
     return success();
   }
 };

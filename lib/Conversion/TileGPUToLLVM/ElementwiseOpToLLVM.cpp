@@ -150,10 +150,8 @@ struct AddPtrLowering : public ConvertOpToLLVMPattern<tile::AddPtrOp> {
          llvm::zip_equal(unpackStruct(rewriter, loc, adaptor.getPtr()),
                          unpackStruct(rewriter, loc, adaptor.getOffset())))
       results.push_back(gep(ptr, offset));
-    rewriter.replaceOp(op, packStruct(rewriter, loc,
-                                      getTypeConverter()->convertType(
-                                          op.getType()),
-                                      results));
+    replaceWithElements(rewriter, op, op.getType(), results,
+                        *getTypeConverter());
     return success();
   }
 };

@@ -262,17 +262,9 @@ struct LoadLowering : public ConvertOpToLLVMPattern<tile::LoadOp> {
                     words > 1 ? llvm::formatv(".v{0}", words).str() : "",
                     width, operandList(0, words), words)
                     .str();
-        Type asmResult =
-            words == 1 ? wordType
-                       : LLVM::LLVMStructType::getLiteral(
-                             getContext(), SmallVector<Type>(words, wordType));
-        auto asmOp = LLVM::InlineAsmOp::create(
-            rewriter, loc, asmResult, operands, text, constraints,
-            /*has_side_effects=*/true, /*is_align_stack=*/false,
-            LLVM::tailcallkind::TailCallKind::None,
-            LLVM::AsmDialectAttr::get(getContext(),
-                                      LLVM::AsmDialect::AD_ATT),
-            ArrayAttr());
+        auto asmOp = emitInlineAsm(rewriter, loc,
+                                   SmallVector<Type>(words, wordType), operands,
+                                   text, constraints);
         SmallVector<Value> wordValues =
             words == 1 ? SmallVector<Value>{asmOp.getResult(0)}
                        : unpackStruct(rewriter, loc, asmOp.getResult(0));
@@ -281,13 +273,8 @@ struct LoadLowering : public ConvertOpToLLVMPattern<tile::LoadOp> {
       for (Value element : loaded)
         results.push_back(fromMemory(rewriter, loc, element, llvmElementType));
     }
-    if (!isa<RankedTensorType>(resultType)) {
-      rewriter.replaceOp(op, results.front());
-      return success();
-    }
-    rewriter.replaceOp(op, packStruct(rewriter, loc,
-                                      getTypeConverter()->convertType(resultType),
-                                      results));
+    replaceWithElements(rewriter, op, resultType, results,
+                        *getTypeConverter());
     return success();
   }
 
@@ -366,12 +353,7 @@ struct StoreLowering : public ConvertOpToLLVMPattern<tile::StoreOp> {
                         words > 1 ? llvm::formatv(".v{0}", words).str() : "",
                         width, operandList(1, words))
               .str();
-      LLVM::InlineAsmOp::create(
-          rewriter, loc, TypeRange{}, operands, text, constraints,
-          /*has_side_effects=*/true, /*is_align_stack=*/false,
-          LLVM::tailcallkind::TailCallKind::None,
-          LLVM::AsmDialectAttr::get(getContext(), LLVM::AsmDialect::AD_ATT),
-          ArrayAttr());
+      emitInlineAsm(rewriter, loc, TypeRange{}, operands, text, constraints);
     }
     rewriter.eraseOp(op);
     return success();

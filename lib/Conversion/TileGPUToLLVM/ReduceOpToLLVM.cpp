@@ -10,8 +10,6 @@
 
 #include "TileGPUToLLVM.h"
 
-#include "mlir/IR/IRMapping.h"
-
 #include <map>
 
 using namespace mlir;
@@ -30,17 +28,7 @@ struct ReduceOpLowering : public ConvertOpToLLVMPattern<tile::ReduceOp> {
   FailureOr<Accumulator> combine(ConversionPatternRewriter &rewriter,
                                  tile::ReduceOp op, const Accumulator &acc,
                                  const Accumulator &value) const {
-    Block &block = op.getCombineOp().front();
-    IRMapping mapping;
-    for (auto [arg, input] : llvm::zip_equal(
-             block.getArguments(), llvm::concat<const Value>(acc, value)))
-      mapping.map(arg, input);
-    for (Operation &nested : block.without_terminator())
-      rewriter.clone(nested, mapping);
-    Accumulator result;
-    for (Value yielded : block.getTerminator()->getOperands())
-      result.push_back(mapping.lookupOrDefault(yielded));
-    return result;
+    return inlineCombineRegion(rewriter, op.getCombineOp(), acc, value);
   }
 
   /// shfl.sync.bfly of a 32-bit-or-narrower scalar (wider ones in halves).

@@ -11,8 +11,6 @@
 
 #include "TileGPUToLLVM.h"
 
-#include "mlir/IR/IRMapping.h"
-
 using namespace mlir;
 using namespace tilelang;
 using namespace tilelang::tilegpu;
@@ -22,23 +20,6 @@ namespace {
 
 struct ScanOpLowering : public ConvertOpToLLVMPattern<tile::ScanOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-
-  /// Inlines the combine region on (earlier, later).
-  SmallVector<Value> combine(ConversionPatternRewriter &rewriter,
-                             tile::ScanOp op, ArrayRef<Value> earlier,
-                             ArrayRef<Value> later) const {
-    Block &block = op.getCombineOp().front();
-    IRMapping mapping;
-    for (auto [arg, input] : llvm::zip_equal(
-             block.getArguments(), llvm::concat<const Value>(earlier, later)))
-      mapping.map(arg, input);
-    for (Operation &nested : block.without_terminator())
-      rewriter.clone(nested, mapping);
-    SmallVector<Value> result;
-    for (Value yielded : block.getTerminator()->getOperands())
-      result.push_back(mapping.lookupOrDefault(yielded));
-    return result;
-  }
 
   LogicalResult
   matchAndRewrite(tile::ScanOp op, OpAdaptor adaptor,
@@ -134,7 +115,8 @@ struct ScanOpLowering : public ConvertOpToLLVMPattern<tile::ScanOp> {
               fromStorage(rewriter, loc, stored, elementTypes[operand]));
           current.push_back(values[operand][element]);
         }
-        SmallVector<Value> combined = combine(rewriter, op, partner, current);
+        SmallVector<Value> combined =
+            inlineCombineRegion(rewriter, op.getCombineOp(), partner, current);
         for (unsigned operand = 0; operand < numOperands; ++operand)
           next[operand].push_back(LLVM::SelectOp::create(
               rewriter, loc, hasPartner, combined[operand], current[operand]));

@@ -49,9 +49,8 @@ struct ConstantLowering : public ConvertOpToLLVMPattern<arith::ConstantOp> {
         rewriter, op.getLoc(), elementType,
         cast<TypedAttr>(dense.getSplatValue<Attribute>()));
     SmallVector<Value> elements(getTotalElemsPerThread(type), scalar);
-    rewriter.replaceOp(op, packStruct(rewriter, op.getLoc(),
-                                      getTypeConverter()->convertType(type),
-                                      elements));
+    replaceWithElements(rewriter, op, type, elements,
+                        *getTypeConverter());
     return success();
   }
 };
@@ -65,10 +64,8 @@ struct SplatLowering : public ConvertOpToLLVMPattern<tile::SplatOp> {
                   ConversionPatternRewriter &rewriter) const override {
     SmallVector<Value> elements(getTotalElemsPerThread(op.getType()),
                                 adaptor.getSrc());
-    rewriter.replaceOp(op, packStruct(rewriter, op.getLoc(),
-                                      getTypeConverter()->convertType(
-                                          op.getType()),
-                                      elements));
+    replaceWithElements(rewriter, op, op.getType(), elements,
+                        *getTypeConverter());
     return success();
   }
 };
@@ -88,10 +85,8 @@ struct MakeRangeLowering : public ConvertOpToLLVMPattern<tile::MakeRangeOp> {
     SmallVector<Value> elements;
     for (auto &coords : emitElementCoordinates(rewriter, loc, op.getType()))
       elements.push_back(LLVM::AddOp::create(rewriter, loc, start, coords[0]));
-    rewriter.replaceOp(op, packStruct(rewriter, loc,
-                                      getTypeConverter()->convertType(
-                                          op.getType()),
-                                      elements));
+    replaceWithElements(rewriter, op, op.getType(), elements,
+                        *getTypeConverter());
     return success();
   }
 };
@@ -123,10 +118,8 @@ struct BroadcastLowering : public ConvertOpToLLVMPattern<tile::BroadcastOp> {
           index[dim] = 0;
       elements.push_back(srcElements[srcPositions.at(index)]);
     }
-    rewriter.replaceOp(op, packStruct(rewriter, op.getLoc(),
-                                      getTypeConverter()->convertType(
-                                          resultType),
-                                      elements));
+    replaceWithElements(rewriter, op, resultType, elements,
+                        *getTypeConverter());
     return success();
   }
 };
@@ -155,10 +148,8 @@ struct ExpandDimsLowering : public ConvertOpToLLVMPattern<tile::ExpandDimsOp> {
       index.erase(index.begin() + op.getAxis());
       elements.push_back(srcElements[srcPositions.at(index)]);
     }
-    rewriter.replaceOp(op, packStruct(rewriter, op.getLoc(),
-                                      getTypeConverter()->convertType(
-                                          resultType),
-                                      elements));
+    replaceWithElements(rewriter, op, resultType, elements,
+                        *getTypeConverter());
     return success();
   }
 };

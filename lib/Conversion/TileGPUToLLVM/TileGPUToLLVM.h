@@ -73,6 +73,29 @@ llvm::SmallVector<mlir::Value> unpackStruct(mlir::OpBuilder &builder,
 mlir::Value packStruct(mlir::OpBuilder &builder, mlir::Location loc,
                        mlir::Type type, mlir::ValueRange elements);
 
+/// Replaces `op`'s single result by `elements`: packed into the converted
+/// struct for a tensor of `resultType`, or the one element for a scalar.
+void replaceWithElements(mlir::ConversionPatternRewriter &rewriter,
+                         mlir::Operation *op, mlir::Type resultType,
+                         mlir::ValueRange elements,
+                         const mlir::TypeConverter &converter);
+
+/// Inline PTX with side effects (so LLVM neither drops nor reorders it
+/// across memory operations); AT&T dialect, as NVPTX expects.
+mlir::LLVM::InlineAsmOp emitInlineAsm(mlir::OpBuilder &builder,
+                                      mlir::Location loc,
+                                      mlir::TypeRange resultTypes,
+                                      mlir::ValueRange operands,
+                                      llvm::StringRef text,
+                                      llvm::StringRef constraints);
+
+/// Clones the single-block combine region of a reduce or scan on
+/// (earlier..., later...) values and returns what it yields.
+llvm::SmallVector<mlir::Value> inlineCombineRegion(mlir::OpBuilder &builder,
+                                                  mlir::Region &region,
+                                                  mlir::ValueRange earlier,
+                                                  mlir::ValueRange later);
+
 /// Converted values of `operand`: its elements if it is a tensor, or the
 /// scalar repeated `count` times.
 llvm::SmallVector<mlir::Value> getElements(mlir::OpBuilder &builder,

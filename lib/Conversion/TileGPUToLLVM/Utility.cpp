@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
 using namespace tilelang;
@@ -227,6 +228,52 @@ SmallVector<Value> tilelang::lowering::getElements(OpBuilder &builder,
   if (isa<RankedTensorType>(originalType))
     return unpackStruct(builder, loc, converted);
   return SmallVector<Value>(count, converted);
+}
+
+void tilelang::lowering::replaceWithElements(
+    ConversionPatternRewriter &rewriter, Operation *op, Type resultType,
+    ValueRange elements, const TypeConverter &converter) {
+  if (!isa<RankedTensorType>(resultType)) {
+    rewriter.replaceOp(op, elements.front());
+    return;
+  }
+  rewriter.replaceOp(op, packStruct(rewriter, op->getLoc(),
+                                    converter.convertType(resultType),
+                                    elements));
+}
+
+LLVM::InlineAsmOp tilelang::lowering::emitInlineAsm(
+    OpBuilder &builder, Location loc, TypeRange resultTypes,
+    ValueRange operands, StringRef text, StringRef constraints) {
+  Type resultType;
+  if (resultTypes.size() == 1)
+    resultType = resultTypes.front();
+  else if (!resultTypes.empty())
+    resultType = LLVM::LLVMStructType::getLiteral(
+        builder.getContext(), llvm::to_vector(resultTypes));
+  return LLVM::InlineAsmOp::create(
+      builder, loc, resultType ? TypeRange(resultType) : TypeRange(), operands,
+      text, constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(builder.getContext(), LLVM::AsmDialect::AD_ATT),
+      ArrayAttr());
+}
+
+SmallVector<Value> tilelang::lowering::inlineCombineRegion(OpBuilder &builder,
+                                                          Region &region,
+                                                          ValueRange earlier,
+                                                          ValueRange later) {
+  Block &block = region.front();
+  IRMapping mapping;
+  for (auto [arg, input] : llvm::zip_equal(
+           block.getArguments(), llvm::concat<const Value>(earlier, later)))
+    mapping.map(arg, input);
+  for (Operation &nested : block.without_terminator())
+    builder.clone(nested, mapping);
+  SmallVector<Value> result;
+  for (Value yielded : block.getTerminator()->getOperands())
+    result.push_back(mapping.lookupOrDefault(yielded));
+  return result;
 }
 
 Value tilelang::lowering::i32Constant(OpBuilder &builder, Location loc,
