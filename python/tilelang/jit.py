@@ -5,8 +5,10 @@ first compile. ``kernel.compile(signature, ...)`` (ahead of time) and
 ``kernel.warmup(*args, ...)`` (signature derived from the arguments) run the
 frontend, verify the tile IR with libtilelang and return a ``CompiledKernel``
 whose ``asm`` holds the IR of each stage. Compiled kernels are cached in
-memory by their specialization. Launching (``kernel[grid](...)``) needs the
-runtime, which is not there yet.
+memory by their specialization. ``kernel[grid](*args)`` specializes,
+compiles (frontend -> tile IR -> PTX for the current GPU), loads the kernel
+through the CUDA driver once per specialization and launches it on torch's
+current stream.
 """
 
 from __future__ import annotations
@@ -61,6 +63,61 @@ class CompiledKernel:
         sig = ", ".join(f"{k}: {v}" for k, v in self.signature.items())
         return f"<CompiledKernel {self.name}({sig}) constexprs={self.constexprs}>"
 
+    def launchable(self, arch: str):
+        """The kernel compiled to PTX for ``arch`` and loaded (cached)."""
+        loaded = self._loaded.get(arch) if hasattr(self, "_loaded") else None
+        if loaded is not None:
+            return loaded
+        from tilelang import _C
+        from tilelang.ir import compile_ir
+
+        compiled = compile_ir(self.asm["tile"], arch=arch, num_warps=self.num_warps,
+                              num_stages=self.num_stages, source_name=f"<tile-ir of {self.name}>")
+        self.asm["ptx"] = compiled.ptx
+        kinds = "".join(_arg_kind(self.signature[name], name) for name in self.arg_names)
+        loaded = _C.Kernel.load(compiled.ptx, compiled.name, compiled.shared_bytes, self.num_warps, kinds)
+        if not hasattr(self, "_loaded"):
+            self._loaded = {}
+        self._loaded[arch] = loaded
+        return loaded
+
+
+def _arg_kind(type_text: str, name: str) -> str:
+    """How the launcher packs an argument of this signature type."""
+    if type_text.startswith("*"):
+        return "p"
+    kinds = {"i1": "b", "i8": "i", "i16": "i", "i32": "i", "u8": "I", "u16": "I", "u32": "I",
+             "i64": "l", "u64": "L", "fp32": "f", "fp64": "d"}
+    if type_text not in kinds:
+        raise TypeError(f"cannot pass a scalar of type {type_text} for '{name}' to a kernel yet")
+    return kinds[type_text]
+
+
+_ARCH = {}
+
+
+def _current_arch() -> str:
+    """sm_XX of the current device (sm_90a on Hopper, for wgmma and TMA)."""
+    from tilelang import _C
+
+    info = _C.device_info()
+    ordinal = info["ordinal"]
+    if ordinal not in _ARCH:
+        major, minor = info["capability"]
+        arch = f"sm_{major}{minor}"
+        _ARCH[ordinal] = arch + "a" if (major, minor) == (9, 0) else arch
+    return _ARCH[ordinal]
+
+
+def _current_stream() -> int:
+    """torch's current CUDA stream when torch is in use, else the default."""
+    import sys
+
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_available():
+        return torch.cuda.current_stream().cuda_stream
+    return 0
+
 
 _TORCH_DTYPES = {
     "float16": "fp16", "half": "fp16", "bfloat16": "bf16", "float32": "fp32", "float": "fp32",
@@ -95,16 +152,31 @@ def _key_part(value):
 
 
 class _Launcher:
+    """``kernel[grid]``: calling it launches the kernel."""
+
     def __init__(self, kernel, grid):
         self.kernel = kernel
         self.grid = grid
 
-    def __call__(self, *args, **kwargs):
-        raise NotImplementedError(
-            f"launching {self.kernel.__name__} needs the runtime (issue 5), which is not "
-            "implemented yet; use kernel.warmup(*args, grid=...) or kernel.compile(signature) "
-            "to get the compiled IR"
-        )
+    def __call__(self, *args, num_warps: int = 4, num_stages: int = 3, **kwargs):
+        fn = self.kernel
+        # Launch options a kernel also declares as parameters reach it too
+        # (Triton's tutorials pass num_stages to the kernel this way).
+        for option, value in (("num_warps", num_warps), ("num_stages", num_stages)):
+            if option in fn.params and option not in kwargs:
+                kwargs[option] = value
+        signature, constexprs, specialization = fn.specialize(*args, **kwargs)
+        compiled = fn.compile(signature, constexprs, specialization, num_warps, num_stages)
+        launchable = compiled.launchable(_current_arch())
+        bound = inspect.signature(fn.fn).bind(*args, **kwargs)
+        bound.apply_defaults()
+        values = {name: tlc._unwrap(value) for name, value in bound.arguments.items()}
+        grid = self.grid(dict(values, **constexprs)) if callable(self.grid) else self.grid
+        if isinstance(grid, int):
+            grid = (grid,)
+        launchable.launch(tuple(int(g) for g in grid), _current_stream(),
+                          *[values[name] for name in compiled.arg_names])
+        return compiled
 
 
 class JITFunction:

@@ -544,6 +544,10 @@ class Semantic:
             odt = tlc.int32
         shape = self.broadcast_shapes(ptr.shape, self.shape_of(off))
         off = self.as_value(off, odt, shape)
+        # addptr offsets are signed: an unsigned offset whose top bit may be
+        # set (u32 above 2^31) becomes i64 first, by zero extension.
+        if odt.is_int_unsigned() and odt.int_bitwidth < 64:
+            off = self.cast(off, tlc.int64)
         if negate:
             off = self.negate(off)
         ptr = self.broadcast_value(ptr, shape)

@@ -1,0 +1,89 @@
+//===- Runtime.h - loading and launching kernels ----------------*- C++ -*-===//
+//
+// Part of tilelang. The CUDA side of libtilelang: the driver is opened with
+// dlopen on first use (no link-time CUDA dependency, so the library loads
+// and compiles on machines without a GPU), PTX becomes a cubin through the
+// driver's JIT linker, and kernels launch on the primary context that torch
+// shares. Errors come back as Status values naming the driver call, its
+// error name and the kernel; nothing throws or aborts.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILELANG_RUNTIME_RUNTIME_H
+#define TILELANG_RUNTIME_RUNTIME_H
+
+#include "tilelang/Compiler/Compiler.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace tilelang::runtime {
+
+/// Success, or a message saying what failed.
+struct Status {
+  bool ok = true;
+  std::string message;
+
+  static Status success() { return {}; }
+  static Status error(std::string message) { return {false, std::move(message)}; }
+};
+
+/// What the runtime needs to know about the current device.
+struct DeviceInfo {
+  int ordinal = 0;
+  std::string name;
+  int computeMajor = 0, computeMinor = 0;
+  int multiprocessors = 0;
+  int maxThreadsPerBlock = 0;
+  /// Shared memory a block may use after opting in, in bytes.
+  int maxSharedPerBlockOptin = 0;
+  int maxGridDim[3] = {0, 0, 0};
+};
+
+/// Opens libcuda, initializes it and makes the current device's primary
+/// context current (if no context is). Cheap after the first call.
+TILELANG_API Status initialize();
+
+/// The driver's CUDA version (e.g. 13000), or 0 without a driver.
+TILELANG_API int driverVersion();
+
+/// Properties of the device of the current context (cached per device).
+TILELANG_API Status getCurrentDevice(DeviceInfo &info);
+
+/// A kernel loaded into the current context.
+class TILELANG_API Kernel {
+public:
+  /// Links `ptx` to a cubin with the driver's JIT linker (its error log in
+  /// the message on failure), loads it and finds `name`. `sharedBytes`
+  /// above 48 KB raise the kernel's dynamic shared-memory limit.
+  static Status load(const std::string &ptx, const std::string &name,
+                     long long sharedBytes, unsigned numWarps,
+                     std::unique_ptr<Kernel> &kernel);
+
+  /// Launches on `stream` (0 for the default stream) with `params`, an
+  /// array of pointers to each argument's value, as cuLaunchKernel takes.
+  Status launch(unsigned gridX, unsigned gridY, unsigned gridZ,
+                std::uintptr_t stream, void **params) const;
+
+  const std::string &getName() const { return name; }
+  long long getSharedBytes() const { return sharedBytes; }
+  unsigned getNumWarps() const { return numWarps; }
+  /// Registers per thread and local-memory bytes, as the driver reports.
+  int getRegisters() const { return registers; }
+  int getLocalBytes() const { return localBytes; }
+
+private:
+  Kernel() = default;
+
+  std::string name;
+  long long sharedBytes = 0;
+  unsigned numWarps = 4;
+  int registers = 0, localBytes = 0;
+  void *module = nullptr;
+  void *function = nullptr;
+};
+
+} // namespace tilelang::runtime
+
+#endif // TILELANG_RUNTIME_RUNTIME_H

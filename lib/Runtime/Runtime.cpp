@@ -1,0 +1,293 @@
+//===- Runtime.cpp - loading and launching kernels ------------------------===//
+//
+// Part of tilelang. Opens the CUDA driver with dlopen, declares the few
+// driver types and entry points it uses (so the build needs no CUDA
+// headers), links PTX into cubins, loads modules and launches kernels.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilelang/Runtime/Runtime.h"
+
+#include <dlfcn.h>
+
+#include <map>
+#include <mutex>
+#include <vector>
+
+namespace tilelang::runtime {
+
+namespace {
+
+// The driver API subset, with the values of cuda.h.
+using CUresult = int;
+using CUdevice = int;
+using CUcontext = void *;
+using CUmodule = void *;
+using CUfunction = void *;
+using CUstream = void *;
+using CUlinkState = void *;
+
+constexpr int CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1;
+constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X = 5;
+constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y = 6;
+constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z = 7;
+constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
+constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
+constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
+constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
+constexpr int CU_FUNC_ATTRIBUTE_NUM_REGS = 4;
+constexpr int CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3;
+constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
+constexpr int CU_JIT_INFO_LOG_BUFFER = 3;
+constexpr int CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4;
+constexpr int CU_JIT_ERROR_LOG_BUFFER = 5;
+constexpr int CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
+constexpr int CU_JIT_INPUT_PTX = 1;
+
+/// Entry points resolved from libcuda.
+struct Driver {
+  CUresult (*cuInit)(unsigned);
+  CUresult (*cuDriverGetVersion)(int *);
+  CUresult (*cuGetErrorName)(CUresult, const char **);
+  CUresult (*cuGetErrorString)(CUresult, const char **);
+  CUresult (*cuDeviceGet)(CUdevice *, int);
+  CUresult (*cuDeviceGetName)(char *, int, CUdevice);
+  CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*cuCtxGetCurrent)(CUcontext *);
+  CUresult (*cuCtxSetCurrent)(CUcontext);
+  CUresult (*cuCtxGetDevice)(CUdevice *);
+  CUresult (*cuLinkCreate)(unsigned, int *, void **, CUlinkState *);
+  CUresult (*cuLinkAddData)(CUlinkState, int, void *, size_t, const char *,
+                            unsigned, int *, void **);
+  CUresult (*cuLinkComplete)(CUlinkState, void **, size_t *);
+  CUresult (*cuLinkDestroy)(CUlinkState);
+  CUresult (*cuModuleLoadData)(CUmodule *, const void *);
+  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
+  CUresult (*cuFuncGetAttribute)(int *, int, CUfunction);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, unsigned, CUstream,
+                             void **, void **);
+};
+
+Driver driver;
+Status openStatus = Status::error("not initialized");
+std::once_flag openOnce;
+
+/// Resolves one symbol (preferring the _v2 entry points cuda.h maps to).
+template <typename Fn>
+bool resolve(void *library, Fn &slot, const char *name,
+             const char *v2 = nullptr) {
+  void *symbol = v2 ? dlsym(library, v2) : nullptr;
+  if (!symbol)
+    symbol = dlsym(library, name);
+  slot = reinterpret_cast<Fn>(symbol);
+  return symbol != nullptr;
+}
+
+Status openDriver() {
+  void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!library)
+    return Status::error("the CUDA driver (libcuda.so.1) could not be "
+                         "loaded: " +
+                         std::string(dlerror()) +
+                         "; compiling to PTX works without it, launching "
+                         "kernels needs an NVIDIA GPU and its driver");
+  bool ok = resolve(library, driver.cuInit, "cuInit") &&
+            resolve(library, driver.cuDriverGetVersion, "cuDriverGetVersion") &&
+            resolve(library, driver.cuGetErrorName, "cuGetErrorName") &&
+            resolve(library, driver.cuGetErrorString, "cuGetErrorString") &&
+            resolve(library, driver.cuDeviceGet, "cuDeviceGet") &&
+            resolve(library, driver.cuDeviceGetName, "cuDeviceGetName") &&
+            resolve(library, driver.cuDeviceGetAttribute,
+                    "cuDeviceGetAttribute") &&
+            resolve(library, driver.cuDevicePrimaryCtxRetain,
+                    "cuDevicePrimaryCtxRetain") &&
+            resolve(library, driver.cuCtxGetCurrent, "cuCtxGetCurrent") &&
+            resolve(library, driver.cuCtxSetCurrent, "cuCtxSetCurrent") &&
+            resolve(library, driver.cuCtxGetDevice, "cuCtxGetDevice") &&
+            resolve(library, driver.cuLinkCreate, "cuLinkCreate",
+                    "cuLinkCreate_v2") &&
+            resolve(library, driver.cuLinkAddData, "cuLinkAddData",
+                    "cuLinkAddData_v2") &&
+            resolve(library, driver.cuLinkComplete, "cuLinkComplete") &&
+            resolve(library, driver.cuLinkDestroy, "cuLinkDestroy") &&
+            resolve(library, driver.cuModuleLoadData, "cuModuleLoadData") &&
+            resolve(library, driver.cuModuleGetFunction,
+                    "cuModuleGetFunction") &&
+            resolve(library, driver.cuFuncSetAttribute, "cuFuncSetAttribute") &&
+            resolve(library, driver.cuFuncGetAttribute, "cuFuncGetAttribute") &&
+            resolve(library, driver.cuLaunchKernel, "cuLaunchKernel");
+  if (!ok)
+    return Status::error("libcuda.so.1 lacks a driver API entry point this "
+                         "runtime needs; the driver is too old");
+  return Status::success();
+}
+
+/// "cuCall failed: CUDA_ERROR_NAME (description)".
+Status check(CUresult result, const char *call, const std::string &what = "") {
+  if (result == 0)
+    return Status::success();
+  const char *name = nullptr, *text = nullptr;
+  driver.cuGetErrorName(result, &name);
+  driver.cuGetErrorString(result, &text);
+  std::string message = std::string(call) + " failed";
+  if (!what.empty())
+    message += " for " + what;
+  message += ": " + std::string(name ? name : "CUDA_ERROR_UNKNOWN");
+  if (text)
+    message += " (" + std::string(text) + ")";
+  return Status::error(message);
+}
+
+#define TILELANG_TRY(expression)                                               \
+  do {                                                                         \
+    Status status = (expression);                                              \
+    if (!status.ok)                                                            \
+      return status;                                                           \
+  } while (false)
+
+} // namespace
+
+Status initialize() {
+  std::call_once(openOnce, [] {
+    openStatus = openDriver();
+    if (openStatus.ok)
+      openStatus = check(driver.cuInit(0), "cuInit");
+  });
+  if (!openStatus.ok)
+    return openStatus;
+  CUcontext context = nullptr;
+  TILELANG_TRY(check(driver.cuCtxGetCurrent(&context), "cuCtxGetCurrent"));
+  if (context)
+    return Status::success();
+  // No context yet (torch not in use): the primary context of device 0,
+  // the one torch would create.
+  CUdevice device;
+  TILELANG_TRY(check(driver.cuDeviceGet(&device, 0), "cuDeviceGet"));
+  TILELANG_TRY(check(driver.cuDevicePrimaryCtxRetain(&context, device),
+                     "cuDevicePrimaryCtxRetain"));
+  return check(driver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+}
+
+int driverVersion() {
+  if (!initialize().ok)
+    return 0;
+  int version = 0;
+  driver.cuDriverGetVersion(&version);
+  return version;
+}
+
+Status getCurrentDevice(DeviceInfo &info) {
+  TILELANG_TRY(initialize());
+  CUdevice device;
+  TILELANG_TRY(check(driver.cuCtxGetDevice(&device), "cuCtxGetDevice"));
+  static std::mutex mutex;
+  static std::map<int, DeviceInfo> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(device);
+  if (it != cache.end()) {
+    info = it->second;
+    return Status::success();
+  }
+  DeviceInfo result;
+  result.ordinal = device;
+  char name[256] = {0};
+  driver.cuDeviceGetName(name, sizeof(name), device);
+  result.name = name;
+  auto attribute = [&](int which, int &value) {
+    return check(driver.cuDeviceGetAttribute(&value, which, device),
+                 "cuDeviceGetAttribute");
+  };
+  TILELANG_TRY(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                         result.computeMajor));
+  TILELANG_TRY(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                         result.computeMinor));
+  TILELANG_TRY(attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                         result.multiprocessors));
+  TILELANG_TRY(attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                         result.maxThreadsPerBlock));
+  TILELANG_TRY(attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                         result.maxSharedPerBlockOptin));
+  TILELANG_TRY(attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X,
+                         result.maxGridDim[0]));
+  TILELANG_TRY(attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
+                         result.maxGridDim[1]));
+  TILELANG_TRY(attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z,
+                         result.maxGridDim[2]));
+  cache[device] = result;
+  info = result;
+  return Status::success();
+}
+
+Status Kernel::load(const std::string &ptx, const std::string &name,
+                    long long sharedBytes, unsigned numWarps,
+                    std::unique_ptr<Kernel> &kernel) {
+  TILELANG_TRY(initialize());
+  std::string what = "kernel '" + name + "'";
+  // Link with logs captured, so that JIT errors reach the user.
+  std::vector<char> infoLog(16384, 0), errorLog(16384, 0);
+  int options[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                   CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {infoLog.data(),
+                    reinterpret_cast<void *>(uintptr_t(infoLog.size())),
+                    errorLog.data(),
+                    reinterpret_cast<void *>(uintptr_t(errorLog.size()))};
+  CUlinkState link = nullptr;
+  TILELANG_TRY(check(driver.cuLinkCreate(4, options, values, &link),
+                     "cuLinkCreate", what));
+  Status added =
+      check(driver.cuLinkAddData(link, CU_JIT_INPUT_PTX,
+                                 const_cast<char *>(ptx.c_str()),
+                                 ptx.size() + 1, name.c_str(), 0, nullptr,
+                                 nullptr),
+            "cuLinkAddData", what);
+  void *cubin = nullptr;
+  size_t cubinSize = 0;
+  Status linked = added.ok ? check(driver.cuLinkComplete(link, &cubin,
+                                                         &cubinSize),
+                                   "cuLinkComplete", what)
+                           : added;
+  std::unique_ptr<Kernel> result(new Kernel());
+  Status loaded = linked.ok ? check(driver.cuModuleLoadData(&result->module,
+                                                            cubin),
+                                    "cuModuleLoadData", what)
+                            : linked;
+  driver.cuLinkDestroy(link);
+  if (!loaded.ok) {
+    if (errorLog[0])
+      loaded.message += "\nJIT log:\n" + std::string(errorLog.data());
+    return loaded;
+  }
+  TILELANG_TRY(check(driver.cuModuleGetFunction(&result->function,
+                                                result->module, name.c_str()),
+                     "cuModuleGetFunction", what));
+  if (sharedBytes > 48 * 1024)
+    TILELANG_TRY(check(driver.cuFuncSetAttribute(
+                           result->function,
+                           CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                           int(sharedBytes)),
+                       "cuFuncSetAttribute", what));
+  driver.cuFuncGetAttribute(&result->registers, CU_FUNC_ATTRIBUTE_NUM_REGS,
+                            result->function);
+  driver.cuFuncGetAttribute(&result->localBytes,
+                            CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES,
+                            result->function);
+  result->name = name;
+  result->sharedBytes = sharedBytes;
+  result->numWarps = numWarps;
+  kernel = std::move(result);
+  return Status::success();
+}
+
+Status Kernel::launch(unsigned gridX, unsigned gridY, unsigned gridZ,
+                      std::uintptr_t stream, void **params) const {
+  return check(driver.cuLaunchKernel(
+                   function, gridX, gridY, gridZ, numWarps * 32, 1, 1,
+                   unsigned(sharedBytes), reinterpret_cast<CUstream>(stream),
+                   params, nullptr),
+               "cuLaunchKernel", "kernel '" + name + "'");
+}
+
+} // namespace tilelang::runtime

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+#===- scripts/gpu_host.sh - run tilelang on a GPU host without LLVM --------===#
+#
+# The compiler library is built where LLVM is (this machine); a GPU host
+# needs only that library, a C++ compiler, CMake, pybind11 and its Python.
+#
+#   bash scripts/gpu_host.sh pack           # here: build/gpu-host/ (~11 MB)
+#   bash scripts/gpu_host.sh run [OUTDIR]   # there, in a copy of the tree
+#                                           # that holds build/gpu-host/
+#
+# `pack` compresses the built libtilelang.so and compiles the PTX test
+# kernels. `run` unpacks the library, builds the pybind11 extension against
+# it for the host's Python (seconds), assembles the package in a temporary
+# folder, then runs the GPU tests and the PTX check, writing logs to OUTDIR.
+#
+#===----------------------------------------------------------------------===#
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PACK=build/gpu-host
+
+case "${1:-}" in
+pack)
+  [[ -f build/py/lib/libtilelang.so ]] || { echo "error: build first (bash scripts/setup.sh)" >&2; exit 1; }
+  mkdir -p "$PACK"
+  echo "==> compressing libtilelang.so"
+  .venv/bin/python - <<'PY'
+import lzma, pathlib
+data = pathlib.Path("build/py/lib/libtilelang.so").read_bytes()
+pathlib.Path("build/gpu-host/libtilelang.so.xz").write_bytes(lzma.compress(data, preset=6))
+PY
+  echo "==> compiling the PTX test kernels"
+  rm -rf "$PACK/ptx"
+  .venv/bin/python scripts/gpu_ptx_check.py --emit "$PACK/ptx" > /dev/null
+  du -sh "$PACK"
+  ;;
+run)
+  out=${2:-/tmp/tilelang-gpu-logs}
+  mkdir -p "$out"
+  [[ -f $PACK/libtilelang.so.xz ]] || { echo "error: $PACK/libtilelang.so.xz missing (run 'pack' first)" >&2; exit 1; }
+  work=$(mktemp -d /tmp/tilelang-host.XXXX)
+  python3 - "$work" <<'PY'
+import lzma, pathlib, sys
+work = pathlib.Path(sys.argv[1])
+(work / "libtilelang.so").write_bytes(lzma.decompress(pathlib.Path("build/gpu-host/libtilelang.so.xz").read_bytes()))
+PY
+  echo "==> building the extension against the prebuilt library"
+  start=$(date +%s)
+  cmake -S python -B "$work/ext" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DTILELANG_PREBUILT_LIBRARY="$work/libtilelang.so" -DPython_EXECUTABLE="$(command -v python3)" > "$out/extension-build.log"
+  cmake --build "$work/ext" >> "$out/extension-build.log"
+  echo "    built in $(($(date +%s) - start)) s"
+  mkdir -p "$work/site"
+  cp -r python/tilelang "$work/site/tilelang"
+  cp "$work"/ext/_C*.so "$work/libtilelang.so" "$work/site/tilelang/"
+  export PYTHONPATH="$work/site" PYTHONUNBUFFERED=1
+  python3 -c "import tilelang, tilelang._C as C; print('tilelang', tilelang.compiler_version(), '| driver', C.driver_version(), '|', C.device_info()['name'])"
+  echo "==> GPU tests"
+  status=0
+  python3 -m pytest -q -p no:cacheprovider test/python/gpu test/python/frontend test/python/test_ir.py \
+    test/python/test_runtime_cpu.py 2>&1 | tee "$out/pytest-gpu.log" || status=1
+  echo "==> PTX check"
+  python3 scripts/gpu_ptx_check.py "$PACK/ptx" 2>&1 | tee "$out/gpu_ptx_check.log" | tail -n 1 || status=1
+  exit $status
+  ;;
+*)
+  echo "usage: bash scripts/gpu_host.sh pack | run [OUTDIR]" >&2
+  exit 2
+  ;;
+esac
