@@ -23,6 +23,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/Config/llvm-config.h"
+#include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -95,6 +97,37 @@ private:
   std::vector<Diagnostic> &diagnostics;
 };
 
+/// Runs `body` so that a crash or an LLVM fatal error inside it becomes an
+/// "internal compiler error" diagnostic instead of ending the process (the
+/// user's Python interpreter). Crash recovery installs process-wide signal
+/// handlers, so it is enabled only while a compilation runs, and
+/// compilations run one at a time.
+void runRecoverably(std::vector<Diagnostic> &diagnostics,
+                    llvm::function_ref<void()> body) {
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::string fatalMessage;
+  llvm::ScopedFatalErrorHandler fatalHandler(
+      [](void *data, const char *reason, bool) {
+        *static_cast<std::string *>(data) = reason;
+      },
+      &fatalMessage);
+  llvm::CrashRecoveryContext::Enable();
+  llvm::CrashRecoveryContext recovery;
+  bool completed = recovery.RunSafely(body);
+  llvm::CrashRecoveryContext::Disable();
+  if (completed)
+    return;
+  Diagnostic diagnostic;
+  diagnostic.file = "<compiler>";
+  diagnostic.message =
+      "internal compiler error: " +
+      (fatalMessage.empty() ? std::string("the compiler crashed")
+                            : fatalMessage) +
+      " (please report it with the input that caused it)";
+  diagnostics.push_back(std::move(diagnostic));
+}
+
 std::string print(ModuleOp module, const OpPrintingFlags &flags = {}) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -105,14 +138,13 @@ std::string print(ModuleOp module, const OpPrintingFlags &flags = {}) {
 
 } // namespace
 
-PipelineResult runPipeline(const std::string &source,
-                           const PipelineOptions &options) {
-  ensurePassesRegistered();
-  PipelineResult result;
+static void runPipelineImpl(const std::string &source,
+                            const PipelineOptions &options,
+                            PipelineResult &result) {
   Session session(result.diagnostics);
   OwningOpRef<ModuleOp> module = session.parse(source, options.sourceName);
   if (!module)
-    return result;
+    return;
 
   PassManager passManager(&session.context, ModuleOp::getOperationName());
   passManager.enableVerifier(options.verifyEachPass);
@@ -124,11 +156,11 @@ PipelineResult runPipeline(const std::string &source,
       session.error("<pass-pipeline>",
                     "invalid pass pipeline '" + options.pipeline + "': " +
                         llvm::StringRef(pipelineErrors).trim().str());
-      return result;
+      return;
     }
   }
   if (!session.run(passManager, *module))
-    return result;
+    return;
 
   OpPrintingFlags printingFlags;
   if (options.printGenericForm)
@@ -137,13 +169,22 @@ PipelineResult runPipeline(const std::string &source,
     printingFlags.enableDebugInfo();
   result.output = print(*module, printingFlags);
   result.success = true;
+}
+
+PipelineResult runPipeline(const std::string &source,
+                           const PipelineOptions &options) {
+  ensurePassesRegistered();
+  PipelineResult result;
+  runRecoverably(result.diagnostics,
+                 [&] { runPipelineImpl(source, options, result); });
+  if (!result.diagnostics.empty() &&
+      result.diagnostics.back().file == "<compiler>")
+    result.success = false;
   return result;
 }
 
-CompileResult compile(const std::string &source,
-                      const CompileOptions &options) {
-  ensurePassesRegistered();
-  CompileResult result;
+static void compileImpl(const std::string &source,
+                        const CompileOptions &options, CompileResult &result) {
   result.arch = options.arch;
   result.numWarps = options.numWarps;
   Session session(result.diagnostics);
@@ -152,18 +193,18 @@ CompileResult compile(const std::string &source,
                                    options.arch +
                                    "' (expected sm_80, sm_86, sm_89, sm_90 "
                                    "or sm_90a)");
-    return result;
+    return;
   }
   if (options.numWarps == 0 || options.numWarps > 32 ||
       (options.numWarps & (options.numWarps - 1)) != 0) {
     session.error("<options>", "num_warps must be a power of two from 1 to "
                                "32, got " +
                                    std::to_string(options.numWarps));
-    return result;
+    return;
   }
   OwningOpRef<ModuleOp> module = session.parse(source, options.sourceName);
   if (!module)
-    return result;
+    return;
 
   // Exactly one kernel: the public function.
   SmallVector<func::FuncOp> kernels;
@@ -174,7 +215,7 @@ CompileResult compile(const std::string &source,
     module->emitError("expected exactly one kernel (a public func.func with "
                       "a body), found ")
         << kernels.size();
-    return result;
+    return;
   }
   result.kernelName = kernels.front().getName().str();
   auto keep = [&](const char *name) {
@@ -186,13 +227,13 @@ CompileResult compile(const std::string &source,
   PassManager toTileGPU(&session.context, ModuleOp::getOperationName());
   buildTileGPUPipeline(toTileGPU, options.numWarps, options.arch);
   if (!session.run(toTileGPU, *module))
-    return result;
+    return;
   keep("tilegpu");
 
   PassManager toLLVM(&session.context, ModuleOp::getOperationName());
   buildLLVMPipeline(toLLVM);
   if (!session.run(toLLVM, *module))
-    return result;
+    return;
   keep("llvm");
   if (auto shared = (*module)->getAttrOfType<IntegerAttr>(
           tilegpu::TileGPUDialect::kSharedBytesAttrName))
@@ -200,11 +241,24 @@ CompileResult compile(const std::string &source,
 
   FailureOr<PTXOutput> ptx = translateToPTX(*module, options.arch);
   if (failed(ptx) || session.hadError())
-    return result;
+    return;
   if (options.keepStages)
     result.stages.push_back({"llvm-ir", ptx->llvmIR});
   result.ptx = std::move(ptx->ptx);
   result.success = true;
+}
+
+CompileResult compile(const std::string &source,
+                      const CompileOptions &options) {
+  ensurePassesRegistered();
+  CompileResult result;
+  runRecoverably(result.diagnostics,
+                 [&] { compileImpl(source, options, result); });
+  if (!result.diagnostics.empty() &&
+      result.diagnostics.back().file == "<compiler>") {
+    result.success = false;
+    result.ptx.clear();
+  }
   return result;
 }
 

@@ -48,6 +48,10 @@ bool isSupportedArch(llvm::StringRef arch) {
 }
 
 static constexpr llvm::StringLiteral kTriple = "nvptx64-nvidia-cuda";
+
+/// Runs O3 on `llvmModule` and prints its PTX; false if the target cannot.
+static bool optimizeAndEmit(llvm::Module &llvmModule,
+                            llvm::TargetMachine &machine, PTXOutput &output);
 /// PTX ISA 8.4: covers sm_90a and loads on every driver of CUDA 12.4 on.
 static constexpr llvm::StringLiteral kPTXFeatures = "+ptx84";
 
@@ -81,12 +85,22 @@ FailureOr<PTXOutput> translateToPTX(ModuleOp module, llvm::StringRef arch) {
   llvmModule->setTargetTriple(triple);
   llvmModule->setDataLayout(machine->createDataLayout());
 
+  // (compile() runs all of this under crash recovery: an LLVM fatal error
+  // in the backend becomes a diagnostic, see lib/Compiler/Compiler.cpp.)
+  PTXOutput output;
+  if (!optimizeAndEmit(*llvmModule, *machine, output))
+    return module.emitError("the NVPTX backend cannot emit assembly");
+  return output;
+}
+
+static bool optimizeAndEmit(llvm::Module &llvmModule, llvm::TargetMachine &machine,
+                     PTXOutput &output) {
   // The standard O3 pipeline, with the target's own passes and analyses.
   llvm::LoopAnalysisManager loopAnalyses;
   llvm::FunctionAnalysisManager functionAnalyses;
   llvm::CGSCCAnalysisManager cgsccAnalyses;
   llvm::ModuleAnalysisManager moduleAnalyses;
-  llvm::PassBuilder passBuilder(machine.get());
+  llvm::PassBuilder passBuilder(&machine);
   passBuilder.registerModuleAnalyses(moduleAnalyses);
   passBuilder.registerCGSCCAnalyses(cgsccAnalyses);
   passBuilder.registerFunctionAnalyses(functionAnalyses);
@@ -95,24 +109,22 @@ FailureOr<PTXOutput> translateToPTX(ModuleOp module, llvm::StringRef arch) {
                                    cgsccAnalyses, moduleAnalyses);
   llvm::ModulePassManager optimizer =
       passBuilder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-  optimizer.run(*llvmModule, moduleAnalyses);
-
-  PTXOutput output;
+  optimizer.run(llvmModule, moduleAnalyses);
   {
     llvm::raw_string_ostream os(output.llvmIR);
-    llvmModule->print(os, nullptr);
+    llvmModule.print(os, nullptr);
   }
   llvm::SmallString<0> ptx;
   {
     llvm::raw_svector_ostream os(ptx);
     llvm::legacy::PassManager codegen;
-    if (machine->addPassesToEmitFile(codegen, os, nullptr,
-                                     llvm::CodeGenFileType::AssemblyFile))
-      return module.emitError("the NVPTX backend cannot emit assembly");
-    codegen.run(*llvmModule);
+    if (machine.addPassesToEmitFile(codegen, os, nullptr,
+                                    llvm::CodeGenFileType::AssemblyFile))
+      return false;
+    codegen.run(llvmModule);
   }
   output.ptx = ptx.str().str();
-  return output;
+  return true;
 }
 
 } // namespace tilelang

@@ -122,3 +122,13 @@ def test_concurrent_calls_are_independent():
     assert len(errors) == 8 and len(outputs) == 8
     assert len(set(outputs)) == 1
     assert all(e.line == 2 for e in errors)
+
+
+def test_a_crash_inside_mlir_becomes_a_compilation_error():
+    # MLIR's attribute parser crashes on array<index: ...>; the library turns
+    # that into a diagnostic, and keeps working afterwards.
+    crashing = "func.func @f() attributes {x = array<index: 1, 0>} { return }"
+    for _ in range(2):
+        with pytest.raises(CompilationError, match="internal compiler error"):
+            tilelang.verify(crashing)
+    assert "tile.load" in tilelang.run_pipeline(GOOD)

@@ -21,7 +21,7 @@ TOKEN = re.compile(r"%[\w#]+|!?[\w.]+|\d+|\S")
 def mutate(text: str, rng: random.Random) -> str:
     """One random structural or numeric change to an IR text."""
     tokens = [m.span() for m in TOKEN.finditer(text)]
-    kind = rng.randrange(6)
+    kind = rng.randrange(7)
     if kind == 0:  # truncate anywhere
         return text[: rng.randrange(len(text))]
     start, end = tokens[rng.randrange(len(tokens))]
@@ -40,12 +40,25 @@ def mutate(text: str, rng: random.Random) -> str:
         if s2 < end:
             return text
         return text[:start] + text[s2:e2] + text[end:s2] + text[start:end] + text[e2:]
-    # swap an element type for another one
-    types = [m.span() for m in re.finditer(r"\b(f16|f32|i32|i1|i64|bf16)\b", text)]
-    if not types:
+    if kind == 5:  # swap an element type for another one
+        types = [m.span() for m in re.finditer(r"\b(f16|f32|i32|i1|i64|bf16)\b", text)]
+        if not types:
+            return text
+        start, end = types[rng.randrange(len(types))]
+        return text[:start] + rng.choice(TYPES) + text[end:]
+    # swap an arith or math op for another one
+    ops = [m.span() for m in re.finditer(r"\b(arith|math)\.\w+", text)]
+    if not ops:
         return text
-    start, end = types[rng.randrange(len(types))]
-    return text[:start] + rng.choice(["f16", "f32", "i32", "i1", "i8", "i64", "bf16", "f64"]) + text[end:]
+    start, end = ops[rng.randrange(len(ops))]
+    return text[:start] + rng.choice(OPS) + text[end:]
+
+
+TYPES = ["f16", "f32", "i32", "i1", "i8", "i16", "i64", "bf16", "f64", "f8E4M3FN", "f8E5M2", "index"]
+OPS = ["math.exp", "math.tan", "math.sinh", "math.atan", "math.log1p", "math.erf", "math.erfc", "math.cbrt",
+       "math.fpowi", "math.absf", "math.floor", "math.sqrt", "arith.remf", "arith.addf", "arith.divsi",
+       "arith.ceildivsi", "arith.floordivsi", "arith.maxsi", "arith.minimumf", "arith.select", "arith.extf",
+       "arith.truncf", "arith.fptosi", "arith.sitofp", "arith.bitcast", "arith.shli", "arith.mulsi_extended"]
 
 
 def make_mutants(count: int, seed: int):

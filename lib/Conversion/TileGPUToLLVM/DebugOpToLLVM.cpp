@@ -105,6 +105,14 @@ std::pair<std::string, Value> formatValue(OpBuilder &b, Location loc,
   return {std::string(wide ? "%ll" : "%") + (isSigned ? "d" : "u"), value};
 }
 
+/// `text` with '%' doubled, so that it cannot inject printf conversions.
+std::string escapePercent(StringRef text) {
+  std::string result;
+  for (char c : text)
+    result += c == '%' ? std::string("%%") : std::string(1, c);
+  return result;
+}
+
 /// The program ids, for messages.
 SmallVector<Value> programIds(OpBuilder &b, Location loc) {
   Type i32 = b.getI32Type();
@@ -120,7 +128,7 @@ struct PrintOpLowering : public ConvertOpToLLVMPattern<tile::PrintOp> {
   matchAndRewrite(tile::PrintOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    std::string prefix = op.getPrefix().str();
+    std::string prefix = escapePercent(op.getPrefix());
     SmallVector<Value> pids = programIds(rewriter, loc);
     if (op.getArgs().empty()) {
       emitPrintf(rewriter, loc, op, "pid (%u, %u, %u) " + prefix + "\n", pids);
@@ -182,10 +190,7 @@ struct AssertOpLowering : public ConvertOpToLLVMPattern<tile::AssertOp> {
       where = (file.getFilename().getValue() + ":" + Twine(file.getLine()) +
                ":" + Twine(file.getColumn()))
                   .str();
-    // Escape '%' so the message cannot inject conversions.
-    std::string message;
-    for (char c : op.getMessage())
-      message += c == '%' ? std::string("%%") : std::string(1, c);
+    std::string message = escapePercent(op.getMessage());
 
     Block *before = rewriter.getInsertionBlock();
     Block *after = rewriter.splitBlock(before, rewriter.getInsertionPoint());

@@ -21,6 +21,7 @@ using namespace tilelang::lowering;
 
 static constexpr double kLog2E = 1.4426950408889634;
 static constexpr double kLn2 = 0.6931471805599453;
+static constexpr double kLog10Of2 = 0.30102999566398120;
 /// 2^x, approximate (ex2.approx.ftz.f32): the base of exp, pow and erf.
 static constexpr const char *kEx2 = "llvm.nvvm.ex2.approx.ftz.f32";
 
@@ -261,6 +262,31 @@ struct ScalarMathLowering : public ConvertOpToLLVMPattern<OpT> {
     }
     else if constexpr (std::is_same_v<OpT, math::ErfOp>)
       return emitErf(b, loc, args[0]);
+    else if constexpr (std::is_same_v<OpT, math::Log10Op>)
+      return LLVM::FMulOp::create(
+          b, loc,
+          callIntrinsic(b, loc, "llvm.nvvm.lg2.approx.ftz.f", f32, args),
+          f32Constant(b, loc, kLog10Of2));
+    else if constexpr (std::is_same_v<OpT, math::Log1pOp>)
+      return LLVM::FMulOp::create(
+          b, loc,
+          callIntrinsic(b, loc, "llvm.nvvm.lg2.approx.ftz.f", f32,
+                        LLVM::FAddOp::create(b, loc, args[0],
+                                             f32Constant(b, loc, 1.0))),
+          f32Constant(b, loc, kLn2));
+    else if constexpr (std::is_same_v<OpT, math::ExpM1Op>)
+      return LLVM::FSubOp::create(
+          b, loc,
+          callIntrinsic(b, loc, kEx2, f32,
+                        LLVM::FMulOp::create(b, loc, args[0],
+                                             f32Constant(b, loc, kLog2E))),
+          f32Constant(b, loc, 1.0));
+    else if constexpr (std::is_same_v<OpT, math::TanOp>) {
+      Value x = reduceToPi(b, loc, args[0]);
+      return LLVM::FDivOp::create(
+          b, loc, callIntrinsic(b, loc, "llvm.nvvm.sin.approx.ftz.f", f32, x),
+          callIntrinsic(b, loc, "llvm.nvvm.cos.approx.ftz.f", f32, x));
+    }
     else if constexpr (std::is_same_v<OpT, math::PowFOp>)
       return callIntrinsic(
           b, loc, kEx2, f32,
@@ -303,6 +329,13 @@ struct ScalarMathLowering : public ConvertOpToLLVMPattern<OpT> {
     } else if constexpr (std::is_same_v<OpT, math::PowFOp>)
       return emitExpF64(b, loc, LLVM::FMulOp::create(
                                     b, loc, args[1], emitLogF64(b, loc, args[0])));
+    else if constexpr (std::is_same_v<OpT, math::Log10Op>)
+      return LLVM::FMulOp::create(b, loc, emitLogF64(b, loc, args[0]),
+                                  f64(1.0 / 2.302585092994046));
+    else if constexpr (std::is_same_v<OpT, math::TanOp>)
+      return LLVM::FDivOp::create(b, loc,
+                                  emitSinCosF64(b, loc, args[0], false),
+                                  emitSinCosF64(b, loc, args[0], true));
     else
       return Value();
   }
@@ -347,6 +380,8 @@ void tilelang::lowering::populateElementwiseOpToLLVMPatterns(
                ScalarMathLowering<math::LogOp>, ScalarMathLowering<math::Log2Op>,
                ScalarMathLowering<math::RsqrtOp>, ScalarMathLowering<math::SinOp>,
                ScalarMathLowering<math::CosOp>, ScalarMathLowering<math::TanhOp>,
-               ScalarMathLowering<math::ErfOp>, ScalarMathLowering<math::PowFOp>>(
+               ScalarMathLowering<math::ErfOp>, ScalarMathLowering<math::PowFOp>,
+               ScalarMathLowering<math::Log10Op>, ScalarMathLowering<math::Log1pOp>,
+               ScalarMathLowering<math::ExpM1Op>, ScalarMathLowering<math::TanOp>>(
       converter);
 }

@@ -9,6 +9,7 @@
 #include "TileGPUToLLVM.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 
 using namespace mlir;
 using namespace tilelang;
@@ -130,11 +131,24 @@ struct GridQueryLowering : public ConvertOpToLLVMPattern<OpT> {
   }
 };
 
+/// tilegpu.barrier -> bar.sync 0.
+struct BarrierOpLowering : public ConvertOpToLLVMPattern<tilegpu::BarrierOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(tilegpu::BarrierOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    emitBarrier(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// Reports an op the lowering cannot handle yet, naming what will.
 template <typename OpT>
 struct UnsupportedOpLowering : public ConvertOpToLLVMPattern<OpT> {
   UnsupportedOpLowering(TileGPUTypeConverter &converter, StringRef why)
-      : ConvertOpToLLVMPattern<OpT>(converter), why(why.str()) {}
+      : ConvertOpToLLVMPattern<OpT>(converter, /*benefit=*/5), why(why.str()) {}
 
   LogicalResult
   matchAndRewrite(OpT op, typename OpT::Adaptor,
@@ -152,10 +166,30 @@ void tilelang::lowering::populateUnsupportedOpPatterns(
     TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<UnsupportedOpLowering<tile::DotOp>>(
       converter, "matrix products arrive with the tensor-core lowering");
+  // Math functions NVPTX has no instruction or library call for: an error
+  // here, instead of LLVM's backend stopping the process later.
+  patterns.add<UnsupportedOpLowering<math::SinhOp>,
+               UnsupportedOpLowering<math::CoshOp>,
+               UnsupportedOpLowering<math::AsinOp>,
+               UnsupportedOpLowering<math::AcosOp>,
+               UnsupportedOpLowering<math::AtanOp>,
+               UnsupportedOpLowering<math::Atan2Op>,
+               UnsupportedOpLowering<math::AsinhOp>,
+               UnsupportedOpLowering<math::AcoshOp>,
+               UnsupportedOpLowering<math::AtanhOp>,
+               UnsupportedOpLowering<math::CbrtOp>,
+               UnsupportedOpLowering<math::ErfcOp>,
+               UnsupportedOpLowering<math::FPowIOp>,
+               UnsupportedOpLowering<math::IPowIOp>>(
+      converter, "no libdevice-free lowering of this function exists yet");
   patterns.add<UnsupportedOpLowering<tilegpu::LocalAllocOp>,
                UnsupportedOpLowering<tilegpu::LocalLoadOp>,
                UnsupportedOpLowering<tilegpu::LocalStoreOp>,
-               UnsupportedOpLowering<tilegpu::AsyncCopyGlobalToLocalOp>>(
+               UnsupportedOpLowering<tilegpu::AsyncCopyGlobalToLocalOp>,
+               UnsupportedOpLowering<tilegpu::AsyncCommitGroupOp>,
+               UnsupportedOpLowering<tilegpu::AsyncWaitOp>,
+               UnsupportedOpLowering<tilegpu::MemDescIndexOp>,
+               UnsupportedOpLowering<tilegpu::LocalDeallocOp>>(
       converter, "shared-memory buffers arrive with software pipelining");
 }
 
@@ -163,7 +197,7 @@ void tilelang::lowering::populateFuncOpToLLVMPatterns(
     TileGPUTypeConverter &converter, RewritePatternSet &patterns,
     unsigned numWarps) {
   patterns.add<FuncOpLowering>(converter, numWarps);
-  patterns.add<ReturnOpLowering, CallOpLowering,
+  patterns.add<ReturnOpLowering, CallOpLowering, BarrierOpLowering,
                GridQueryLowering<tile::ProgramIdOp, NVVM::BlockIdXOp,
                                  NVVM::BlockIdYOp, NVVM::BlockIdZOp>,
                GridQueryLowering<tile::NumProgramsOp, NVVM::GridDimXOp,

@@ -149,6 +149,19 @@ std::string evictSuffix(tile::EvictionPolicy evict) {
   return "";
 }
 
+/// The PTX state space of a tile pointer: .global, .shared or generic.
+std::string stateSpace(Type ptrLike) {
+  auto pointer = cast<tile::PointerType>(getElementTypeOrSelf(ptrLike));
+  switch (pointer.getAddressSpace()) {
+  case 1:
+    return ".global";
+  case 3:
+    return ".shared";
+  default:
+    return "";
+  }
+}
+
 /// "{ $a, $b, ... }" (or "$a" for one operand) for operands first..first+n.
 std::string operandList(unsigned first, unsigned count) {
   if (count == 1)
@@ -256,11 +269,12 @@ struct LoadLowering : public ConvertOpToLLVMPattern<tile::LoadOp> {
             totalBits < reg.bits ? llvm::formatv("u{0}", totalBits).str()
                                  : "b" + std::to_string(reg.bits);
         text += llvm::formatv(
-                    "@${0} ld{1}.global{2}{3}{4}.{5} {6}, [ ${7} + 0 ];",
+                    "@${0} ld{1}{8}{2}{3}{4}.{5} {6}, [ ${7} + 0 ];",
                     words + 1, op.getIsVolatile() ? ".volatile" : "",
                     cacheSuffix(op.getCache()), evictSuffix(op.getEvict()),
                     words > 1 ? llvm::formatv(".v{0}", words).str() : "",
-                    width, operandList(0, words), words)
+                    width, operandList(0, words), words,
+                    stateSpace(op.getPtr().getType()))
                     .str();
         auto asmOp = emitInlineAsm(rewriter, loc,
                                    SmallVector<Type>(words, wordType), operands,
@@ -347,11 +361,12 @@ struct StoreLowering : public ConvertOpToLLVMPattern<tile::StoreOp> {
           totalBits < reg.bits ? llvm::formatv("u{0}", totalBits).str()
                                : "b" + std::to_string(reg.bits);
       std::string text =
-          llvm::formatv("@${0} st.global{1}{2}{3}.{4} [ $0 + 0 ], {5};",
+          llvm::formatv("@${0} st{6}{1}{2}{3}.{4} [ $0 + 0 ], {5};",
                         words + 1, cacheSuffix(op.getCache()),
                         evictSuffix(op.getEvict()),
                         words > 1 ? llvm::formatv(".v{0}", words).str() : "",
-                        width, operandList(1, words))
+                        width, operandList(1, words),
+                        stateSpace(op.getPtr().getType()))
               .str();
       emitInlineAsm(rewriter, loc, TypeRange{}, operands, text, constraints);
     }

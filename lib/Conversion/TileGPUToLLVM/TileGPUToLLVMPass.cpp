@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/TypeUtilities.h"
 
 namespace tilelang {
 #define GEN_PASS_DEF_CONVERTTILEGPUTOLLVM
@@ -55,6 +56,23 @@ struct ConvertTileGPUToLLVMPass
           << "' (run convert-tile-to-tilegpu first)";
       return signalPassFailure();
     }
+
+    // fp8 values only make sense as tensor-core operands, which are not
+    // lowered yet; say so rather than produce invalid LLVM.
+    WalkResult fp8 = module.walk([](Operation *op) {
+      for (Type type : llvm::concat<Type>(op->getOperandTypes(),
+                                          op->getResultTypes())) {
+        if (isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(
+                type))) {
+          op->emitError("fp8 values cannot be lowered to PTX yet (they "
+                        "arrive with tensor-core dot)");
+          return WalkResult::interrupt();
+        }
+      }
+      return WalkResult::advance();
+    });
+    if (fp8.wasInterrupted())
+      return signalPassFailure();
 
     int64_t scratch = computeScratchBytes(module);
     OpBuilder builder(context);

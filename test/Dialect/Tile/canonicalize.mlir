@@ -327,13 +327,13 @@ func.func @load_mask_kept(%p: tensor<4x!tile.ptr<f32>>, %o: tensor<4xf32>, %m: t
 // A store under an all-true mask loses the mask; the cache hints stay.
 // CHECK-LABEL: func @store_true_mask
 // CHECK-SAME: (%[[P:.*]]: tensor<4x!tile.ptr<f32>>, %[[V:.*]]: tensor<4xf32>, %[[S:.*]]: !tile.ptr<f32>, %[[W:.*]]: f32)
-// CHECK-NEXT: tile.store %[[P]], %[[V]] cache = wt evict = evict_first : tensor<4x!tile.ptr<f32>>
+// CHECK-NEXT: tile.store %[[P]], %[[V]] cache = wt : tensor<4x!tile.ptr<f32>>
 // CHECK-NEXT: tile.store %[[S]], %[[W]] : !tile.ptr<f32>
 // CHECK-NEXT: return
 func.func @store_true_mask(%p: tensor<4x!tile.ptr<f32>>, %v: tensor<4xf32>, %s: !tile.ptr<f32>, %w: f32) {
   %t = arith.constant dense<true> : tensor<4xi1>
   %true = arith.constant true
-  tile.store %p, %v, %t cache = wt evict = evict_first : tensor<4x!tile.ptr<f32>>
+  tile.store %p, %v, %t cache = wt : tensor<4x!tile.ptr<f32>>
   tile.store %s, %w, %true : !tile.ptr<f32>
   return
 }

@@ -718,7 +718,7 @@ func.func @f(%a: tensor<16x16xf16>, %c: tensor<16x16xf32>) {
 
 // dot: operands are tensors.
 func.func @f(%a: f16, %c: f32) {
-  // expected-error @+1 {{operand #0 must be statically shaped tensor of tile element values, but got 'f16'}}
+  // expected-error @+1 {{operand #0 must be tensor with power-of-two dimensions of tile element values, but got 'f16'}}
   %0 = "tile.dot"(%a, %a, %c) : (f16, f16, f32) -> f32
   return
 }
@@ -990,7 +990,7 @@ func.func @f(%x: tensor<8xf32>) {
 
 // reduce: sources are tensors.
 func.func @f(%x: f32) {
-  // expected-error @+1 {{'tile.reduce' op operand #0 must be variadic of statically shaped tensor of tile element values, but got 'f32'}}
+  // expected-error @+1 {{'tile.reduce' op operand #0 must be variadic of tensor with power-of-two dimensions of tile element values, but got 'f32'}}
   %0 = "tile.reduce"(%x) <{axis = 0 : i32}> ({
   ^bb0(%a: f32, %b: f32):
     tile.reduce.return %a : f32
@@ -1209,9 +1209,9 @@ func.func @f(%p: !tile.ptr<f16>, %v: f16) {
 
 // -----
 
-// atomic_rmw: xchg needs 16-, 32- or 64-bit elements.
+// atomic_rmw: xchg needs 32- or 64-bit elements (PTX has no 16-bit exchange).
 func.func @f(%p: !tile.ptr<i8>, %v: i8) {
-  // expected-error @+1 {{'xchg' needs 16-, 32- or 64-bit integer or float elements, got 'i8'}}
+  // expected-error @+1 {{'xchg' needs 32- or 64-bit integer or float elements, got 'i8'}}
   %0 = tile.atomic_rmw xchg, relaxed, gpu, %p, %v : !tile.ptr<i8>
   return
 }
@@ -1220,7 +1220,7 @@ func.func @f(%p: !tile.ptr<i8>, %v: i8) {
 
 // atomic_rmw: xchg does not take pointer elements.
 func.func @f(%p: !tile.ptr<!tile.ptr<f32>>, %v: !tile.ptr<f32>) {
-  // expected-error @+1 {{'xchg' needs 16-, 32- or 64-bit integer or float elements, got '!tile.ptr<f32>'}}
+  // expected-error @+1 {{'xchg' needs 32- or 64-bit integer or float elements, got '!tile.ptr<f32>'}}
   %0 = tile.atomic_rmw xchg, relaxed, gpu, %p, %v : !tile.ptr<!tile.ptr<f32>>
   return
 }
@@ -1502,7 +1502,7 @@ func.func private @f(!tile.ptr<f32, -1>)
 
 // Block shapes are static: no dynamic dimensions.
 func.func @dynamic_shape(%x: tensor<?xf32>) {
-  // expected-error @+1 {{operand #0 must be statically shaped tensor of tile element values, but got 'tensor<?xf32>'}}
+  // expected-error @+1 {{operand #0 must be tensor with power-of-two dimensions of tile element values, but got 'tensor<?xf32>'}}
   %r = tile.reshape %x : tensor<?xf32> -> tensor<4xf32>
   return
 }
@@ -1525,5 +1525,23 @@ func.func private @wide_float(!tile.ptr<f128>)
 func.func @two_pointers(%p: !tile.ptr<f32>, %q: !tile.ptr<f32>) {
   // expected-error @+1 {{takes one pointer, an optional mask and an optional 'other' (operandSegmentSizes is malformed)}}
   %v = "tile.load"(%p, %q) <{operandSegmentSizes = array<i32: 2, 0, 0>}> : (!tile.ptr<f32>, !tile.ptr<f32>) -> f32
+  return
+}
+
+// -----
+
+// PTX accesses take a cache operator or an eviction priority, not both.
+func.func @cache_and_evict(%p: !tile.ptr<f32>) {
+  // expected-error @+1 {{cannot combine cache modifier 'cg' with eviction policy 'evict_last'}}
+  %v = tile.load %p cache = cg evict = evict_last : !tile.ptr<f32>
+  return
+}
+
+// -----
+
+// Block dimensions are powers of two, as in Triton.
+func.func @ragged_block(%x: f32) {
+  // expected-error @+1 {{result #0 must be tensor with power-of-two dimensions of tile element values, but got 'tensor<160xf32>'}}
+  %t = tile.splat %x : f32 -> tensor<160xf32>
   return
 }

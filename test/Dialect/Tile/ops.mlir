@@ -62,16 +62,20 @@ func.func @memory(%p: !tile.ptr<f32>, %q: !tile.ptr<f32, 3>) {
   %zero = arith.constant dense<0.0> : tensor<128xf32>
   // CHECK: tile.load %[[A]] : tensor<128x!tile.ptr<f32>>
   %0 = tile.load %a : tensor<128x!tile.ptr<f32>>
-  // CHECK: tile.load %[[A]], %[[MASK:.*]], %{{.*}} cache = cg evict = evict_last : tensor<128x!tile.ptr<f32>>
-  %1 = tile.load %a, %m, %zero cache = cg evict = evict_last : tensor<128x!tile.ptr<f32>>
+  // CHECK: tile.load %[[A]], %[[MASK:.*]], %{{.*}} cache = cg : tensor<128x!tile.ptr<f32>>
+  %1 = tile.load %a, %m, %zero cache = cg : tensor<128x!tile.ptr<f32>>
+  // CHECK: tile.load %[[A]] evict = evict_last : tensor<128x!tile.ptr<f32>>
+  %evicted = tile.load %a evict = evict_last : tensor<128x!tile.ptr<f32>>
   // CHECK: tile.load %[[A]], %[[MASK]] volatile : tensor<128x!tile.ptr<f32>>
   %2 = tile.load %a, %m volatile : tensor<128x!tile.ptr<f32>>
   // CHECK: tile.load %[[Q]] : !tile.ptr<f32, 3>
   %3 = tile.load %q : !tile.ptr<f32, 3>
   // CHECK: tile.store %[[A]], %{{.*}} : tensor<128x!tile.ptr<f32>>
   tile.store %a, %0 : tensor<128x!tile.ptr<f32>>
-  // CHECK: tile.store %[[A]], %{{.*}}, %[[MASK]] cache = wt evict = evict_first : tensor<128x!tile.ptr<f32>>
-  tile.store %a, %1, %m cache = wt evict = evict_first : tensor<128x!tile.ptr<f32>>
+  // CHECK: tile.store %[[A]], %{{.*}}, %[[MASK]] cache = wt : tensor<128x!tile.ptr<f32>>
+  tile.store %a, %1, %m cache = wt : tensor<128x!tile.ptr<f32>>
+  // CHECK: tile.store %[[A]], %{{.*}} evict = evict_first : tensor<128x!tile.ptr<f32>>
+  tile.store %a, %evicted evict = evict_first : tensor<128x!tile.ptr<f32>>
   // CHECK: tile.store %[[Q]], %{{.*}} : !tile.ptr<f32, 3>
   tile.store %q, %3 : !tile.ptr<f32, 3>
   "test.use"(%2) : (tensor<128xf32>) -> ()

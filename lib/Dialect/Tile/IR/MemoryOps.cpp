@@ -45,6 +45,16 @@ void LoadOp::getEffects(
     effects.emplace_back(MemoryEffects::Write::get(), GlobalMemory::get());
 }
 
+/// PTX has no access with both a cache operator and an eviction priority.
+static LogicalResult verifyCacheHints(Operation *op, CacheModifier cache,
+                                      EvictionPolicy evict) {
+  if (cache != CacheModifier::None && evict != EvictionPolicy::Normal)
+    return op->emitOpError("cannot combine cache modifier '")
+           << stringifyCacheModifier(cache) << "' with eviction policy '"
+           << stringifyEvictionPolicy(evict) << "'";
+  return success();
+}
+
 LogicalResult LoadOp::verify() {
   // The generic form can give the pointer group more than one operand.
   unsigned expected = 1 + (getMask() ? 1 : 0) + (getOther() ? 1 : 0);
@@ -53,6 +63,8 @@ LogicalResult LoadOp::verify() {
                        "'other' (operandSegmentSizes is malformed)");
   if (getOther() && !getMask())
     return emitOpError("'other' requires a 'mask'");
+  if (failed(verifyCacheHints(*this, getCache(), getEvict())))
+    return failure();
   switch (getCache()) {
   case CacheModifier::WB:
   case CacheModifier::WT:
@@ -64,6 +76,8 @@ LogicalResult LoadOp::verify() {
 }
 
 LogicalResult StoreOp::verify() {
+  if (failed(verifyCacheHints(*this, getCache(), getEvict())))
+    return failure();
   switch (getCache()) {
   case CacheModifier::CA:
   case CacheModifier::CV:
@@ -111,8 +125,8 @@ LogicalResult AtomicRMWOp::verify() {
     expected = "i32, i64, f32 or f64";
     break;
   case RMWKind::Xchg:
-    ok = (isInt || isFloat) && (width == 16 || width == 32 || width == 64);
-    expected = "16-, 32- or 64-bit integer or float";
+    ok = (isInt || isFloat) && (width == 32 || width == 64);
+    expected = "32- or 64-bit integer or float";
     break;
   }
   if (!ok)

@@ -118,6 +118,14 @@ Type tilelang::tile::getI1SameShape(Type type) {
   return i1;
 }
 
+bool tilelang::tile::isBlockShape(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  return shaped && shaped.hasStaticShape() &&
+         llvm::all_of(shaped.getShape(), [](int64_t size) {
+           return size > 0 && llvm::isPowerOf2_64(size);
+         });
+}
+
 unsigned tilelang::tile::getElementBitWidth(Type elementType) {
   if (isa<PointerType>(elementType))
     return 64;

@@ -26,6 +26,10 @@ mlir::Type getPointeeType(mlir::Type ptrLike);
 /// Returns i1 for a scalar and tensor<S x i1> for a tensor of shape S.
 mlir::Type getI1SameShape(mlir::Type type);
 
+/// Whether `type` is a shaped type whose dimensions are all static powers
+/// of two, as every tile block is.
+bool isBlockShape(mlir::Type type);
+
 /// Returns the bit width of a tile element type; pointers count as 64 bits.
 unsigned getElementBitWidth(mlir::Type elementType);
 

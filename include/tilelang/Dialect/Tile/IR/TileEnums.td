@@ -29,7 +29,7 @@ def Tile_CacheModifierAttr : I32EnumAttr<"CacheModifier", "cache operator of a m
   let cppNamespace = "::tilelang::tile";
 }
 
-def Tile_EvictionPolicyAttr : I32EnumAttr<"EvictionPolicy", "L2 eviction priority of a memory access", [
+def Tile_EvictionPolicyAttr : I32EnumAttr<"EvictionPolicy", "L1 eviction priority of a memory access", [
     I32EnumAttrCase<"Normal", 0, "evict_normal">,
     I32EnumAttrCase<"EvictFirst", 1, "evict_first">,
     I32EnumAttrCase<"EvictLast", 2, "evict_last">]> {

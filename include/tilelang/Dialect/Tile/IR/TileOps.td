@@ -183,7 +183,8 @@ def Tile_LoadOp : Tile_Op<"load", [
   let description = [{
     Where `mask` is false, nothing is read and the result holds `other`
     (undefined when `other` is absent). `cache` and `evict` are the PTX cache
-    operator and L2 eviction priority of the access.
+    operator and L1 eviction priority of the access; PTX takes one
+    or the other, not both.
 
     ```mlir
     %v = tile.load %p, %m, %zero cache = cg evict = evict_last : tensor<128x!tile.ptr<f16>>

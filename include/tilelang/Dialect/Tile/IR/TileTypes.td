@@ -53,11 +53,17 @@ def Tile_Ptr : Type<CPred<"::llvm::isa<::tilelang::tile::PointerType>($_self)">,
                     "tile pointer", "::tilelang::tile::PointerType">;
 def Tile_Elem : AnyTypeOf<[Tile_Float, Tile_Int, Tile_Ptr], "tile element">;
 
-// Block shapes are compile-time constants: tile tensors are statically shaped.
-def Tile_Tensor : RankedTensorOf<[Tile_Elem], [HasStaticShapePred], "statically shaped tensor">;
-def Tile_IntTensor : RankedTensorOf<[Tile_Int], [HasStaticShapePred], "statically shaped tensor">;
-def Tile_PtrTensor : RankedTensorOf<[Tile_Ptr], [HasStaticShapePred], "statically shaped tensor">;
-def Tile_BoolTensor : RankedTensorOf<[I1], [HasStaticShapePred], "statically shaped tensor">;
+// Block shapes are compile-time powers of two (as in Triton): layouts tile
+// them exactly or wrap around them, never leave a ragged edge.
+def Tile_BlockShapePred : CPred<"::tilelang::tile::isBlockShape($_self)">;
+def Tile_Tensor : RankedTensorOf<[Tile_Elem], [Tile_BlockShapePred],
+                                 "tensor with power-of-two dimensions">;
+def Tile_IntTensor : RankedTensorOf<[Tile_Int], [Tile_BlockShapePred],
+                                    "tensor with power-of-two dimensions">;
+def Tile_PtrTensor : RankedTensorOf<[Tile_Ptr], [Tile_BlockShapePred],
+                                    "tensor with power-of-two dimensions">;
+def Tile_BoolTensor : RankedTensorOf<[I1], [Tile_BlockShapePred],
+                                     "tensor with power-of-two dimensions">;
 
 /// A scalar or a tensor of any tile element type.
 def Tile_Type : AnyTypeOf<[Tile_Elem, Tile_Tensor], "tile value">;
