@@ -111,7 +111,7 @@ public:
                                  unsigned maxBytes = 16) const;
 
   /// Runs of equal mask values along `dim` (how many elements one predicate
-  /// may guard); the tensor's size along `dim` when there is no mask.
+  /// may guard); unlimited (UINT_MAX) when there is no mask.
   unsigned getMaskConstancy(mlir::Value mask, unsigned dim) const;
 
 private:

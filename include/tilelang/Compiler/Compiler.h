@@ -77,8 +77,8 @@ struct CompileOptions {
   std::string arch = "sm_90a";
   /// Warps per CTA (a power of two from 1 to 32).
   unsigned numWarps = 4;
-  /// Software-pipelining depth of loops feeding dots (used once pipelining
-  /// lands; part of the cache key already).
+  /// Software-pipelining depth of loops feeding dots (accepted now, used
+  /// once pipelining lands).
   unsigned numStages = 3;
   /// Name diagnostics give the source when its ops carry no locations.
   std::string sourceName = "<tile-ir>";

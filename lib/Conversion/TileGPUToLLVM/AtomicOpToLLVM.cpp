@@ -12,6 +12,8 @@
 
 #include "TileGPUToLLVM.h"
 
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -30,6 +32,19 @@ std::string scopeSuffix(tile::MemScope scope) {
 
 Value i1Constant(OpBuilder &b, Location loc, bool value) {
   return LLVM::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(value));
+}
+
+/// Whether the module targets sm_90 or newer (from tilegpu.target).
+bool targetsHopper(Operation *op) {
+  auto module = op->getParentOfType<ModuleOp>();
+  auto target = module ? module->getAttrOfType<StringAttr>(
+                             TileGPUDialect::kTargetAttrName)
+                       : StringAttr();
+  int number = 0;
+  if (target && target.getValue().starts_with("sm_"))
+    target.getValue().drop_front(3).take_while(llvm::isDigit).getAsInteger(
+        10, number);
+  return number >= 90;
 }
 
 /// True in the one thread that owns each element of a tensor of `type`
@@ -177,6 +192,8 @@ struct AtomicRMWLowering : public ConvertOpToLLVMPattern<tile::AtomicRMWOp> {
       instructions = {prefix + ".add.u" + b};
       break;
     case tile::RMWKind::FAdd:
+      if (element.isBF16() && !targetsHopper(op))
+        return op.emitError("atomic fadd on bf16 needs sm_90 or newer");
       instructions = {prefix + ".add" +
                       (bits == 16 ? ".noftz" : "") +
                       (element.isBF16() ? ".bf16" : ".f" + b)};

@@ -50,3 +50,15 @@ module {
     return
   }
 }
+
+// -----
+
+// bf16 atomic adds exist from sm_90 on.
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_80"} {
+  func.func @bf16_fadd(%p: !tile.ptr<bf16>, %v: bf16) {
+    // expected-error @+2 {{atomic fadd on bf16 needs sm_90 or newer}}
+    // expected-error @+1 {{failed to legalize operation 'tile.atomic_rmw'}}
+    %old = tile.atomic_rmw fadd, acq_rel, gpu, %p, %v : !tile.ptr<bf16>
+    return
+  }
+}

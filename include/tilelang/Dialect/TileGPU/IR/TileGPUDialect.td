@@ -33,8 +33,8 @@ def TileGPU_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kNumWarpsAttrName = "tilegpu.num_warps";
     /// Module attribute: the target, e.g. "sm_90a".
     static constexpr ::llvm::StringLiteral kTargetAttrName = "tilegpu.target";
-    /// Module attribute: bytes of shared memory the kernel needs, set by
-    /// shared-memory allocation.
+    /// Module attribute: bytes of (scratch) shared memory the kernel needs
+    /// at launch, set by convert-tilegpu-to-llvm.
     static constexpr ::llvm::StringLiteral kSharedBytesAttrName = "tilegpu.shared";
     /// Threads per warp on every NVIDIA GPU.
     static constexpr unsigned kThreadsPerWarp = 32;
