@@ -7,6 +7,7 @@
 #   bash scripts/gpu_host.sh pack           # here: build/gpu-host/ (~11 MB)
 #   bash scripts/gpu_host.sh run [OUTDIR]   # there, in a copy of the tree
 #                                           # that holds build/gpu-host/
+#   TILELANG_BENCH=1 bash scripts/gpu_host.sh run OUTDIR   # and benchmark
 #
 # `pack` compresses the built libtilelang.so and compiles the PTX test
 # kernels. `run` unpacks the library, builds the pybind11 extension against
@@ -60,6 +61,10 @@ PY
     test/python/test_runtime_cpu.py 2>&1 | tee "$out/pytest-gpu.log" || status=1
   echo "==> PTX check"
   python3 scripts/gpu_ptx_check.py "$PACK/ptx" 2>&1 | tee "$out/gpu_ptx_check.log" | tail -n 1 || status=1
+  if [[ -n "${TILELANG_BENCH:-}" ]]; then
+    echo "==> benchmarks"
+    (cd bench && python3 run.py --out "$out") 2>&1 | tee "$out/bench.log" || status=1
+  fi
   exit $status
   ;;
 *)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import sys
 import time
 from typing import Any, Dict, Iterable, Optional, Union
 
@@ -93,28 +94,25 @@ def _arg_kind(type_text: str, name: str) -> str:
     return kinds[type_text]
 
 
-_ARCH = {}
+_ARCH = []
 
 
 def _current_arch() -> str:
-    """sm_XX of the current device (sm_90a on Hopper, for wgmma and TMA)."""
-    from tilelang import _C
+    """sm_XX of the device (sm_90a on Hopper, for wgmma and TMA). Read once:
+    a process drives GPUs of one architecture."""
+    if not _ARCH:
+        from tilelang import _C
 
-    info = _C.device_info()
-    ordinal = info["ordinal"]
-    if ordinal not in _ARCH:
-        major, minor = info["capability"]
+        major, minor = _C.device_info()["capability"]
         arch = f"sm_{major}{minor}"
-        _ARCH[ordinal] = arch + "a" if (major, minor) == (9, 0) else arch
-    return _ARCH[ordinal]
+        _ARCH.append(arch + "a" if (major, minor) == (9, 0) else arch)
+    return _ARCH[0]
 
 
 def _current_stream() -> int:
     """torch's current CUDA stream when torch is in use, else the default."""
-    import sys
-
     torch = sys.modules.get("torch")
-    if torch is not None and torch.cuda.is_available():
+    if torch is not None:
         return torch.cuda.current_stream().cuda_stream
     return 0
 
@@ -152,7 +150,14 @@ def _key_part(value):
 
 
 class _Launcher:
-    """``kernel[grid]``: calling it launches the kernel."""
+    """``kernel[grid]``: calling it launches the kernel.
+
+    The first call with a new kind of arguments specializes, compiles and
+    loads; later calls with arguments of the same kind (same dtypes and
+    alignment classes, same constexprs) find the loaded kernel under a key
+    computed without binding the signature, and go straight to the C++
+    launcher.
+    """
 
     def __init__(self, kernel, grid):
         self.kernel = kernel
@@ -165,17 +170,20 @@ class _Launcher:
         for option, value in (("num_warps", num_warps), ("num_stages", num_stages)):
             if option in fn.params and option not in kwargs:
                 kwargs[option] = value
-        signature, constexprs, specialization = fn.specialize(*args, **kwargs)
-        compiled = fn.compile(signature, constexprs, specialization, num_warps, num_stages)
-        launchable = compiled.launchable(_current_arch())
-        bound = inspect.signature(fn.fn).bind(*args, **kwargs)
-        bound.apply_defaults()
-        values = {name: tlc._unwrap(value) for name, value in bound.arguments.items()}
-        grid = self.grid(dict(values, **constexprs)) if callable(self.grid) else self.grid
+        key = fn._launch_key(args, kwargs, num_warps, num_stages)
+        entry = fn._launch_cache.get(key) if key is not None else None
+        if entry is None:
+            entry = fn._prepare_launch(args, kwargs, num_warps, num_stages)
+            if key is not None:
+                fn._launch_cache[key] = entry
+        launchable, positions, compiled = entry
+        grid = self.grid
+        if callable(grid):
+            grid = grid(dict(zip(fn.params, args), **kwargs, **compiled.constexprs))
         if isinstance(grid, int):
             grid = (grid,)
-        launchable.launch(tuple(int(g) for g in grid), _current_stream(),
-                          *[values[name] for name in compiled.arg_names])
+        launchable.launch(grid if type(grid) is tuple else tuple(grid), _current_stream(),
+                          *[args[i] if type(i) is int else kwargs[i] for i in positions])
         return compiled
 
 
@@ -193,6 +201,8 @@ class JITFunction:
         self.debug = debug
         self.noinline = noinline
         self.cache: Dict[Any, CompiledKernel] = {}
+        self._launch_cache: Dict[Any, Any] = {}
+        self._constexpr_positions = {i for i, name in enumerate(self.params) if self.is_constexpr(name)}
         self._info = None
 
     # -- parsing -----------------------------------------------------------------------
@@ -344,6 +354,46 @@ class JITFunction:
             else:
                 raise self._def_error(f"unsupported argument type {type(value).__name__} for '{name}'")
         return signature, constexprs, specialization
+
+    def _launch_key(self, args, kwargs, num_warps, num_stages):
+        """A cheap key that determines the specialization, or None when the
+        arguments need the slow path (unusual types, unhashable values)."""
+        parts = []
+        constexpr_positions = self._constexpr_positions
+        for index, arg in enumerate(args):
+            kind = type(arg)
+            if index in constexpr_positions or kind is bool or kind is str:
+                parts.append((kind, arg))
+            elif kind is int:
+                parts.append((int, arg == 1, arg % 16 == 0, -(2**31) <= arg < 2**31, 0 <= arg < 2**32,
+                              arg >= 2**63))
+            elif kind is float:
+                parts.append(float)
+            elif hasattr(arg, "data_ptr"):
+                parts.append((arg.dtype, arg.data_ptr() % 16 == 0))
+            else:
+                return None
+        try:
+            key = (tuple(parts), tuple(sorted(kwargs.items())), num_warps, num_stages)
+            hash(key)
+        except TypeError:
+            return None
+        return key
+
+    def _prepare_launch(self, args, kwargs, num_warps, num_stages):
+        """Specializes, compiles and loads; returns what later launches need:
+        the loaded kernel, where each run-time argument comes from (an index
+        into the positional arguments, or a keyword), and the compiled kernel."""
+        signature, constexprs, specialization = self.specialize(*args, **kwargs)
+        compiled = self.compile(signature, constexprs, specialization, num_warps, num_stages)
+        launchable = compiled.launchable(_current_arch())
+        positions = []
+        for name in compiled.arg_names:
+            index = self.params.index(name)
+            positions.append(index if index < len(args) else name)
+        if any(type(p) is str and p not in kwargs for p in positions):
+            raise self._def_error("run-time parameters with default values must be passed explicitly")
+        return launchable, positions, compiled
 
     def warmup(self, *args, grid=None, num_warps: int = 4, num_stages: int = 3, **kwargs) -> CompiledKernel:
         """Compiles for these arguments without launching (Triton's ``warmup``)."""
