@@ -16,6 +16,8 @@ from tilelang.language.core import (  # noqa: F401
     permute, pointer_type, program_id, range, reduce, reshape, rsqrt, sigmoid, sin, softmax,
     sqrt, sqrt_rn, static_assert, static_print, static_range, store, sum, trans, uint8,
     uint16, uint32, uint64, view, where, xor_sum, zeros, zeros_like,
+    debug_barrier, pair_uniform_to_normal, philox, rand, rand4x, randint, randint4x, randn,
+    randn4x, uint_to_uniform_float, umulhi,
 )
 
 # Triton's aliases.

@@ -571,7 +571,12 @@ def assume(cond, _semantic=None):
 
 @builtin
 def debug_barrier(_semantic=None):
-    _semantic.error("tl.debug_barrier is not supported yet")
+    return _semantic.debug_barrier()
+
+
+@builtin
+def umulhi(x, y, _semantic=None):
+    return _semantic.umulhi(x, y)
 
 
 # -- compile-time and debugging ---------------------------------------------------------------
@@ -599,9 +604,53 @@ def device_print(prefix, *args, hex=False, _semantic=None):
 
 # -- random numbers -------------------------------------------------------------------------
 
-rand = _not_supported("random numbers (tl.rand)")
-randn = _not_supported("random numbers (tl.randn)")
-randint = _not_supported("random numbers (tl.randint)")
+# Triton's counter-based generator: Philox 4x32 (4x64 for 64-bit offsets) with
+# ``n_rounds`` rounds, key = the seed (low, high 32 bits), counter = (offset, 0, 0, 0).
+
+
+@builtin
+def philox(seed, c0, c1, c2, c3, n_rounds=10, _semantic=None):
+    return _semantic.philox(seed, c0, c1, c2, c3, n_rounds)
+
+
+@builtin
+def randint(seed, offset, n_rounds=10, _semantic=None):
+    return _semantic.rand_values("randint", seed, offset, n_rounds)
+
+
+@builtin
+def randint4x(seed, offset, n_rounds=10, _semantic=None):
+    return _semantic.rand_values("randint4x", seed, offset, n_rounds)
+
+
+@builtin
+def rand(seed, offset, n_rounds=10, _semantic=None):
+    return _semantic.rand_values("rand", seed, offset, n_rounds)
+
+
+@builtin
+def rand4x(seed, offset, n_rounds=10, _semantic=None):
+    return _semantic.rand_values("rand4x", seed, offset, n_rounds)
+
+
+@builtin
+def randn(seed, offset, n_rounds=10, _semantic=None):
+    return _semantic.rand_values("randn", seed, offset, n_rounds)
+
+
+@builtin
+def randn4x(seed, offset, n_rounds=10, _semantic=None):
+    return _semantic.rand_values("randn4x", seed, offset, n_rounds)
+
+
+@builtin
+def uint_to_uniform_float(x, _semantic=None):
+    return _semantic.uint_to_uniform_float(_semantic.require_value(_unwrap(x), "the operand"))
+
+
+@builtin
+def pair_uniform_to_normal(u1, u2, _semantic=None):
+    return _semantic.pair_uniform_to_normal(u1, u2)
 
 
 # -- iterators ------------------------------------------------------------------------------
