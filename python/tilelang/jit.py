@@ -179,7 +179,10 @@ class _Launcher:
         launchable, positions, compiled = entry
         grid = self.grid
         if callable(grid):
-            grid = grid(dict(zip(fn.params, args), **kwargs, **compiled.constexprs))
+            meta = dict(zip(fn.params, args))
+            meta.update(kwargs)
+            meta.update(compiled.constexprs)
+            grid = grid(meta)
         if isinstance(grid, int):
             grid = (grid,)
         launchable.launch(grid if type(grid) is tuple else tuple(grid), _current_stream(),

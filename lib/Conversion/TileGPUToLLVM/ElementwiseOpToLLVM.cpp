@@ -43,30 +43,44 @@ struct ElementwiseOpLowering : public ConversionPattern {
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!isUpstreamElementwise(op) || op->getNumResults() != 1)
+    if (!isUpstreamElementwise(op) || op->getNumResults() == 0)
       return failure();
-    auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-    if (!resultType || !isLowerableLayout(resultType.getEncoding()))
-      return failure();
+    // Every result a tensor in a lowerable layout (several for ops such as
+    // arith.mului_extended, which gives both halves of a product).
+    SmallVector<RankedTensorType> resultTypes;
+    for (Type type : op->getResultTypes()) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      if (!tensor || !isLowerableLayout(tensor.getEncoding()))
+        return failure();
+      resultTypes.push_back(tensor);
+    }
     Location loc = op->getLoc();
-    unsigned count = getTotalElemsPerThread(resultType);
+    unsigned count = getTotalElemsPerThread(resultTypes.front());
     SmallVector<SmallVector<Value>> elements;
     for (auto [operand, original] : llvm::zip_equal(operands, op->getOperands()))
       elements.push_back(
           getElements(rewriter, loc, operand, original.getType(), count));
-    Type scalarType =
-        getTypeConverter()->convertType(resultType.getElementType());
-    SmallVector<Value> results;
+    SmallVector<Type> scalarTypes;
+    for (RankedTensorType type : resultTypes)
+      scalarTypes.push_back(
+          getTypeConverter()->convertType(type.getElementType()));
+    SmallVector<SmallVector<Value>> results(resultTypes.size());
     for (unsigned index = 0; index < count; ++index) {
       OperationState state(loc, op->getName());
       for (auto &operandElements : elements)
         state.addOperands(operandElements[index]);
-      state.addTypes(scalarType);
+      state.addTypes(scalarTypes);
       state.addAttributes(op->getAttrs());
-      results.push_back(rewriter.create(state)->getResult(0));
+      Operation *scalar = rewriter.create(state);
+      for (unsigned result = 0; result < resultTypes.size(); ++result)
+        results[result].push_back(scalar->getResult(result));
     }
-    Type structType = getTypeConverter()->convertType(resultType);
-    rewriter.replaceOp(op, packStruct(rewriter, loc, structType, results));
+    SmallVector<Value> packed;
+    for (auto [type, values] : llvm::zip_equal(resultTypes, results))
+      packed.push_back(packStruct(rewriter, loc,
+                                  getTypeConverter()->convertType(type),
+                                  values));
+    rewriter.replaceOp(op, packed);
     return success();
   }
 };

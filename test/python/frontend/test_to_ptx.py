@@ -58,3 +58,33 @@ def test_ptxas_accepts_frontend_kernels(arch, tmp_path):
         result = subprocess.run([ptxas, f"-arch={arch}", str(path), "-o", "/dev/null"],
                                 capture_output=True, text=True)
         assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_random_and_layernorm_backward_reach_ptx(arch):
+    # Regression: arith.mului_extended (two results, in every Philox round)
+    # crashed the LLVM lowering.
+    dropout = to_ptx(kernels._seeded_dropout,
+                     {"x_ptr": "*fp32", "output_ptr": "*fp32", "n_elements": "i32", "p": "fp32", "seed": "i32"},
+                     {"BLOCK_SIZE": 1024}, arch=arch)
+    assert "mul.hi.u32" in dropout.ptx or "mul.wide.u32" in dropout.ptx
+    for bits, offsets in (("i32", "i32"), ("i64", "i64")):
+        to_ptx(kernels.random_kernel, f"*i32,*fp32,*fp32,{bits},{offsets}", {"BLOCK": 256, "N_ROUNDS": 7},
+               arch=arch)
+    backward = to_ptx(kernels._layer_norm_bwd_dx_fused,
+                      "*fp16,*fp16,*fp16,*fp16,*fp16,*fp16,*fp32,*fp32,*i32,i32,i32",
+                      {"GROUP_SIZE_M": 64, "BLOCK_SIZE_N": 1024}, arch=arch)
+    assert "atom.acq_rel.gpu.global.cas.b32" in backward.ptx and "bar.sync" in backward.ptx
+    to_ptx(kernels._layer_norm_bwd_dwdb, "*fp32,*fp32,*fp32,*fp32,i32,i32",
+           {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128}, arch=arch)
+
+
+def test_attention_stops_at_the_missing_dot_lowering():
+    with pytest.raises(tilelang.CompilationError, match="tile.dot operands cannot be lowered to PTX yet"):
+        to_ptx(kernels._attn_fwd, *_attention_args())
+
+
+def _attention_args():
+    import test_more_kernels
+
+    return test_more_kernels.ATTN_SIG, dict(BLOCK_M=64, BLOCK_N=64, BLOCK_DMODEL=64, IS_CAUSAL=False)
