@@ -40,11 +40,12 @@ def next_power_of_2(n: int) -> int:
 
 
 class CompiledKernel:
-    """One specialization of a kernel, compiled as far as tilelang goes today.
+    """One specialization of a kernel.
 
     ``asm["tile-src"]`` is the frontend's text (with ``loc()`` on every op),
     ``asm["tile"]`` the verified tile IR, ``asm["tile-opt"]`` the same after
-    ``canonicalize,cse``. ``arg_names`` lists the parameters a launch passes,
+    ``canonicalize,cse``; ``to_ptx(arch)`` (or the first launch) adds
+    ``"tilegpu"``, ``"llvm"``, ``"llvm-ir"`` and ``"ptx"``. ``arg_names`` lists the parameters a launch passes,
     in order (constexprs and parameters specialized to 1 are not passed).
     """
 
@@ -64,17 +65,32 @@ class CompiledKernel:
         sig = ", ".join(f"{k}: {v}" for k, v in self.signature.items())
         return f"<CompiledKernel {self.name}({sig}) constexprs={self.constexprs}>"
 
+    def to_ptx(self, arch: str = "sm_90a"):
+        """Compiles the tile IR to PTX for ``arch`` (no GPU needed) and adds
+        every later stage to ``asm``: "tilegpu", "llvm", "llvm-ir", "ptx".
+        Returns the ``tilelang.CompiledIR``; raises ``CompilationError``."""
+        compiled = self._ptx.get(arch) if hasattr(self, "_ptx") else None
+        if compiled is None:
+            from tilelang.ir import compile_ir
+
+            compiled = compile_ir(self.asm["tile"], arch=arch, num_warps=self.num_warps,
+                                  num_stages=self.num_stages, source_name=f"<tile-ir of {self.name}>",
+                                  keep_stages=True)
+            if not hasattr(self, "_ptx"):
+                self._ptx = {}
+            self._ptx[arch] = compiled
+        for stage in ("tilegpu", "llvm", "llvm-ir", "ptx"):
+            self.asm[stage] = compiled.asm[stage]
+        return compiled
+
     def launchable(self, arch: str):
         """The kernel compiled to PTX for ``arch`` and loaded (cached)."""
         loaded = self._loaded.get(arch) if hasattr(self, "_loaded") else None
         if loaded is not None:
             return loaded
         from tilelang import _C
-        from tilelang.ir import compile_ir
 
-        compiled = compile_ir(self.asm["tile"], arch=arch, num_warps=self.num_warps,
-                              num_stages=self.num_stages, source_name=f"<tile-ir of {self.name}>")
-        self.asm["ptx"] = compiled.ptx
+        compiled = self.to_ptx(arch)
         kinds = "".join(_arg_kind(self.signature[name], name) for name in self.arg_names)
         loaded = _C.Kernel.load(compiled.ptx, compiled.name, compiled.shared_bytes, self.num_warps, kinds)
         if not hasattr(self, "_loaded"):
