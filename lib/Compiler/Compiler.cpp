@@ -102,7 +102,8 @@ private:
 /// user's Python interpreter). Crash recovery installs process-wide signal
 /// handlers, so it is enabled only while a compilation runs, and
 /// compilations run one at a time.
-void runRecoverably(std::vector<Diagnostic> &diagnostics,
+/// Returns false (after adding a diagnostic) if it had to recover.
+bool runRecoverably(std::vector<Diagnostic> &diagnostics,
                     llvm::function_ref<void()> body) {
   static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);
@@ -117,7 +118,7 @@ void runRecoverably(std::vector<Diagnostic> &diagnostics,
   bool completed = recovery.RunSafely(body);
   llvm::CrashRecoveryContext::Disable();
   if (completed)
-    return;
+    return true;
   Diagnostic diagnostic;
   diagnostic.file = "<compiler>";
   diagnostic.message =
@@ -126,6 +127,7 @@ void runRecoverably(std::vector<Diagnostic> &diagnostics,
                             : fatalMessage) +
       " (please report it with the input that caused it)";
   diagnostics.push_back(std::move(diagnostic));
+  return false;
 }
 
 std::string print(ModuleOp module, const OpPrintingFlags &flags = {}) {
@@ -175,10 +177,8 @@ PipelineResult runPipeline(const std::string &source,
                            const PipelineOptions &options) {
   ensurePassesRegistered();
   PipelineResult result;
-  runRecoverably(result.diagnostics,
-                 [&] { runPipelineImpl(source, options, result); });
-  if (!result.diagnostics.empty() &&
-      result.diagnostics.back().file == "<compiler>")
+  if (!runRecoverably(result.diagnostics,
+                      [&] { runPipelineImpl(source, options, result); }))
     result.success = false;
   return result;
 }
@@ -252,10 +252,8 @@ CompileResult compile(const std::string &source,
                       const CompileOptions &options) {
   ensurePassesRegistered();
   CompileResult result;
-  runRecoverably(result.diagnostics,
-                 [&] { compileImpl(source, options, result); });
-  if (!result.diagnostics.empty() &&
-      result.diagnostics.back().file == "<compiler>") {
+  if (!runRecoverably(result.diagnostics,
+                      [&] { compileImpl(source, options, result); })) {
     result.success = false;
     result.ptx.clear();
   }

@@ -23,3 +23,14 @@ def find_tool(name: str) -> str:
     if not found:
         pytest.fail(f"{name} is not installed; run scripts/setup.sh")
     return found
+
+
+def load_module(name: str, path: pathlib.Path):
+    """Imports a Python file that is not on sys.path (e.g. another test
+    folder's kernels) under `name`."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

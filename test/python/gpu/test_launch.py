@@ -2,23 +2,20 @@
 runtime and checked against float64 torch references on fresh random
 inputs, at sizes that are not multiples of the block. Skipped without a GPU."""
 
-import importlib.util
 import pathlib
 
 import pytest
 
 import tilelang
 import tilelang.language as tl
+from tilelang_testing import load_module
 
 pytestmark = pytest.mark.gpu
 
 torch = pytest.importorskip("torch")
 
 # The frontend tests' kernels, written as in Triton's tutorials.
-_spec = importlib.util.spec_from_file_location(
-    "frontend_kernels", pathlib.Path(__file__).parents[1] / "frontend" / "kernels.py")
-kernels = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(kernels)
+kernels = load_module("frontend_kernels", pathlib.Path(__file__).parents[1] / "frontend" / "kernels.py")
 
 
 def fresh(*shape, dtype=torch.float32):

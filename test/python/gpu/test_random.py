@@ -2,22 +2,20 @@
 tilelang and by Triton (when installed) draws the same numbers, and they
 match the pure-Python Philox reference. Skipped without a GPU."""
 
-import importlib.util
 import pathlib
 
 import pytest
 
 import tilelang
 import tilelang.language as tl
+from tilelang_testing import load_module
 
 pytestmark = pytest.mark.gpu
 
 torch = pytest.importorskip("torch")
 
-_spec = importlib.util.spec_from_file_location(
-    "philox_reference", pathlib.Path(__file__).parents[1] / "frontend" / "philox_reference.py")
-philox_reference = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(philox_reference)
+philox_reference = load_module("philox_reference",
+                               pathlib.Path(__file__).parents[1] / "frontend" / "philox_reference.py")
 
 
 def make_kernels(jit, language):
