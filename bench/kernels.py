@@ -38,9 +38,25 @@ def define(jit, tl):
             tl.store(Y + cols, y, mask=mask)
 
     @jit
+    def softmax(Y, X, x_row_stride, y_row_stride, n_cols, BLOCK_SIZE: tl.constexpr):
+        # Triton's fused-softmax tutorial kernel: one row per program, the whole
+        # row in registers (BLOCK_SIZE = next_power_of_2(n_cols)). The row is
+        # widened to fp32 after the load (a no-op for fp32 input) so fp16 rows
+        # are reduced and exponentiated in fp32, as torch.softmax does; the
+        # store converts back to Y's element type.
+        row = tl.program_id(0)
+        cols = tl.arange(0, BLOCK_SIZE)
+        mask = cols < n_cols
+        x = tl.load(X + row * x_row_stride + cols, mask=mask, other=-float('inf')).to(tl.float32)
+        x_minus_max = x - tl.max(x, axis=0)
+        numerator = tl.exp(x_minus_max)
+        denominator = tl.sum(numerator, axis=0)
+        tl.store(Y + row * y_row_stride + cols, numerator / denominator, mask=mask)
+
+    @jit
     def tiny(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
         offs = tl.arange(0, BLOCK)
         mask = offs < n
         tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
 
-    return {"layer_norm_fwd": layer_norm_fwd, "tiny": tiny}
+    return {"layer_norm_fwd": layer_norm_fwd, "softmax": softmax, "tiny": tiny}

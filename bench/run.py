@@ -1,19 +1,28 @@
 """Benchmarks on the GPU: tilelang next to torch and Triton in one run.
 
-  python bench/run.py [--out DIR]
+  python bench/run.py [--out DIR] [--only layernorm,softmax,launch]
 
-Layernorm forward (fp16) at the anchor shapes of the H100 notes, and the
-host overhead of launching a 1-block, 3-argument kernel from a Python loop.
-Writes results.json and results.md to DIR (default build/bench) and prints
-the table. Benchmarks are measurements, not tests: nothing here asserts a
-speed.
+  layernorm  layernorm forward, fp16, at the anchor shapes of the H100 notes
+  softmax    Triton's fused-softmax tutorial kernel (one row per program),
+             fp16 and fp32, 4096 rows of 1024 to 12288 columns
+  launch     host overhead of launching a 1-block, 3-argument kernel from a
+             Python loop (2000 launches)
+
+Every tilelang result is checked against a float64 torch reference before it
+is timed. Writes results.json, results.md and (with matplotlib) results.png
+to DIR (default build/bench), printing progress as it goes and the markdown
+table at the end. Exits with 1 when a measurement failed (the others are
+still written). Benchmarks are measurements, not tests: nothing here asserts
+a speed.
 """
 
 import argparse
-import json
+import datetime
 import pathlib
 import statistics
+import sys
 import time
+import traceback
 
 import torch
 
@@ -21,6 +30,7 @@ import tilelang
 import tilelang.language as tl
 
 import kernels as bench_kernels
+import report
 
 try:
     import triton
@@ -29,6 +39,13 @@ except ImportError:  # Triton is optional
     triton = None
 
 LAYERNORM_SHAPES = [(4096, 1024), (4096, 4096), (16384, 8192), (8192, 12288)]
+SOFTMAX_SHAPES = [(4096, 1024), (4096, 4096), (4096, 8192), (4096, 12288)]
+SOFTMAX_DTYPES = [torch.float16, torch.float32]
+DTYPE_NAMES = {torch.float16: "fp16", torch.float32: "fp32"}
+
+
+def log(message):
+    print(message, flush=True)
 
 
 def bench(fn, warmup_ms=25, rep_ms=200):
@@ -51,80 +68,191 @@ def bench(fn, warmup_ms=25, rep_ms=200):
     return statistics.median(times)
 
 
-def layernorm_rows(tl_kernels, tt_kernels):
-    rows = []
+def _error_text(exc):
+    text = f"{type(exc).__name__}: {exc}".strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+class Run:
+    """Rows and errors of one run, with the progress printing."""
+
+    def __init__(self):
+        self.rows = []
+        self.errors = []
+
+    def fail(self, kernel, shape, impl, exc):
+        traceback.print_exc()
+        self.errors.append({"kernel": kernel, "shape": shape, "impl": impl, "error": _error_text(exc)})
+        log(f"    {shape:<16} {impl:<9} FAILED: {_error_text(exc)}")
+
+    def bandwidth(self, kernel, shape, impls, bytes_moved, check):
+        """Times each implementation; tilelang's output goes through `check`
+        (which raises when it is wrong) after its first run and before it is
+        timed. GB/s counts `bytes_moved` per call."""
+        for name, fn in impls.items():
+            try:
+                fn()
+                torch.cuda.synchronize()
+                if name == "tilelang":
+                    check()
+                ms = bench(fn)
+            except Exception as exc:  # noqa: BLE001 - recorded, the run goes on
+                self.fail(kernel, shape, name, exc)
+                continue
+            row = {"kernel": kernel, "shape": shape, "impl": name, "ms": round(ms, 4),
+                   "GB/s": round(bytes_moved / ms / 1e6, 1)}
+            self.rows.append(row)
+            log(f"    {shape:<16} {name:<9} {row['ms']:>9.4f} ms {row['GB/s']:>8.1f} GB/s")
+
+
+def layernorm(run, tl_kernels, tt_kernels):
+    """Layernorm forward (fp16): one program per row, walking the row in
+    blocks of at most 64 KB. GB/s counts one read of x and one write of y."""
     for m, n in LAYERNORM_SHAPES:
-        x = torch.randn(m, n, device="cuda", dtype=torch.float16)
-        w = torch.rand(n, device="cuda", dtype=torch.float16) + 0.5
-        b = torch.randn(n, device="cuda", dtype=torch.float16)
-        y = torch.empty_like(x)
-        mean = torch.empty(m, device="cuda")
-        rstd = torch.empty(m, device="cuda")
-        block = min(65536 // x.element_size(), tilelang.next_power_of_2(n))
-        warps = min(max(block // 256, 1), 8)
-        bytes_moved = 2 * m * n * x.element_size()
-        ref = torch.nn.functional.layer_norm(x.float(), (n,), w.float(), b.float(), 1e-5)
+        shape = f"{m}x{n} fp16"
+        try:
+            x = torch.randn(m, n, device="cuda", dtype=torch.float16)
+            w = torch.rand(n, device="cuda", dtype=torch.float16) + 0.5
+            b = torch.randn(n, device="cuda", dtype=torch.float16)
+            y = torch.full_like(x, float("nan"))
+            mean = torch.empty(m, device="cuda")
+            rstd = torch.empty(m, device="cuda")
+            block = min(65536 // x.element_size(), tilelang.next_power_of_2(n))
+            warps = min(max(block // 256, 1), 8)
+            ref = torch.nn.functional.layer_norm(x.double(), (n,), w.double(), b.double(), 1e-5)
+        except Exception as exc:  # noqa: BLE001
+            run.fail("layernorm", shape, "setup", exc)
+            continue
 
-        def run_tilelang():
-            tl_kernels["layer_norm_fwd"][(m,)](x, y, w, b, mean, rstd, x.stride(0), n, 1e-5,
-                                               BLOCK_SIZE=block, num_warps=warps)
+        def check():
+            error = (y.double() - ref).abs().max().item()
+            if not error < 3e-2:
+                raise AssertionError(f"tilelang layernorm {shape} is wrong: max error {error}")
 
-        impls = {"tilelang": run_tilelang,
+        impls = {"tilelang": lambda: tl_kernels["layer_norm_fwd"][(m,)](
+                     x, y, w, b, mean, rstd, x.stride(0), n, 1e-5, BLOCK_SIZE=block, num_warps=warps),
                  "torch": lambda: torch.nn.functional.layer_norm(x, (n,), w, b, 1e-5)}
         if tt_kernels is not None:
             impls["triton"] = lambda: tt_kernels["layer_norm_fwd"][(m,)](
                 x, y, w, b, mean, rstd, x.stride(0), n, 1e-5, BLOCK_SIZE=block, num_warps=warps)
-        for name, fn in impls.items():
-            fn()
-            torch.cuda.synchronize()
-            if name == "tilelang":  # checked before timed
-                error = (y.float() - ref).abs().max().item()
-                assert error < 3e-2, f"tilelang layernorm {m}x{n} is wrong: max error {error}"
-            ms = bench(fn)
-            rows.append({"kernel": "layernorm", "shape": f"{m}x{n} fp16", "impl": name, "ms": round(ms, 4),
-                         "GB/s": round(bytes_moved / ms / 1e6, 1)})
-    return rows
+        run.bandwidth("layernorm", shape, impls, 2 * m * n * x.element_size(), check)
+        del x, y, ref
 
 
-def launch_rows(tl_kernels, tt_kernels, launches=2000):
+def softmax_warps(block):
+    """num_warps as Triton's fused-softmax tutorial picks it."""
+    return 16 if block >= 4096 else 8 if block >= 2048 else 4
+
+
+def softmax(run, tl_kernels, tt_kernels):
+    """Fused softmax over the rows: one program per row, the whole row in
+    registers. GB/s counts one read of x and one write of y."""
+    for dtype in SOFTMAX_DTYPES:
+        for m, n in SOFTMAX_SHAPES:
+            shape = f"{m}x{n} {DTYPE_NAMES[dtype]}"
+            try:
+                x = torch.randn(m, n, device="cuda", dtype=dtype)
+                y = torch.full_like(x, float("nan"))
+                block = tilelang.next_power_of_2(n)
+                warps = softmax_warps(block)
+                ref = torch.softmax(x.double(), dim=1)
+            except Exception as exc:  # noqa: BLE001
+                run.fail("softmax", shape, "setup", exc)
+                continue
+            tolerance = 1e-3 if dtype == torch.float16 else 1e-5
+
+            def check():
+                error = (y.double() - ref).abs().max().item()
+                if not error < tolerance:
+                    raise AssertionError(f"tilelang softmax {shape} is wrong: max error {error} "
+                                         f"(tolerance {tolerance})")
+
+            impls = {"tilelang": lambda: tl_kernels["softmax"][(m,)](
+                         y, x, x.stride(0), y.stride(0), n, BLOCK_SIZE=block, num_warps=warps),
+                     "torch": lambda: torch.softmax(x, dim=1)}
+            if tt_kernels is not None:
+                impls["triton"] = lambda: tt_kernels["softmax"][(m,)](
+                    y, x, x.stride(0), y.stride(0), n, BLOCK_SIZE=block, num_warps=warps)
+            run.bandwidth("softmax", shape, impls, 2 * m * n * x.element_size(), check)
+            del x, y, ref
+
+
+def launch(run, tl_kernels, tt_kernels, launches=2000):
+    """Host overhead of `kernel[(1,)](x, y, 64, BLOCK=64)` in a Python loop:
+    wall time of `launches` launches and one synchronize, per launch."""
+    shape = "1 block, 3 args"
     x = torch.randn(64, device="cuda")
     y = torch.empty_like(x)
-    rows = []
     impls = {"tilelang": tl_kernels["tiny"]}
     if tt_kernels is not None:
         impls["triton"] = tt_kernels["tiny"]
     for name, kernel in impls.items():
-        for _ in range(3):
-            kernel[(1,)](x, y, 64, BLOCK=64)
-        torch.cuda.synchronize()
-        start = time.perf_counter()
-        for _ in range(launches):
-            kernel[(1,)](x, y, 64, BLOCK=64)
-        torch.cuda.synchronize()
-        us = (time.perf_counter() - start) / launches * 1e6
-        rows.append({"kernel": "launch", "shape": "1 block, 3 args", "impl": name, "us": round(us, 2)})
-    return rows
+        try:
+            for _ in range(3):
+                kernel[(1,)](x, y, 64, BLOCK=64)
+            torch.cuda.synchronize()
+            start = time.perf_counter()
+            for _ in range(launches):
+                kernel[(1,)](x, y, 64, BLOCK=64)
+            torch.cuda.synchronize()
+            us = (time.perf_counter() - start) / launches * 1e6
+        except Exception as exc:  # noqa: BLE001
+            run.fail("launch", shape, name, exc)
+            continue
+        run.rows.append({"kernel": "launch", "shape": shape, "impl": name, "us": round(us, 2)})
+        log(f"    {shape:<16} {name:<9} {us:>9.2f} us per launch")
 
 
-def main():
+BENCHMARKS = {"layernorm": layernorm, "softmax": softmax, "launch": launch}
+
+
+def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path("build/bench"))
-    args = parser.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
+    parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path("build/bench"),
+                        help="folder for results.json, results.md and results.png (default: build/bench)")
+    parser.add_argument("--only", default=",".join(BENCHMARKS),
+                        help=f"comma-separated benchmarks to run (default: {','.join(BENCHMARKS)})")
+    args = parser.parse_args(argv)
+    chosen = [name.strip() for name in args.only.split(",") if name.strip()]
+    unknown = [name for name in chosen if name not in BENCHMARKS]
+    if unknown or not chosen:
+        parser.error(f"--only takes a comma-separated subset of {','.join(BENCHMARKS)}; got {args.only!r}")
+    args.only = [name for name in BENCHMARKS if name in chosen]
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    if not torch.cuda.is_available():
+        log("error: no CUDA device visible to torch")
+        return 2
+    device = torch.cuda.get_device_name()
+    versions = {"tilelang": tilelang.compiler_version(), "torch": torch.__version__,
+                "triton": triton.__version__ if triton is not None else None}
+    log(f"tilelang benchmarks on {device} (torch {torch.__version__}, "
+        f"{'Triton ' + triton.__version__ if triton is not None else 'no Triton'}): {', '.join(args.only)}")
     tl_kernels = bench_kernels.define(tilelang.jit, tl)
     tt_kernels = bench_kernels.define(triton.jit, ttl) if triton is not None else None
-    rows = layernorm_rows(tl_kernels, tt_kernels) + launch_rows(tl_kernels, tt_kernels)
-    device = torch.cuda.get_device_name()
-    (args.out / "results.json").write_text(json.dumps({"device": device, "rows": rows}, indent=1))
-    lines = [f"# tilelang benchmarks on {device}", "", "| kernel | shape | impl | ms | GB/s | us/launch |",
-             "| --- | --- | --- | --- | --- | --- |"]
-    for row in rows:
-        lines.append(f"| {row['kernel']} | {row['shape']} | {row['impl']} | {row.get('ms', '')} | "
-                     f"{row.get('GB/s', '')} | {row.get('us', '')} |")
-    text = "\n".join(lines) + "\n"
-    (args.out / "results.md").write_text(text)
-    print(text)
+    run = Run()
+    total = time.perf_counter()
+    for index, name in enumerate(args.only, 1):
+        log(f"==> [{index}/{len(args.only)}] {name}")
+        start = time.perf_counter()
+        try:
+            BENCHMARKS[name](run, tl_kernels, tt_kernels)
+        except Exception as exc:  # noqa: BLE001 - recorded, the next benchmark runs
+            run.fail(name, "(all shapes)", "all", exc)
+        log(f"    ({name}: {time.perf_counter() - start:.1f} s)")
+    result = {"device": device, "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+              "versions": versions, "only": args.only, "rows": run.rows, "errors": run.errors}
+    text, plotted = report.write(result, args.out)
+    log(f"==> {len(run.rows)} measurements, {len(run.errors)} failures in {time.perf_counter() - total:.1f} s; "
+        f"written to {args.out}/results.json, results.md"
+        + (", results.png" if plotted else " (no plot: matplotlib is not importable)"))
+    print()
+    print(text, end="", flush=True)
+    return 1 if run.errors else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

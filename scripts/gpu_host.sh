@@ -12,7 +12,11 @@
 # `pack` compresses the built libtilelang.so and compiles the PTX test
 # kernels. `run` unpacks the library, builds the pybind11 extension against
 # it for the host's Python (seconds), assembles the package in a temporary
-# folder, then runs the GPU tests and the PTX check, writing logs to OUTDIR.
+# folder, then runs the GPU tests and the main job's GPU steps, as
+# scripts/main.sh does on a GPU machine (scripts/gpu_main.sh): the PTX check
+# and, with TILELANG_BENCH=1, the benchmarks (bench/run.py; results.json,
+# results.md and results.png in OUTDIR/bench, the table printed at the end).
+# Logs go to OUTDIR; the exit status is 1 when any step failed.
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -59,12 +63,8 @@ PY
   status=0
   python3 -m pytest -q -p no:cacheprovider test/python/gpu test/python/frontend test/python/test_ir.py \
     test/python/test_runtime_cpu.py 2>&1 | tee "$out/pytest-gpu.log" || status=1
-  echo "==> PTX check"
-  python3 scripts/gpu_ptx_check.py "$PACK/ptx" 2>&1 | tee "$out/gpu_ptx_check.log" | tail -n 1 || status=1
-  if [[ -n "${TILELANG_BENCH:-}" ]]; then
-    echo "==> benchmarks"
-    (cd bench && python3 run.py --out "$out") 2>&1 | tee "$out/bench.log" || status=1
-  fi
+  # The main job's GPU steps: the PTX check, then (TILELANG_BENCH=1) the benchmarks.
+  bash scripts/gpu_main.sh python3 "$PACK/ptx" "$out" ${TILELANG_BENCH:+--bench} || status=1
   exit $status
   ;;
 *)

@@ -7,8 +7,10 @@
 # compiled to PTX for sm_90a and sm_80 with tilelang-compile, its memory and
 # shuffle instructions are shown with ptxas's resource report (when ptxas
 # is installed), and it is compiled once more through the Python API.
-# With a GPU (and torch), the kernels also run and are checked against
-# float64 references; benchmarks arrive with the runtime's fast launch path.
+# With a GPU (and torch), scripts/gpu_main.sh then runs the kernels' PTX and
+# checks it against float64 references, and benchmarks tilelang next to
+# torch and Triton (bench/run.py: layernorm, fused softmax, launch overhead;
+# results.{json,md,png} in build/main/bench), printing the markdown table.
 # Needs scripts/setup.sh to have run once.
 #
 #===----------------------------------------------------------------------===#
@@ -48,11 +50,10 @@ for path in sorted(glob.glob("test/Target/PTX/*.mlir")):
 PY
 
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
-  printf '\n==> GPU found (%s): running the kernels against float64 references\n' "$(nvidia-smi -L | head -n 1)"
+  printf '\n==> GPU found (%s): checking the kernels, then benchmarking\n' "$(nvidia-smi -L | head -n 1)"
   if "$BIN/python" -c "import torch" 2>/dev/null; then
     "$BIN/python" scripts/gpu_ptx_check.py --emit "$OUT/ptx" > /dev/null
-    "$BIN/python" scripts/gpu_ptx_check.py "$OUT/ptx"
-    echo "(benchmarks against torch and Triton arrive with the runtime's fast launch path)"
+    bash scripts/gpu_main.sh "$BIN/python" "$OUT/ptx" "$OUT" --bench
   else
     echo "torch is not installed in .venv: install it to run the kernels (pip install torch)"
   fi

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+#===- scripts/gpu_main.sh - the main job's steps on a GPU -------------------===#
+#
+#   bash scripts/gpu_main.sh PYTHON PTXDIR OUTDIR [--bench]
+#
+# Shared by scripts/main.sh (with .venv's Python, when a GPU and torch are
+# present) and `scripts/gpu_host.sh run` (on a GPU host without LLVM, with
+# the host's python3), so both run the same steps:
+#
+#   1. the PTX check: scripts/gpu_ptx_check.py runs the tile-IR kernels of
+#      test/Target/PTX, compiled ahead of time into PTXDIR (`--emit`), on the
+#      GPU and checks them against float64 torch references;
+#   2. with --bench, the benchmarks: bench/run.py --out OUTDIR/bench times
+#      tilelang next to torch and Triton (layernorm, fused softmax, launch
+#      overhead), writes results.json, results.md and results.png there, and
+#      ends by printing the markdown table.
+#
+# Output is shown and logged to OUTDIR/gpu_ptx_check.log and OUTDIR/bench.log.
+# Both steps run even when the first fails; the exit status is 1 when either
+# failed. PYTHON must import torch and tilelang.
+#
+#===----------------------------------------------------------------------===#
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+
+if [[ $# -lt 3 || $# -gt 4 || ( $# -eq 4 && $4 != --bench ) ]]; then
+  echo "usage: bash scripts/gpu_main.sh PYTHON PTXDIR OUTDIR [--bench]" >&2
+  exit 2
+fi
+py=$1 ptx=$2 out=$3 bench=${4:-}
+mkdir -p "$out"
+export PYTHONUNBUFFERED=1
+status=0
+
+printf '\n==> PTX check: the kernels of %s against float64 references\n' "$ptx"
+"$py" scripts/gpu_ptx_check.py "$ptx" 2>&1 | tee "$out/gpu_ptx_check.log" || status=1
+
+if [[ -n $bench ]]; then
+  printf '\n==> Benchmarks: tilelang, torch and Triton (bench/run.py --out %s/bench)\n' "$out"
+  "$py" bench/run.py --out "$out/bench" 2>&1 | tee "$out/bench.log" || status=1
+fi
+exit $status
