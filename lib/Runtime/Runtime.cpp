@@ -221,9 +221,8 @@ Status getCurrentDevice(DeviceInfo &info) {
   return Status::success();
 }
 
-Status Kernel::load(const std::string &ptx, const std::string &name,
-                    long long sharedBytes, unsigned numWarps,
-                    std::unique_ptr<Kernel> &kernel) {
+Status linkPTX(const std::string &ptx, const std::string &name,
+               std::string &cubin) {
   TILELANG_TRY(initialize());
   std::string what = "kernel '" + name + "'";
   // Link with logs captured, so that JIT errors reach the user.
@@ -237,29 +236,34 @@ Status Kernel::load(const std::string &ptx, const std::string &name,
   CUlinkState link = nullptr;
   TILELANG_TRY(check(driver.cuLinkCreate(4, options, values, &link),
                      "cuLinkCreate", what));
-  Status added =
+  Status linked =
       check(driver.cuLinkAddData(link, CU_JIT_INPUT_PTX,
                                  const_cast<char *>(ptx.c_str()),
                                  ptx.size() + 1, name.c_str(), 0, nullptr,
                                  nullptr),
             "cuLinkAddData", what);
-  void *cubin = nullptr;
-  size_t cubinSize = 0;
-  Status linked = added.ok ? check(driver.cuLinkComplete(link, &cubin,
-                                                         &cubinSize),
-                                   "cuLinkComplete", what)
-                           : added;
-  std::unique_ptr<Kernel> result(new Kernel());
-  Status loaded = linked.ok ? check(driver.cuModuleLoadData(&result->module,
-                                                            cubin),
-                                    "cuModuleLoadData", what)
-                            : linked;
+  void *image = nullptr;
+  size_t imageSize = 0;
+  if (linked.ok)
+    linked = check(driver.cuLinkComplete(link, &image, &imageSize),
+                   "cuLinkComplete", what);
+  // The image belongs to the link state: copy it out before destroying it.
+  if (linked.ok)
+    cubin.assign(static_cast<const char *>(image), imageSize);
   driver.cuLinkDestroy(link);
-  if (!loaded.ok) {
-    if (errorLog[0])
-      loaded.message += "\nJIT log:\n" + std::string(errorLog.data());
-    return loaded;
-  }
+  if (!linked.ok && errorLog[0])
+    linked.message += "\nJIT log:\n" + std::string(errorLog.data());
+  return linked;
+}
+
+Status Kernel::loadImage(const std::string &image, const std::string &name,
+                         long long sharedBytes, unsigned numWarps,
+                         std::unique_ptr<Kernel> &kernel) {
+  TILELANG_TRY(initialize());
+  std::string what = "kernel '" + name + "'";
+  std::unique_ptr<Kernel> result(new Kernel());
+  TILELANG_TRY(check(driver.cuModuleLoadData(&result->module, image.data()),
+                     "cuModuleLoadData", what));
   TILELANG_TRY(check(driver.cuModuleGetFunction(&result->function,
                                                 result->module, name.c_str()),
                      "cuModuleGetFunction", what));
@@ -281,13 +285,22 @@ Status Kernel::load(const std::string &ptx, const std::string &name,
   return Status::success();
 }
 
+Status Kernel::load(const std::string &ptx, const std::string &name,
+                    long long sharedBytes, unsigned numWarps,
+                    std::unique_ptr<Kernel> &kernel) {
+  std::string cubin;
+  TILELANG_TRY(linkPTX(ptx, name, cubin));
+  return loadImage(cubin, name, sharedBytes, numWarps, kernel);
+}
+
 Status Kernel::launch(unsigned gridX, unsigned gridY, unsigned gridZ,
                       std::uintptr_t stream, void **params) const {
-  return check(driver.cuLaunchKernel(
-                   function, gridX, gridY, gridZ, numWarps * 32, 1, 1,
-                   unsigned(sharedBytes), reinterpret_cast<CUstream>(stream),
-                   params, nullptr),
-               "cuLaunchKernel", "kernel '" + name + "'");
+  CUresult result = driver.cuLaunchKernel(
+      function, gridX, gridY, gridZ, numWarps * 32, 1, 1, unsigned(sharedBytes),
+      reinterpret_cast<CUstream>(stream), params, nullptr);
+  // The kernel's name only goes into a message when there is one.
+  return result == 0 ? Status::success()
+                     : check(result, "cuLaunchKernel", "kernel '" + name + "'");
 }
 
 } // namespace tilelang::runtime

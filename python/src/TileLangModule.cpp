@@ -7,7 +7,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilelang/Compiler/Compiler.h"
+#include "tilelang/Runtime/Cache.h"
 #include "tilelang/Runtime/Runtime.h"
+
+#include "Launcher.h"
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -24,110 +27,81 @@ void throwIfFailed(const tilelang::runtime::Status &status) {
     throw std::runtime_error(status.message);
 }
 
-/// A loaded kernel plus how to pack each argument, decided once at load:
-/// 'p' pointer (an int, or an object with data_ptr() or
-/// __cuda_array_interface__), 'i'/'I' 32-bit and 'l'/'L' 64-bit signed/
-/// unsigned integers, 'f' float, 'd' double, 'b' bool.
-struct LaunchableKernel {
-  std::unique_ptr<tilelang::runtime::Kernel> kernel;
-  std::string argKinds;
-};
+using tilelang::python::Dispatcher;
+using tilelang::python::LaunchableKernel;
 
-std::uint64_t pointerOf(const py::handle &arg, size_t index) {
-  if (py::isinstance<py::int_>(arg))
-    return arg.cast<std::uint64_t>();
-  if (py::hasattr(arg, "data_ptr"))
-    return arg.attr("data_ptr")().cast<std::uint64_t>();
-  if (py::hasattr(arg, "__cuda_array_interface__")) {
-    py::dict interface = arg.attr("__cuda_array_interface__");
-    return py::tuple(interface["data"])[0].cast<std::uint64_t>();
-  }
-  if (arg.is_none())
-    return 0;
-  throw py::type_error("argument " + std::to_string(index) +
-                       " must be a tensor (data_ptr() or "
-                       "__cuda_array_interface__) or an address, got " +
-                       std::string(py::str(arg.get_type().attr("__name__"))));
+/// `Kernel.launch(grid, stream, *args)`: the launch without a Dispatcher.
+void launchKernel(const LaunchableKernel &self, py::handle grid,
+                  std::uintptr_t stream, const py::args &args) {
+  std::vector<py::handle> handles(args.begin(), args.end());
+  tilelang::python::launchWithArgs(self, grid, stream, handles.data(),
+                                   handles.size());
 }
 
-void launch(const LaunchableKernel &self, const py::tuple &grid,
-            std::uintptr_t stream, const py::args &args) {
-  const std::string &kinds = self.argKinds;
-  if (args.size() != kinds.size())
-    throw py::type_error("kernel '" + self.kernel->getName() + "' takes " +
-                         std::to_string(kinds.size()) + " arguments, got " +
-                         std::to_string(args.size()));
-  unsigned dims[3] = {1, 1, 1};
-  if (grid.size() < 1 || grid.size() > 3)
-    throw py::value_error("grid must have 1 to 3 dimensions, got " +
-                          std::to_string(grid.size()));
-  static const long long limits[3] = {2147483647LL, 65535, 65535};
-  for (size_t i = 0; i < grid.size(); ++i) {
-    long long value = grid[i].cast<long long>();
-    if (value < 1 || value > limits[i])
-      throw py::value_error("grid dimension " + std::to_string(i) + " is " +
-                            std::to_string(value) + "; it must be in [1, " +
-                            std::to_string(limits[i]) + "]");
-    dims[i] = unsigned(value);
-  }
-  // Every argument in an 8-byte slot; the driver reads each at its size.
-  std::uint64_t storage[64];
-  void *params[64];
-  if (kinds.size() > 64)
-    throw py::value_error("kernels take at most 64 arguments");
-  for (size_t i = 0; i < kinds.size(); ++i) {
-    py::handle arg = args[i];
-    std::uint64_t &slot = storage[i];
-    slot = 0;
-    switch (kinds[i]) {
-    case 'p':
-      slot = pointerOf(arg, i);
-      break;
-    case 'i': {
-      std::int32_t value = arg.cast<std::int32_t>();
-      std::memcpy(&slot, &value, sizeof(value));
-      break;
-    }
-    case 'I': {
-      std::uint32_t value = arg.cast<std::uint32_t>();
-      std::memcpy(&slot, &value, sizeof(value));
-      break;
-    }
-    case 'l': {
-      std::int64_t value = arg.cast<std::int64_t>();
-      std::memcpy(&slot, &value, sizeof(value));
-      break;
-    }
-    case 'L':
-      slot = arg.cast<std::uint64_t>();
-      break;
-    case 'f': {
-      float value = arg.cast<float>();
-      std::memcpy(&slot, &value, sizeof(value));
-      break;
-    }
-    case 'd': {
-      double value = arg.cast<double>();
-      std::memcpy(&slot, &value, sizeof(value));
-      break;
-    }
-    case 'b': {
-      std::uint8_t value = arg.cast<bool>() ? 1 : 0;
-      std::memcpy(&slot, &value, sizeof(value));
-      break;
-    }
-    default:
-      throw py::value_error(std::string("unknown argument kind '") +
-                            kinds[i] + "'");
-    }
-    params[i] = &slot;
-  }
-  tilelang::runtime::Status status;
-  {
-    py::gil_scoped_release release;
-    status = self.kernel->launch(dims[0], dims[1], dims[2], stream, params);
-  }
-  throwIfFailed(status);
+/// Loads a kernel image (cubin or PTX) and records its argument kinds.
+std::unique_ptr<LaunchableKernel> loadKernel(const std::string &image,
+                                             const std::string &name,
+                                             long long sharedBytes,
+                                             unsigned numWarps,
+                                             const std::string &argKinds,
+                                             bool link) {
+  auto result = std::make_unique<LaunchableKernel>();
+  throwIfFailed(link ? tilelang::runtime::Kernel::load(image, name, sharedBytes,
+                                                       numWarps, result->kernel)
+                     : tilelang::runtime::Kernel::loadImage(
+                           image, name, sharedBytes, numWarps, result->kernel));
+  result->argKinds = argKinds;
+  return result;
+}
+
+/// Binds DiskCache: lookup returns ("hit"|"miss"|"corrupt", files, fields,
+/// reason) with file contents as bytes.
+void bindCache(py::module_ &m) {
+  using tilelang::runtime::CacheLookup;
+  using tilelang::runtime::DiskCache;
+  py::class_<DiskCache>(m, "DiskCache")
+      .def(py::init<std::string>(), py::arg("directory"))
+      .def_static("default_directory", &DiskCache::defaultDirectory)
+      .def_static("hash_key", &DiskCache::hashKey, py::arg("parts"),
+                  "Hex SHA-256 of length-prefixed parts.")
+      .def_property_readonly("directory", &DiskCache::getDirectory)
+      .def("entry_path", &DiskCache::entryPath, py::arg("key"))
+      .def(
+          "lookup",
+          [](const DiskCache &cache, const std::string &key) {
+            tilelang::runtime::CacheFiles files;
+            std::string fields, reason;
+            CacheLookup found;
+            {
+              py::gil_scoped_release release;
+              found = cache.lookup(key, files, fields, reason);
+            }
+            py::dict contents;
+            for (const auto &[name, data] : files)
+              contents[py::str(name)] = py::bytes(data);
+            const char *state = found == CacheLookup::Hit    ? "hit"
+                                : found == CacheLookup::Miss ? "miss"
+                                                             : "corrupt";
+            return py::make_tuple(state, contents, fields, reason);
+          },
+          py::arg("key"))
+      .def(
+          "publish",
+          [](const DiskCache &cache, const std::string &key, py::dict files,
+             const std::string &fields, bool replace) {
+            tilelang::runtime::CacheFiles contents;
+            for (auto item : files)
+              contents[item.first.cast<std::string>()] =
+                  item.second.cast<std::string>();
+            tilelang::runtime::Status status;
+            {
+              py::gil_scoped_release release;
+              status = cache.publish(key, contents, fields, replace);
+            }
+            throwIfFailed(status);
+          },
+          py::arg("key"), py::arg("files"), py::arg("fields") = "",
+          py::arg("replace") = false);
 }
 
 } // namespace
@@ -213,17 +187,24 @@ PYBIND11_MODULE(_C, m) {
           [](const std::string &ptx, const std::string &name,
              long long sharedBytes, unsigned numWarps,
              const std::string &argKinds) {
-            auto result = std::make_unique<LaunchableKernel>();
-            throwIfFailed(tilelang::runtime::Kernel::load(
-                ptx, name, sharedBytes, numWarps, result->kernel));
-            result->argKinds = argKinds;
-            return result;
+            return loadKernel(ptx, name, sharedBytes, numWarps, argKinds,
+                              /*link=*/true);
           },
           py::arg("ptx"), py::arg("name"), py::arg("shared_bytes"),
           py::arg("num_warps"), py::arg("arg_kinds"),
           "Link PTX, load it into the current context and find the kernel.")
-      .def("launch", &launch, py::arg("grid"), py::arg("stream"),
-           "launch(grid, stream, *args): grid is a 1- to 3-tuple.")
+      .def_static(
+          "load_image",
+          [](py::bytes image, const std::string &name, long long sharedBytes,
+             unsigned numWarps, const std::string &argKinds) {
+            return loadKernel(std::string(image), name, sharedBytes, numWarps,
+                              argKinds, /*link=*/false);
+          },
+          py::arg("image"), py::arg("name"), py::arg("shared_bytes"),
+          py::arg("num_warps"), py::arg("arg_kinds"),
+          "Load a cubin into the current context and find the kernel.")
+      .def("launch", &launchKernel, py::arg("grid"), py::arg("stream"),
+           "launch(grid, stream, *args): grid is an int or a 1- to 3-tuple.")
       .def_property_readonly("name",
                              [](const LaunchableKernel &k) {
                                return k.kernel->getName();
@@ -235,6 +216,36 @@ PYBIND11_MODULE(_C, m) {
       .def_property_readonly("local_bytes", [](const LaunchableKernel &k) {
         return k.kernel->getLocalBytes();
       });
+
+  py::class_<Dispatcher>(m, "Dispatcher")
+      .def(py::init<std::vector<std::string>, std::vector<std::string>,
+                    py::tuple, py::object>(),
+           py::arg("params"), py::arg("constexprs"), py::arg("identity_types"),
+           py::arg("slow_path"))
+      .def("launch", &Dispatcher::launch,
+           "launch(grid, *args, **kwargs): the fast path of kernel[grid]().")
+      .def("insert", &Dispatcher::insert, py::arg("key"), py::arg("kernel"),
+           py::arg("sources"), py::arg("compiled"), py::arg("constexprs"))
+      .def("__len__", &Dispatcher::size)
+      .def("clear", &Dispatcher::clear);
+
+  m.def(
+      "link_ptx",
+      [](const std::string &ptx, const std::string &name) {
+        std::string cubin;
+        tilelang::runtime::Status status;
+        {
+          py::gil_scoped_release release;
+          status = tilelang::runtime::linkPTX(ptx, name, cubin);
+        }
+        throwIfFailed(status);
+        return py::bytes(cubin);
+      },
+      py::arg("ptx"), py::arg("name"),
+      "Link PTX into a cubin for the current device (driver JIT).");
+  m.def("current_stream", &tilelang::python::currentStream,
+        "torch's current CUDA stream (a raw handle), or 0 without torch.");
+  bindCache(m);
 
   m.def("driver_version", &tilelang::runtime::driverVersion,
         "The CUDA driver's version, 0 without a driver.");

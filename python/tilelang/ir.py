@@ -88,6 +88,15 @@ class CompiledIR:
         self.asm = {stage.name: stage.ir for stage in native.stages}
         self.asm["ptx"] = native.ptx
 
+    @classmethod
+    def from_parts(cls, name: str, ptx: str, shared_bytes: int, num_warps: int, arch: str, asm: dict):
+        """A CompiledIR from stored parts (the on-disk cache)."""
+        self = cls.__new__(cls)
+        self.name, self.ptx, self.shared_bytes, self.num_warps, self.arch = name, ptx, shared_bytes, num_warps, arch
+        self.asm = dict(asm)
+        self.asm["ptx"] = ptx
+        return self
+
     def __repr__(self) -> str:
         return (
             f"<CompiledIR {self.name} for {self.arch}: {self.num_warps} warps, "

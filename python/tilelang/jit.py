@@ -20,6 +20,7 @@ import sys
 import time
 from typing import Any, Dict, Iterable, Optional, Union
 
+from tilelang import knobs
 from tilelang.errors import CompilationError, Diagnostic
 from tilelang.language import core as tlc
 
@@ -68,31 +69,62 @@ class CompiledKernel:
     def to_ptx(self, arch: str = "sm_90a"):
         """Compiles the tile IR to PTX for ``arch`` (no GPU needed) and adds
         every later stage to ``asm``: "tilegpu", "llvm", "llvm-ir", "ptx".
-        Returns the ``tilelang.CompiledIR``; raises ``CompilationError``."""
-        compiled = self._ptx.get(arch) if hasattr(self, "_ptx") else None
-        if compiled is None:
-            from tilelang.ir import compile_ir
+        Returns the ``tilelang.CompiledIR``; raises ``CompilationError``.
+        Goes through the on-disk cache (see tilelang.cache)."""
+        return self._build(arch, need_cubin=False)[0]
 
-            compiled = compile_ir(self.asm["tile"], arch=arch, num_warps=self.num_warps,
-                                  num_stages=self.num_stages, source_name=f"<tile-ir of {self.name}>",
-                                  keep_stages=True)
-            if not hasattr(self, "_ptx"):
-                self._ptx = {}
+    def _build(self, arch: str, need_cubin: bool):
+        """(CompiledIR, cubin or None) for ``arch``: from memory, from the
+        on-disk cache, or compiled (and linked, with ``need_cubin``) and
+        then stored there."""
+        if not hasattr(self, "_ptx"):
+            self._ptx, self._cubin = {}, {}
+        compiled, cubin = self._ptx.get(arch), self._cubin.get(arch)
+        if compiled is None or (need_cubin and cubin is None):
+            from tilelang import cache
+            from tilelang.ir import CompiledIR, compile_ir
+
+            key = cache.kernel_key(self.asm["tile"], arch, self.num_warps, self.num_stages)
+            entry = cache.lookup(key)
+            if entry is not None:
+                fields = entry.fields
+                compiled = CompiledIR.from_parts(fields["name"], entry.files[cache.STAGE_FILES["ptx"]].decode(),
+                                                 int(fields["shared_bytes"]), int(fields["num_warps"]), arch,
+                                                 entry.stage_texts())
+                cubin = entry.files.get(cache.CUBIN_FILE)
+            if entry is None or (need_cubin and cubin is None):
+                if compiled is None:
+                    compiled = compile_ir(self.asm["tile"], arch=arch, num_warps=self.num_warps,
+                                          num_stages=self.num_stages, source_name=f"<tile-ir of {self.name}>",
+                                          keep_stages=True)
+                if need_cubin:
+                    from tilelang import _C
+
+                    cubin = _C.link_ptx(compiled.ptx, compiled.name)
+                fields = {"name": compiled.name, "shared_bytes": compiled.shared_bytes,
+                          "num_warps": compiled.num_warps, "num_stages": self.num_stages, "arch": arch,
+                          "signature": self.signature, "constexprs": {k: repr(v) for k, v in self.constexprs.items()}}
+                cache.store(key, compiled.asm, cubin, fields, replace=entry is not None)
+                cache.dump_ir(compiled.name, key, compiled.asm)
             self._ptx[arch] = compiled
+            if cubin is not None:
+                self._cubin[arch] = cubin
         for stage in ("tilegpu", "llvm", "llvm-ir", "ptx"):
-            self.asm[stage] = compiled.asm[stage]
-        return compiled
+            if stage in compiled.asm:
+                self.asm[stage] = compiled.asm[stage]
+        return compiled, cubin
 
     def launchable(self, arch: str):
-        """The kernel compiled to PTX for ``arch`` and loaded (cached)."""
+        """The kernel compiled for ``arch`` and loaded into the current CUDA
+        context (once per process)."""
         loaded = self._loaded.get(arch) if hasattr(self, "_loaded") else None
         if loaded is not None:
             return loaded
         from tilelang import _C
 
-        compiled = self.to_ptx(arch)
+        compiled, cubin = self._build(arch, need_cubin=True)
         kinds = "".join(_arg_kind(self.signature[name], name) for name in self.arg_names)
-        loaded = _C.Kernel.load(compiled.ptx, compiled.name, compiled.shared_bytes, self.num_warps, kinds)
+        loaded = _C.Kernel.load_image(cubin, compiled.name, compiled.shared_bytes, self.num_warps, kinds)
         if not hasattr(self, "_loaded"):
             self._loaded = {}
         self._loaded[arch] = loaded
@@ -123,14 +155,6 @@ def _current_arch() -> str:
         arch = f"sm_{major}{minor}"
         _ARCH.append(arch + "a" if (major, minor) == (9, 0) else arch)
     return _ARCH[0]
-
-
-def _current_stream() -> int:
-    """torch's current CUDA stream when torch is in use, else the default."""
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        return torch.cuda.current_stream().cuda_stream
-    return 0
 
 
 _TORCH_DTYPES = {
@@ -166,44 +190,15 @@ def _key_part(value):
 
 
 class _Launcher:
-    """``kernel[grid]``: calling it launches the kernel.
-
-    The first call with a new kind of arguments specializes, compiles and
-    loads; later calls with arguments of the same kind (same dtypes and
-    alignment classes, same constexprs) find the loaded kernel under a key
-    computed without binding the signature, and go straight to the C++
-    launcher.
-    """
+    """``kernel[grid]`` when the compiled extension is missing: calling it
+    goes through the slow path, which raises the extension's import error."""
 
     def __init__(self, kernel, grid):
         self.kernel = kernel
         self.grid = grid
 
-    def __call__(self, *args, num_warps: int = 4, num_stages: int = 3, **kwargs):
-        fn = self.kernel
-        # Launch options a kernel also declares as parameters reach it too
-        # (Triton's tutorials pass num_stages to the kernel this way).
-        for option, value in (("num_warps", num_warps), ("num_stages", num_stages)):
-            if option in fn.params and option not in kwargs:
-                kwargs[option] = value
-        key = fn._launch_key(args, kwargs, num_warps, num_stages)
-        entry = fn._launch_cache.get(key) if key is not None else None
-        if entry is None:
-            entry = fn._prepare_launch(args, kwargs, num_warps, num_stages)
-            if key is not None:
-                fn._launch_cache[key] = entry
-        launchable, positions, compiled = entry
-        grid = self.grid
-        if callable(grid):
-            meta = dict(zip(fn.params, args))
-            meta.update(kwargs)
-            meta.update(compiled.constexprs)
-            grid = grid(meta)
-        if isinstance(grid, int):
-            grid = (grid,)
-        launchable.launch(grid if type(grid) is tuple else tuple(grid), _current_stream(),
-                          *[args[i] if type(i) is int else kwargs[i] for i in positions])
-        return compiled
+    def __call__(self, *args, **kwargs):
+        return self.kernel._slow_launch(self.grid, args, kwargs, None)
 
 
 class JITFunction:
@@ -220,7 +215,7 @@ class JITFunction:
         self.debug = debug
         self.noinline = noinline
         self.cache: Dict[Any, CompiledKernel] = {}
-        self._launch_cache: Dict[Any, Any] = {}
+        self._dispatcher = None
         self._constexpr_positions = {i for i, name in enumerate(self.params) if self.is_constexpr(name)}
         self._info = None
 
@@ -289,7 +284,7 @@ class JITFunction:
             specialization = {name: 16 for name in specialization}
         specialization = {k: int(v) for k, v in specialization.items() if v and k in types}
         debug = self.debug if debug is None else debug
-        debug = bool(debug) if debug is not None else os.environ.get("TILELANG_DEBUG", "0") == "1"
+        debug = bool(debug) if debug is not None else knobs.debug()
         key = (
             tuple(sorted(sig_text.items())),
             tuple(sorted((k, _key_part(v)) for k, v in constexprs.items())),
@@ -374,31 +369,6 @@ class JITFunction:
                 raise self._def_error(f"unsupported argument type {type(value).__name__} for '{name}'")
         return signature, constexprs, specialization
 
-    def _launch_key(self, args, kwargs, num_warps, num_stages):
-        """A cheap key that determines the specialization, or None when the
-        arguments need the slow path (unusual types, unhashable values)."""
-        parts = []
-        constexpr_positions = self._constexpr_positions
-        for index, arg in enumerate(args):
-            kind = type(arg)
-            if index in constexpr_positions or kind is bool or kind is str:
-                parts.append((kind, arg))
-            elif kind is int:
-                parts.append((int, arg == 1, arg % 16 == 0, -(2**31) <= arg < 2**31, 0 <= arg < 2**32,
-                              arg >= 2**63))
-            elif kind is float:
-                parts.append(float)
-            elif hasattr(arg, "data_ptr"):
-                parts.append((arg.dtype, arg.data_ptr() % 16 == 0))
-            else:
-                return None
-        try:
-            key = (tuple(parts), tuple(sorted(kwargs.items())), num_warps, num_stages)
-            hash(key)
-        except TypeError:
-            return None
-        return key
-
     def _prepare_launch(self, args, kwargs, num_warps, num_stages):
         """Specializes, compiles and loads; returns what later launches need:
         the loaded kernel, where each run-time argument comes from (an index
@@ -412,6 +382,11 @@ class JITFunction:
             positions.append(index if index < len(args) else name)
         if any(type(p) is str and p not in kwargs for p in positions):
             raise self._def_error("run-time parameters with default values must be passed explicitly")
+        for index, value in enumerate(args):
+            if getattr(value, "is_cuda", True) is False and hasattr(value, "data_ptr"):
+                name = self.params[index] if index < len(self.params) else str(index)
+                raise self._def_error(f"the tensor passed for '{name}' is on {getattr(value, 'device', 'the CPU')}; "
+                                      f"kernels take CUDA tensors")
         return launchable, positions, compiled
 
     def warmup(self, *args, grid=None, num_warps: int = 4, num_stages: int = 3, **kwargs) -> CompiledKernel:
@@ -422,10 +397,57 @@ class JITFunction:
     # -- calling ----------------------------------------------------------------------------
 
     def __getitem__(self, grid):
-        return _Launcher(self, grid)
+        dispatcher = self._dispatcher
+        if dispatcher is None:
+            dispatcher = self._make_dispatcher()
+            if dispatcher is None:
+                return _Launcher(self, grid)
+        return functools.partial(dispatcher.launch, grid)
 
     def run(self, *args, grid=None, **kwargs):
-        return _Launcher(self, grid)(*args, **kwargs)
+        return self[grid](*args, **kwargs)
+
+    def _make_dispatcher(self):
+        """The C++ fast path of ``kernel[grid](...)`` (None without the
+        compiled extension; launching then raises its import error)."""
+        try:
+            from tilelang import _C
+        except ImportError:
+            return None
+        constexprs = [name for name in self.params if self.is_constexpr(name)]
+        self._dispatcher = _C.Dispatcher(self.params, constexprs, (tlc.dtype, JITFunction), self._slow_launch)
+        return self._dispatcher
+
+    def _slow_launch(self, grid, args, kwargs, key):
+        """A launch whose argument key is new (or cannot be keyed): specialize,
+        compile, load, register the result under ``key``, launch."""
+        from tilelang.ir import _native
+
+        native = _native()
+        launch_kwargs = dict(kwargs)
+        num_warps = launch_kwargs.pop("num_warps", 4)
+        num_stages = launch_kwargs.pop("num_stages", 3)
+        # Launch options a kernel also declares as parameters reach it too
+        # (Triton's tutorials pass num_stages to the kernel this way).
+        for option, value in (("num_warps", num_warps), ("num_stages", num_stages)):
+            if option in self.params and option not in launch_kwargs:
+                launch_kwargs[option] = value
+        launchable, positions, compiled = self._prepare_launch(args, launch_kwargs, num_warps, num_stages)
+        # A later call with the same key finds everything in C++, provided
+        # each keyword argument it needs is one the caller passes.
+        if key is not None and self._dispatcher is not None and \
+                all(type(p) is int or p in kwargs for p in positions):
+            self._dispatcher.insert(key, launchable, positions, compiled, dict(compiled.constexprs))
+        if callable(grid):
+            meta = dict(zip(self.params, args))
+            meta.update(launch_kwargs)
+            meta.update(compiled.constexprs)
+            grid = grid(meta)
+        if isinstance(grid, list):
+            grid = tuple(grid)
+        launchable.launch(grid, native.current_stream(),
+                          *[args[i] if type(i) is int else launch_kwargs[i] for i in positions])
+        return compiled
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(f"{self.__name__} is a @tilelang.jit function: launch it with "

@@ -21,6 +21,15 @@ def _gpu_available() -> bool:
     return bool(torch.cuda.is_available())
 
 
+def pytest_configure(config):
+    # Kernels compiled by the tests go to a cache of their own, never to the
+    # user's ~/.cache/tilelang.
+    if "TILELANG_CACHE_DIR" not in os.environ:
+        import tempfile
+
+        os.environ["TILELANG_CACHE_DIR"] = tempfile.mkdtemp(prefix="tilelang-test-cache-")
+
+
 def pytest_collection_modifyitems(config, items):
     if _gpu_available():
         return

@@ -1,14 +1,20 @@
-"""The launcher's fast path: arguments of the same kind map to the same
-cached specialization, arguments of another kind never do (checked without
-a GPU: only the key is computed)."""
+"""The launcher's fast path (the C++ Dispatcher behind ``kernel[grid]``):
+arguments of the same kind map to the same key, arguments of another kind
+never do, and what cannot be keyed goes to the slow path with no key.
+Checked without a GPU: the slow path is replaced by a recorder, so only the
+key is computed."""
+
+import pytest
 
 import tilelang
 import tilelang.language as tl
+from tilelang import _C
+from tilelang.jit import JITFunction
 
 
 class FakeTensor:
-    def __init__(self, dtype, address):
-        self.dtype, self.address = dtype, address
+    def __init__(self, dtype, address, is_cuda=True):
+        self.dtype, self.address, self.is_cuda = dtype, address, is_cuda
 
     def data_ptr(self):
         return self.address
@@ -19,26 +25,85 @@ def kernel(x_ptr, n, scale, BLOCK: tl.constexpr):
     pass
 
 
+def recording_dispatcher():
+    seen = []
+
+    def slow_path(grid, args, kwargs, key):
+        seen.append((grid, args, kwargs, key))
+        return "slow"
+
+    constexprs = [name for name in kernel.params if kernel.is_constexpr(name)]
+    return _C.Dispatcher(kernel.params, constexprs, (tl.dtype, JITFunction), slow_path), seen
+
+
 def key(*args, **kwargs):
-    return kernel._launch_key(args, kwargs, 4, 3)
+    dispatcher, seen = recording_dispatcher()
+    assert dispatcher.launch((1,), *args, **kwargs) == "slow"
+    grid, passed_args, passed_kwargs, computed = seen[0]
+    assert grid == (1,) and passed_args == args and passed_kwargs == kwargs  # forwarded unchanged
+    return computed
 
 
 def test_same_kind_same_key():
     assert key(FakeTensor("float16", 4096), 1000, 0.5, BLOCK=128) == key(FakeTensor("float16", 8192), 1002, 1.5,
                                                                           BLOCK=128)
+    assert key(FakeTensor("float16", 4096), 1000, 0.5, 128) == key(FakeTensor("float16", 64), 1002, -2.0, 128)
 
 
 def test_every_specializing_difference_changes_the_key():
     base = key(FakeTensor("float16", 4096), 1000, 0.5, BLOCK=128)
-    assert key(FakeTensor("float32", 4096), 1000, 0.5, BLOCK=128) != base  # dtype
-    assert key(FakeTensor("float16", 4098), 1000, 0.5, BLOCK=128) != base  # alignment
-    assert key(FakeTensor("float16", 4096), 1, 0.5, BLOCK=128) != base  # the value 1
-    assert key(FakeTensor("float16", 4096), 1024, 0.5, BLOCK=128) != base  # divisible by 16
-    assert key(FakeTensor("float16", 4096), 2**31 + 8, 0.5, BLOCK=128) != base  # needs 64 bits
-    assert key(FakeTensor("float16", 4096), 1000, 0.5, BLOCK=256) != base  # constexpr value
-    assert key(FakeTensor("float16", 4096), 1000, 0.5, 256) != key(FakeTensor("float16", 4096), 1000, 0.5, 128)
+    assert isinstance(base, bytes)
+    different = [
+        key(FakeTensor("float32", 4096), 1000, 0.5, BLOCK=128),  # dtype
+        key(FakeTensor("float16", 4098), 1000, 0.5, BLOCK=128),  # alignment
+        key(FakeTensor("float16", 4096, is_cuda=False), 1000, 0.5, BLOCK=128),  # device
+        key(FakeTensor("float16", 4096), 1, 0.5, BLOCK=128),  # the value 1
+        key(FakeTensor("float16", 4096), 1024, 0.5, BLOCK=128),  # divisible by 16
+        key(FakeTensor("float16", 4096), 2**31 + 7, 0.5, BLOCK=128),  # unsigned 32-bit
+        key(FakeTensor("float16", 4096), 2**33 + 7, 0.5, BLOCK=128),  # 64-bit
+        key(FakeTensor("float16", 4096), 2**63 + 7, 0.5, BLOCK=128),  # unsigned 64-bit
+        key(FakeTensor("float16", 4096), 1000, 1, BLOCK=128),  # an int where a float was
+        key(FakeTensor("float16", 4096), 1000, 0.5, BLOCK=256),  # constexpr value
+        key(FakeTensor("float16", 4096), 1000, 0.5, BLOCK=128, num_warps=8),  # launch option
+        key(FakeTensor("float16", 4096), 1000, 0.5, 128),  # positional instead of keyword
+        key(FakeTensor("float16", 4096), 1000, True, BLOCK=128),  # bool
+        key(FakeTensor("float16", 4096), 1000, None, BLOCK=128),  # None
+    ]
+    assert all(k is not None and k != base for k in different)
+    assert len(set(different)) == len(different)
 
 
-def test_unusual_arguments_take_the_slow_path():
-    assert key(object(), 1, 0.5, BLOCK=128) is None
-    assert key(FakeTensor("float16", 16), 1, 0.5, BLOCK=[1, 2]) is None  # unhashable
+def test_constexprs_are_keyed_by_value_and_type():
+    assert key(FakeTensor("float16", 16), 3, 0.5, BLOCK="a") != key(FakeTensor("float16", 16), 3, 0.5, BLOCK="b")
+    assert key(FakeTensor("float16", 16), 3, 0.5, BLOCK=2.0) != key(FakeTensor("float16", 16), 3, 0.5, BLOCK=2)
+    assert key(FakeTensor("float16", 16), 3, 0.5, BLOCK=tl.float16) != key(FakeTensor("float16", 16), 3, 0.5,
+                                                                            BLOCK=tl.float32)
+    assert key(FakeTensor("float16", 16), 3, 0.5, BLOCK=tl.float16) == key(FakeTensor("float16", 16), 3, 0.5,
+                                                                            BLOCK=tl.float16)
+
+
+@pytest.mark.parametrize("args,kwargs", [
+    ((object(), 1, 0.5), {"BLOCK": 128}),  # not a tensor
+    ((FakeTensor("float16", 16), 1, 0.5), {"BLOCK": [1, 2]}),  # a list constexpr
+    ((FakeTensor("float16", 16), -(2**64), 0.5), {"BLOCK": 1}),  # does not fit 64 bits
+    ((FakeTensor("float16", 16), 1, 0.5), {"BLOCK": 2**70}),
+])
+def test_unusual_arguments_take_the_slow_path_without_a_key(args, kwargs):
+    assert key(*args, **kwargs) is None
+
+
+def test_kernel_getitem_goes_through_the_dispatcher_slow_path():
+    # Without a GPU the slow path compiles, then fails to reach the driver:
+    # what matters is that kernel[grid] is the Dispatcher and the error is
+    # the driver's, raised as a Python exception.
+    @tilelang.jit
+    def copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+    launcher = copy[(1,)]
+    assert isinstance(copy._dispatcher, _C.Dispatcher)
+    if _C.driver_version() == 0:
+        with pytest.raises(RuntimeError, match="libcuda"):
+            launcher(FakeTensor("float32", 256), FakeTensor("float32", 512), 100, BLOCK=128)
+        assert len(copy._dispatcher) == 0

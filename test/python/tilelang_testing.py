@@ -1,6 +1,7 @@
 """Shared helpers of tilelang's Python tests (a uniquely named module, so
 that test folders with conftest.py files of their own cannot shadow it)."""
 
+import os
 import pathlib
 import shutil
 import sys
@@ -21,6 +22,9 @@ def find_tool(name: str) -> str:
         return str(candidate)
     found = shutil.which(name)
     if not found:
+        # scripts/gpu_host.sh ships only the library to hosts without LLVM.
+        if os.environ.get("TILELANG_TOOLS_ABSENT") == "1":
+            pytest.skip(f"{name} is not shipped to this host (TILELANG_TOOLS_ABSENT=1)")
         pytest.fail(f"{name} is not installed; run scripts/setup.sh")
     return found
 

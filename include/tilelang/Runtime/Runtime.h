@@ -51,12 +51,22 @@ TILELANG_API int driverVersion();
 /// Properties of the device of the current context (cached per device).
 TILELANG_API Status getCurrentDevice(DeviceInfo &info);
 
+/// Links `ptx` (holding kernel `name`) into a cubin for the current device
+/// with the driver's JIT linker; its error log is in the message on failure.
+TILELANG_API Status linkPTX(const std::string &ptx, const std::string &name,
+                            std::string &cubin);
+
 /// A kernel loaded into the current context.
 class TILELANG_API Kernel {
 public:
-  /// Links `ptx` to a cubin with the driver's JIT linker (its error log in
-  /// the message on failure), loads it and finds `name`. `sharedBytes`
-  /// above 48 KB raise the kernel's dynamic shared-memory limit.
+  /// Loads `image` (a cubin, or PTX for the driver to compile) and finds
+  /// `name`. `sharedBytes` above 48 KB raise the kernel's dynamic
+  /// shared-memory limit.
+  static Status loadImage(const std::string &image, const std::string &name,
+                          long long sharedBytes, unsigned numWarps,
+                          std::unique_ptr<Kernel> &kernel);
+
+  /// linkPTX, then loadImage.
   static Status load(const std::string &ptx, const std::string &name,
                      long long sharedBytes, unsigned numWarps,
                      std::unique_ptr<Kernel> &kernel);

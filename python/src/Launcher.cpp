@@ -1,0 +1,460 @@
+//===- Launcher.cpp - argument packing and the launch fast path -----------===//
+//
+// Part of tilelang. Implements Launcher.h. The fast path works on the
+// CPython API directly: a launch that hits the key map costs a handful of
+// attribute reads per tensor and the driver call, with no Python frames.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Launcher.h"
+
+#include <algorithm>
+#include <bitset>
+#include <cstring>
+
+namespace tilelang::python {
+
+namespace {
+
+constexpr size_t kMaxArgs = 64;
+
+/// Interned attribute names, created once.
+PyObject *internedName(const char *text) {
+  PyObject *name = PyUnicode_InternFromString(text);
+  if (!name)
+    throw py::error_already_set();
+  return name;
+}
+
+PyObject *dataPtrName() {
+  static PyObject *name = internedName("data_ptr");
+  return name;
+}
+PyObject *dtypeName() {
+  static PyObject *name = internedName("dtype");
+  return name;
+}
+PyObject *isCudaName() {
+  static PyObject *name = internedName("is_cuda");
+  return name;
+}
+
+/// data_ptr() of a tensor-like object; false (no Python error set) when it
+/// has none.
+bool callDataPtr(PyObject *value, std::uint64_t &pointer) {
+  PyObject *result = PyObject_CallMethodNoArgs(value, dataPtrName());
+  if (!result) {
+    PyErr_Clear();
+    return false;
+  }
+  pointer = PyLong_AsUnsignedLongLong(result);
+  Py_DECREF(result);
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    return false;
+  }
+  return true;
+}
+
+std::uint64_t pointerOf(py::handle arg, size_t index) {
+  if (PyLong_Check(arg.ptr()))
+    return arg.cast<std::uint64_t>();
+  std::uint64_t pointer = 0;
+  if (callDataPtr(arg.ptr(), pointer))
+    return pointer;
+  if (py::hasattr(arg, "__cuda_array_interface__")) {
+    py::dict interface = arg.attr("__cuda_array_interface__");
+    return py::tuple(interface["data"])[0].cast<std::uint64_t>();
+  }
+  if (arg.is_none())
+    return 0;
+  throw py::type_error("argument " + std::to_string(index) +
+                       " must be a tensor (data_ptr() or "
+                       "__cuda_array_interface__) or an address, got " +
+                       std::string(py::str(py::type::handle_of(arg).attr("__name__"))));
+}
+
+template <typename T> void appendBytes(std::string &key, const T &value) {
+  key.append(reinterpret_cast<const char *>(&value), sizeof(value));
+}
+
+/// Grid dimensions from a 1- to 3-tuple (or list) of ints, or an int.
+void gridDimensions(py::handle grid, unsigned dims[3]) {
+  py::tuple tuple = PyLong_Check(grid.ptr())
+                        ? py::make_tuple(grid)
+                        : py::tuple(py::reinterpret_borrow<py::object>(grid));
+  if (tuple.size() < 1 || tuple.size() > 3)
+    throw py::value_error("grid must have 1 to 3 dimensions, got " +
+                          std::to_string(tuple.size()));
+  static const long long limits[3] = {2147483647LL, 65535, 65535};
+  for (size_t i = 0; i < tuple.size(); ++i) {
+    long long value = tuple[i].cast<long long>();
+    if (value < 1 || value > limits[i])
+      throw py::value_error("grid dimension " + std::to_string(i) + " is " +
+                            std::to_string(value) + "; it must be in [1, " +
+                            std::to_string(limits[i]) + "]");
+    dims[i] = unsigned(value);
+  }
+}
+
+/// Packs one argument of kind `kind` into an 8-byte slot.
+void packArgument(char kind, py::handle arg, size_t index,
+                  std::uint64_t &slot) {
+  slot = 0;
+  switch (kind) {
+  case 'p':
+    slot = pointerOf(arg, index);
+    return;
+  case 'i': {
+    std::int32_t value = arg.cast<std::int32_t>();
+    std::memcpy(&slot, &value, sizeof(value));
+    return;
+  }
+  case 'I': {
+    std::uint32_t value = arg.cast<std::uint32_t>();
+    std::memcpy(&slot, &value, sizeof(value));
+    return;
+  }
+  case 'l': {
+    std::int64_t value = arg.cast<std::int64_t>();
+    std::memcpy(&slot, &value, sizeof(value));
+    return;
+  }
+  case 'L':
+    slot = arg.cast<std::uint64_t>();
+    return;
+  case 'f': {
+    float value = arg.cast<float>();
+    std::memcpy(&slot, &value, sizeof(value));
+    return;
+  }
+  case 'd': {
+    double value = arg.cast<double>();
+    std::memcpy(&slot, &value, sizeof(value));
+    return;
+  }
+  case 'b': {
+    std::uint8_t value = arg.cast<bool>() ? 1 : 0;
+    std::memcpy(&slot, &value, sizeof(value));
+    return;
+  }
+  default:
+    throw py::value_error(std::string("unknown argument kind '") + kind + "'");
+  }
+}
+
+void launchPacked(const LaunchableKernel &self, py::handle grid,
+                  std::uintptr_t stream, py::handle *args, size_t count,
+                  const std::uint64_t *knownPointers,
+                  const std::bitset<kMaxArgs> &known) {
+  const std::string &kinds = self.argKinds;
+  if (count != kinds.size())
+    throw py::type_error("kernel '" + self.kernel->getName() + "' takes " +
+                         std::to_string(kinds.size()) + " arguments, got " +
+                         std::to_string(count));
+  if (count > kMaxArgs)
+    throw py::value_error("kernels take at most 64 arguments");
+  unsigned dims[3] = {1, 1, 1};
+  gridDimensions(grid, dims);
+  // Every argument in an 8-byte slot; the driver reads each at its size.
+  std::uint64_t storage[kMaxArgs];
+  void *params[kMaxArgs];
+  for (size_t i = 0; i < count; ++i) {
+    if (known[i] && kinds[i] == 'p')
+      storage[i] = knownPointers[i];
+    else
+      packArgument(kinds[i], args[i], i, storage[i]);
+    params[i] = &storage[i];
+  }
+  runtime::Status status;
+  {
+    py::gil_scoped_release release;
+    status = self.kernel->launch(dims[0], dims[1], dims[2], stream, params);
+  }
+  if (!status.ok)
+    throw std::runtime_error(status.message);
+}
+
+} // namespace
+
+void launchWithArgs(const LaunchableKernel &kernel, py::handle grid,
+                    std::uintptr_t stream, py::handle *args, size_t count,
+                    const std::uint64_t *knownPointers) {
+  std::bitset<kMaxArgs> known;
+  launchPacked(kernel, grid, stream, args, count, knownPointers, known);
+}
+
+std::uintptr_t currentStream() {
+  // torch._C._cuda_getCurrentRawStream(torch._C._cuda_getDevice()), the
+  // calls torch.cuda.current_stream() makes without building a Stream.
+  static PyObject *getDevice = nullptr, *getRawStream = nullptr;
+  if (!getRawStream) {
+    PyObject *torch = PyDict_GetItemString(PyImport_GetModuleDict(), "torch");
+    if (!torch)
+      return 0;
+    py::object module = py::reinterpret_borrow<py::object>(torch);
+    // torch.cuda.current_device() runs torch's lazy CUDA initialization.
+    module.attr("cuda").attr("current_device")();
+    py::object native = module.attr("_C");
+    getDevice = py::object(native.attr("_cuda_getDevice")).release().ptr();
+    getRawStream =
+        py::object(native.attr("_cuda_getCurrentRawStream")).release().ptr();
+  }
+  PyObject *device = PyObject_CallNoArgs(getDevice);
+  if (!device)
+    throw py::error_already_set();
+  PyObject *stream = PyObject_CallOneArg(getRawStream, device);
+  Py_DECREF(device);
+  if (!stream)
+    throw py::error_already_set();
+  std::uintptr_t value = PyLong_AsUnsignedLongLong(stream);
+  Py_DECREF(stream);
+  if (PyErr_Occurred())
+    throw py::error_already_set();
+  return value;
+}
+
+//===----------------------------------------------------------------------===//
+// Dispatcher
+//===----------------------------------------------------------------------===//
+
+Dispatcher::Dispatcher(std::vector<std::string> params,
+                       std::vector<std::string> constexprs,
+                       py::tuple identityTypes, py::object slowPath)
+    : params(std::move(params)), constexprNames(std::move(constexprs)),
+      identityTypes(std::move(identityTypes)), slowPath(std::move(slowPath)) {
+  for (const std::string &name : this->params)
+    constexprPositions.push_back(
+        std::find(constexprNames.begin(), constexprNames.end(), name) !=
+        constexprNames.end());
+}
+
+bool Dispatcher::appendKind(std::string &key, py::handle handle,
+                            std::uint64_t &pointer) {
+  PyObject *value = handle.ptr();
+  if (value == Py_True || value == Py_False) {
+    key += 'b';
+    return true;
+  }
+  if (value == Py_None) {
+    key += 'n';
+    return true;
+  }
+  if (PyLong_CheckExact(value)) {
+    // The classes specialization distinguishes: 1, signed/unsigned 32/64-bit
+    // ranges, and divisibility by 16.
+    int overflow = 0;
+    long long signedValue = PyLong_AsLongLongAndOverflow(value, &overflow);
+    if (overflow < 0)
+      return false;
+    if (overflow > 0) {
+      unsigned long long unsignedValue = PyLong_AsUnsignedLongLong(value);
+      if (PyErr_Occurred()) {
+        PyErr_Clear();
+        return false;
+      }
+      key += unsignedValue % 16 == 0 ? 'U' : 'u';
+      return true;
+    }
+    char range = signedValue == 1                                   ? '1'
+                 : signedValue >= INT32_MIN && signedValue <= INT32_MAX ? 'i'
+                 : signedValue >= 0 && signedValue <= UINT32_MAX        ? 'I'
+                                                                        : 'l';
+    key += range;
+    key += signedValue % 16 == 0 ? '0' : '_';
+    return true;
+  }
+  if (PyFloat_CheckExact(value)) {
+    key += 'f';
+    return true;
+  }
+  // A tensor: its dtype object (pinned, so its address stays unique), its
+  // alignment class, and whether it lives on the GPU.
+  if (!callDataPtr(value, pointer))
+    return false;
+  PyObject *dtype = PyObject_GetAttr(value, dtypeName());
+  if (!dtype) {
+    PyErr_Clear();
+    return false;
+  }
+  if (pinnedSet.insert(dtype).second)
+    pinned.append(py::handle(dtype));
+  key += 'p';
+  appendBytes(key, reinterpret_cast<std::uintptr_t>(dtype));
+  Py_DECREF(dtype);
+  key += pointer % 16 == 0 ? '0' : '_';
+  PyObject *isCuda = PyObject_GetAttr(value, isCudaName());
+  if (!isCuda) {
+    PyErr_Clear();
+    key += '?';
+  } else {
+    key += isCuda == Py_True ? 'g' : 'h';
+    Py_DECREF(isCuda);
+  }
+  return true;
+}
+
+bool Dispatcher::appendValue(std::string &key, py::handle handle) {
+  PyObject *value = handle.ptr();
+  if (value == Py_True || value == Py_False || value == Py_None) {
+    key += value == Py_True ? 'T' : value == Py_False ? 'F' : 'N';
+    return true;
+  }
+  if (PyLong_CheckExact(value)) {
+    int overflow = 0;
+    long long number = PyLong_AsLongLongAndOverflow(value, &overflow);
+    if (overflow)
+      return false;
+    key += 'v';
+    appendBytes(key, number);
+    return true;
+  }
+  if (PyFloat_CheckExact(value)) {
+    key += 'd';
+    appendBytes(key, PyFloat_AS_DOUBLE(value));
+    return true;
+  }
+  if (PyUnicode_CheckExact(value)) {
+    Py_ssize_t size = 0;
+    const char *text = PyUnicode_AsUTF8AndSize(value, &size);
+    if (!text) {
+      PyErr_Clear();
+      return false;
+    }
+    key += 's';
+    appendBytes(key, size);
+    key.append(text, size);
+    return true;
+  }
+  int identity = PyObject_IsInstance(value, identityTypes.ptr());
+  if (identity != 1) {
+    PyErr_Clear();
+    return false;
+  }
+  if (pinnedSet.insert(value).second)
+    pinned.append(handle);
+  key += 'o';
+  appendBytes(key, reinterpret_cast<std::uintptr_t>(value));
+  return true;
+}
+
+py::object Dispatcher::resolveGrid(py::handle grid, const Entry &entry,
+                                   const py::args &args,
+                                   const py::kwargs &kwargs) {
+  if (PyTuple_Check(grid.ptr()) || PyLong_Check(grid.ptr()))
+    return py::reinterpret_borrow<py::object>(grid);
+  if (!PyCallable_Check(grid.ptr()))
+    return py::tuple(py::reinterpret_borrow<py::object>(grid));
+  // Triton's grid callables see every argument and constexpr by name.
+  py::dict meta;
+  for (size_t i = 1; i < args.size() && i - 1 < params.size(); ++i)
+    meta[py::str(params[i - 1])] = args[i];
+  for (auto item : kwargs)
+    meta[item.first] = item.second;
+  for (auto item : entry.constexprs)
+    meta[item.first] = item.second;
+  return py::reinterpret_borrow<py::object>(grid)(meta);
+}
+
+py::object Dispatcher::launch(py::args args, py::kwargs kwargs) {
+  if (args.size() < 1)
+    throw py::type_error("launch(grid, *args, **kwargs) needs a grid");
+  size_t count = args.size() - 1;
+  std::string key;
+  key.reserve(16 + 16 * count);
+  std::uint64_t pointers[kMaxArgs];
+  std::bitset<kMaxArgs> known;
+  bool keyed = count <= kMaxArgs;
+  PyObject *argsTuple = args.ptr();
+  for (size_t i = 0; keyed && i < count; ++i) {
+    py::handle value = PyTuple_GET_ITEM(argsTuple, i + 1);
+    if (i < constexprPositions.size() && constexprPositions[i]) {
+      keyed = appendValue(key, value);
+      continue;
+    }
+    pointers[i] = 0;
+    keyed = appendKind(key, value, pointers[i]);
+    known[i] = keyed && pointers[i] != 0;
+  }
+  if (keyed && kwargs.ptr() && PyDict_GET_SIZE(kwargs.ptr())) {
+    PyObject *name, *value;
+    Py_ssize_t position = 0;
+    while (keyed && PyDict_Next(kwargs.ptr(), &position, &name, &value)) {
+      Py_ssize_t size = 0;
+      const char *text = PyUnicode_AsUTF8AndSize(name, &size);
+      if (!text) {
+        PyErr_Clear();
+        keyed = false;
+        break;
+      }
+      key += '|';
+      key.append(text, size);
+      key += '=';
+      std::string nameText(text, size);
+      bool isParam =
+          std::find(params.begin(), params.end(), nameText) != params.end();
+      bool isConstexpr = std::find(constexprNames.begin(), constexprNames.end(),
+                                   nameText) != constexprNames.end();
+      std::uint64_t unused = 0;
+      keyed = (!isParam || isConstexpr) ? appendValue(key, value)
+                                        : appendKind(key, value, unused);
+    }
+  }
+  py::handle grid = PyTuple_GET_ITEM(argsTuple, 0);
+  if (keyed) {
+    auto found = entries.find(key);
+    if (found != entries.end()) {
+      const Entry &entry = found->second;
+      py::handle handles[kMaxArgs];
+      std::uint64_t entryPointers[kMaxArgs];
+      std::bitset<kMaxArgs> entryKnown;
+      size_t argCount = entry.sources.size();
+      if (argCount > kMaxArgs)
+        throw py::value_error("kernels take at most 64 arguments");
+      for (size_t i = 0; i < argCount; ++i) {
+        const Source &source = entry.sources[i];
+        if (source.isKeyword) {
+          PyObject *value = PyDict_GetItemWithError(kwargs.ptr(),
+                                                    source.name.ptr());
+          if (!value)
+            throw py::key_error("missing keyword argument '" +
+                                std::string(source.name) + "'");
+          handles[i] = value;
+          continue;
+        }
+        handles[i] = PyTuple_GET_ITEM(argsTuple, source.index + 1);
+        if (known[source.index]) {
+          entryKnown[i] = true;
+          entryPointers[i] = pointers[source.index];
+        }
+      }
+      py::object dims = resolveGrid(grid, entry, args, kwargs);
+      launchPacked(*entry.kernel, dims, currentStream(), handles, argCount,
+                   entryPointers, entryKnown);
+      return entry.compiled;
+    }
+  }
+  py::tuple rest(count);
+  for (size_t i = 0; i < count; ++i)
+    rest[i] = args[i + 1];
+  return slowPath(grid, rest, kwargs,
+                  keyed ? py::object(py::bytes(key)) : py::object(py::none()));
+}
+
+void Dispatcher::insert(py::bytes key, py::object kernel, py::list sources,
+                        py::object compiled, py::dict constexprs) {
+  Entry entry;
+  entry.kernel = kernel.cast<const LaunchableKernel *>();
+  entry.kernelObject = std::move(kernel);
+  for (py::handle source : sources) {
+    if (PyLong_Check(source.ptr()))
+      entry.sources.push_back({false, source.cast<size_t>(), py::str("")});
+    else
+      entry.sources.push_back({true, 0, py::str(source)});
+  }
+  entry.compiled = std::move(compiled);
+  entry.constexprs = std::move(constexprs);
+  entries[std::string(key)] = std::move(entry);
+}
+
+} // namespace tilelang::python

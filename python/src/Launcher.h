@@ -1,0 +1,107 @@
+//===- Launcher.h - argument packing and the launch fast path ---*- C++ -*-===//
+//
+// Part of tilelang. A LaunchableKernel is a loaded kernel plus how to pack
+// each of its arguments, decided once per specialization. A Dispatcher is
+// the per-@jit-function fast path of `kernel[grid](...)`: it reduces the
+// call's arguments to a key of their kinds (dtype and alignment of
+// tensors, value classes of integers, values of constexprs) and, when a
+// kernel is registered under that key, packs and launches without running
+// any Python. Unknown keys go to the Python slow path, which specializes,
+// compiles and registers the kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILELANG_PYTHON_LAUNCHER_H
+#define TILELANG_PYTHON_LAUNCHER_H
+
+#include "tilelang/Runtime/Runtime.h"
+
+#include <pybind11/pybind11.h>
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace tilelang::python {
+
+namespace py = pybind11;
+
+/// A loaded kernel and its argument kinds: 'p' pointer (an int, or an
+/// object with data_ptr() or __cuda_array_interface__), 'i'/'I' 32-bit and
+/// 'l'/'L' 64-bit signed/unsigned integers, 'f' float, 'd' double, 'b' bool.
+struct LaunchableKernel {
+  std::unique_ptr<runtime::Kernel> kernel;
+  std::string argKinds;
+};
+
+/// Launches `kernel` on `stream` with `args` (one per argument kind).
+void launchWithArgs(const LaunchableKernel &kernel, py::handle grid,
+                    std::uintptr_t stream, py::handle *args, size_t count,
+                    const std::uint64_t *knownPointers = nullptr);
+
+/// The launch fast path of one @jit function.
+class Dispatcher {
+public:
+  /// `params` are the function's parameter names, `constexprs` the names of
+  /// its constexpr parameters; `identityTypes` are types whose instances
+  /// are keyed by identity (tl.dtype, JITFunction: long-lived objects);
+  /// `slowPath(grid, args, kwargs, key)` handles unknown keys (key is None
+  /// when the arguments cannot be keyed).
+  Dispatcher(std::vector<std::string> params,
+             std::vector<std::string> constexprs, py::tuple identityTypes,
+             py::object slowPath);
+
+  /// `kernel[grid](*args, **kwargs)`: returns the CompiledKernel.
+  py::object launch(py::args args, py::kwargs kwargs);
+
+  /// Registers what a key launches: the kernel, where each of its
+  /// arguments comes from (an int index into the positional arguments or a
+  /// keyword name), the CompiledKernel to return, and the constexpr values
+  /// a callable grid sees.
+  void insert(py::bytes key, py::object kernel, py::list sources,
+              py::object compiled, py::dict constexprs);
+
+  size_t size() const { return entries.size(); }
+  void clear() { entries.clear(); }
+
+private:
+  struct Source {
+    bool isKeyword;
+    size_t index;
+    py::str name;
+  };
+  struct Entry {
+    py::object kernelObject;
+    const LaunchableKernel *kernel;
+    std::vector<Source> sources;
+    py::object compiled;
+    py::dict constexprs;
+  };
+
+  /// Appends the key of one argument; false when it cannot be keyed.
+  bool appendKind(std::string &key, py::handle value, std::uint64_t &pointer);
+  bool appendValue(std::string &key, py::handle value);
+  py::object resolveGrid(py::handle grid, const Entry &entry,
+                         const py::args &args, const py::kwargs &kwargs);
+
+  std::vector<std::string> params;
+  std::vector<bool> constexprPositions;
+  std::vector<std::string> constexprNames;
+  py::tuple identityTypes;
+  py::object slowPath;
+  std::unordered_map<std::string, Entry> entries;
+  /// dtype and identity-keyed objects seen in keys, kept alive so that
+  /// their addresses stay unique.
+  py::list pinned;
+  std::unordered_set<PyObject *> pinnedSet;
+};
+
+/// The stream to launch on: torch's current stream when torch is loaded,
+/// else the default stream.
+std::uintptr_t currentStream();
+
+} // namespace tilelang::python
+
+#endif // TILELANG_PYTHON_LAUNCHER_H

@@ -1,0 +1,47 @@
+"""Environment knobs, read in one place.
+
+Each knob is read when it is needed (not at import), so a test or a
+long-running process can change it with ``os.environ``.
+
+=========================  ==================================================
+``TILELANG_CACHE_DIR``     the on-disk kernel cache (default
+                           ``$XDG_CACHE_HOME/tilelang`` or
+                           ``~/.cache/tilelang``)
+``TILELANG_CACHE=0``       do not read or write the on-disk cache
+``TILELANG_ALWAYS_COMPILE=1``  recompile every kernel and replace its cache
+                           entry (the in-process cache still applies)
+``TILELANG_DUMP_IR=DIR``   write every stage's IR of each kernel compiled to
+                           PTX into ``DIR/<kernel>-<key>/``
+``TILELANG_DEBUG=1``       compile kernels with ``tl.device_assert`` enabled
+=========================  ==================================================
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+
+def _flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def cache_enabled() -> bool:
+    return os.environ.get("TILELANG_CACHE", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def cache_dir() -> Optional[str]:
+    """``$TILELANG_CACHE_DIR``, or None for the library's default."""
+    return os.environ.get("TILELANG_CACHE_DIR") or None
+
+
+def always_compile() -> bool:
+    return _flag("TILELANG_ALWAYS_COMPILE")
+
+
+def dump_ir_dir() -> Optional[str]:
+    return os.environ.get("TILELANG_DUMP_IR") or None
+
+
+def debug() -> bool:
+    return _flag("TILELANG_DEBUG")
