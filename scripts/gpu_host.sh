@@ -8,6 +8,8 @@
 #   bash scripts/gpu_host.sh run [OUTDIR]   # there, in a copy of the tree
 #                                           # that holds build/gpu-host/
 #   TILELANG_BENCH=1 bash scripts/gpu_host.sh run OUTDIR   # and benchmark
+#   bash scripts/gpu_host.sh exec CMD...    # there: CMD with tilelang
+#                                           # importable (e.g. under ncu)
 #
 # `pack` compresses the built libtilelang.so and compiles the PTX test
 # kernels. `run` unpacks the library, builds the pybind11 extension against
@@ -22,6 +24,31 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PACK=build/gpu-host
+
+# Unpacks the library into $work, builds the extension for the host's
+# python3 and assembles an importable package in $work/site.
+setup_site() {
+  local log=$1
+  [[ -f $PACK/libtilelang.so.xz ]] || { echo "error: $PACK/libtilelang.so.xz missing (run 'pack' first)" >&2; exit 1; }
+  work=$(mktemp -d /tmp/tilelang-host.XXXX)
+  python3 - "$work" <<'PY'
+import lzma, pathlib, sys
+work = pathlib.Path(sys.argv[1])
+(work / "libtilelang.so").write_bytes(lzma.decompress(pathlib.Path("build/gpu-host/libtilelang.so.xz").read_bytes()))
+PY
+  echo "==> building the extension against the prebuilt library"
+  local start
+  start=$(date +%s)
+  cmake -S python -B "$work/ext" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DTILELANG_PREBUILT_LIBRARY="$work/libtilelang.so" -DPython_EXECUTABLE="$(command -v python3)" > "$log"
+  cmake --build "$work/ext" >> "$log"
+  echo "    built in $(($(date +%s) - start)) s"
+  mkdir -p "$work/site"
+  cp -r python/tilelang "$work/site/tilelang"
+  cp "$work"/ext/_C*.so "$work/libtilelang.so" "$work/site/tilelang/"
+  # Only the library is shipped: tests that need tilelang-opt skip.
+  export PYTHONPATH="$work/site" PYTHONUNBUFFERED=1 TILELANG_TOOLS_ABSENT=1
+}
 
 case "${1:-}" in
 pack)
@@ -41,24 +68,7 @@ PY
 run)
   out=${2:-/tmp/tilelang-gpu-logs}
   mkdir -p "$out"
-  [[ -f $PACK/libtilelang.so.xz ]] || { echo "error: $PACK/libtilelang.so.xz missing (run 'pack' first)" >&2; exit 1; }
-  work=$(mktemp -d /tmp/tilelang-host.XXXX)
-  python3 - "$work" <<'PY'
-import lzma, pathlib, sys
-work = pathlib.Path(sys.argv[1])
-(work / "libtilelang.so").write_bytes(lzma.decompress(pathlib.Path("build/gpu-host/libtilelang.so.xz").read_bytes()))
-PY
-  echo "==> building the extension against the prebuilt library"
-  start=$(date +%s)
-  cmake -S python -B "$work/ext" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DTILELANG_PREBUILT_LIBRARY="$work/libtilelang.so" -DPython_EXECUTABLE="$(command -v python3)" > "$out/extension-build.log"
-  cmake --build "$work/ext" >> "$out/extension-build.log"
-  echo "    built in $(($(date +%s) - start)) s"
-  mkdir -p "$work/site"
-  cp -r python/tilelang "$work/site/tilelang"
-  cp "$work"/ext/_C*.so "$work/libtilelang.so" "$work/site/tilelang/"
-  # Only the library is shipped: tests that need tilelang-opt skip.
-  export PYTHONPATH="$work/site" PYTHONUNBUFFERED=1 TILELANG_TOOLS_ABSENT=1
+  setup_site "$out/extension-build.log"
   python3 -c "import tilelang, tilelang._C as C; print('tilelang', tilelang.compiler_version(), '| driver', C.driver_version(), '|', C.device_info()['name'])"
   echo "==> GPU tests"
   status=0
@@ -68,8 +78,13 @@ PY
   bash scripts/gpu_main.sh python3 "$PACK/ptx" "$out" ${TILELANG_BENCH:+--bench} || status=1
   exit $status
   ;;
+exec)
+  shift
+  setup_site /tmp/tilelang-extension-build.log
+  exec "$@"
+  ;;
 *)
-  echo "usage: bash scripts/gpu_host.sh pack | run [OUTDIR]" >&2
+  echo "usage: bash scripts/gpu_host.sh pack | run [OUTDIR] | exec CMD..." >&2
   exit 2
   ;;
 esac
