@@ -20,5 +20,6 @@ add_link_options(${TILELANG_LINK_FLAGS} "-Wl,--gc-sections")
 #   dialect libraries) out of its dynamic symbol table: only what the target's
 #   own sources export with TILELANG_API stays visible.
 function(tilelang_make_self_contained target)
-  target_link_options(${target} PRIVATE "-Wl,--exclude-libs,ALL" "-s")
+  # The build ID (a hash of the contents) names the compiler in cache keys.
+  target_link_options(${target} PRIVATE "-Wl,--exclude-libs,ALL" "-s" "-Wl,--build-id=sha1")
 endfunction()

@@ -260,8 +260,4 @@ CompileResult compile(const std::string &source,
   return result;
 }
 
-std::string getVersion() {
-  return "0.1.0 (LLVM " LLVM_VERSION_STRING ")";
-}
-
 } // namespace tilelang

@@ -339,35 +339,49 @@ bool Dispatcher::appendValue(std::string &key, py::handle handle) {
 }
 
 py::object Dispatcher::resolveGrid(py::handle grid, const Entry &entry,
-                                   const py::args &args,
-                                   const py::kwargs &kwargs) {
+                                   const Call &call) {
   if (PyTuple_Check(grid.ptr()) || PyLong_Check(grid.ptr()))
     return py::reinterpret_borrow<py::object>(grid);
   if (!PyCallable_Check(grid.ptr()))
     return py::tuple(py::reinterpret_borrow<py::object>(grid));
   // Triton's grid callables see every argument and constexpr by name.
   py::dict meta;
-  for (size_t i = 1; i < args.size() && i - 1 < params.size(); ++i)
-    meta[py::str(params[i - 1])] = args[i];
-  for (auto item : kwargs)
-    meta[item.first] = item.second;
+  for (size_t i = 0; i < call.count && i < params.size(); ++i)
+    meta[py::str(params[i])] = call.args[i];
+  for (size_t i = 0; i < call.keywordCount(); ++i)
+    meta[PyTuple_GET_ITEM(call.kwnames, i)] = call.args[call.count + i];
   for (auto item : entry.constexprs)
     meta[item.first] = item.second;
   return py::reinterpret_borrow<py::object>(grid)(meta);
 }
 
-py::object Dispatcher::launch(py::args args, py::kwargs kwargs) {
-  if (args.size() < 1)
+unsigned char Dispatcher::keywordFlags(const std::string &name) {
+  auto found = keywordCache.find(name);
+  if (found != keywordCache.end())
+    return found->second;
+  unsigned char flags = 0;
+  if (std::find(params.begin(), params.end(), name) != params.end())
+    flags |= kParam;
+  if (std::find(constexprNames.begin(), constexprNames.end(), name) !=
+      constexprNames.end())
+    flags |= kConstexpr;
+  keywordCache.emplace(name, flags);
+  return flags;
+}
+
+PyObject *Dispatcher::launchVector(PyObject *const *vector, size_t nargs,
+                                   PyObject *kwnames) {
+  if (nargs < 1)
     throw py::type_error("launch(grid, *args, **kwargs) needs a grid");
-  size_t count = args.size() - 1;
-  std::string key;
-  key.reserve(16 + 16 * count);
+  Call call{vector + 1, nargs - 1, kwnames};
+  size_t count = call.count;
+  std::string &key = keyBuffer;
+  key.clear();
   std::uint64_t pointers[kMaxArgs];
   std::bitset<kMaxArgs> known;
   bool keyed = count <= kMaxArgs;
-  PyObject *argsTuple = args.ptr();
   for (size_t i = 0; keyed && i < count; ++i) {
-    py::handle value = PyTuple_GET_ITEM(argsTuple, i + 1);
+    py::handle value = call.args[i];
     if (i < constexprPositions.size() && constexprPositions[i]) {
       keyed = appendValue(key, value);
       continue;
@@ -376,31 +390,27 @@ py::object Dispatcher::launch(py::args args, py::kwargs kwargs) {
     keyed = appendKind(key, value, pointers[i]);
     known[i] = keyed && pointers[i] != 0;
   }
-  if (keyed && kwargs.ptr() && PyDict_GET_SIZE(kwargs.ptr())) {
-    PyObject *name, *value;
-    Py_ssize_t position = 0;
-    while (keyed && PyDict_Next(kwargs.ptr(), &position, &name, &value)) {
-      Py_ssize_t size = 0;
-      const char *text = PyUnicode_AsUTF8AndSize(name, &size);
-      if (!text) {
-        PyErr_Clear();
-        keyed = false;
-        break;
-      }
-      key += '|';
-      key.append(text, size);
-      key += '=';
-      std::string nameText(text, size);
-      bool isParam =
-          std::find(params.begin(), params.end(), nameText) != params.end();
-      bool isConstexpr = std::find(constexprNames.begin(), constexprNames.end(),
-                                   nameText) != constexprNames.end();
-      std::uint64_t unused = 0;
-      keyed = (!isParam || isConstexpr) ? appendValue(key, value)
-                                        : appendKind(key, value, unused);
+  for (size_t i = 0; keyed && i < call.keywordCount(); ++i) {
+    Py_ssize_t size = 0;
+    const char *text =
+        PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(kwnames, i), &size);
+    if (!text) {
+      PyErr_Clear();
+      keyed = false;
+      break;
     }
+    std::string name(text, size);
+    unsigned char flags = keywordFlags(name);
+    key += '|';
+    key += name;
+    key += '=';
+    std::uint64_t unused = 0;
+    py::handle value = call.args[count + i];
+    keyed = (!(flags & kParam) || (flags & kConstexpr))
+                ? appendValue(key, value)
+                : appendKind(key, value, unused);
   }
-  py::handle grid = PyTuple_GET_ITEM(argsTuple, 0);
+  py::handle grid = vector[0];
   if (keyed) {
     auto found = entries.find(key);
     if (found != entries.end()) {
@@ -413,32 +423,108 @@ py::object Dispatcher::launch(py::args args, py::kwargs kwargs) {
         throw py::value_error("kernels take at most 64 arguments");
       for (size_t i = 0; i < argCount; ++i) {
         const Source &source = entry.sources[i];
-        if (source.isKeyword) {
-          PyObject *value = PyDict_GetItemWithError(kwargs.ptr(),
-                                                    source.name.ptr());
-          if (!value)
-            throw py::key_error("missing keyword argument '" +
-                                std::string(source.name) + "'");
-          handles[i] = value;
+        if (!source.isKeyword) {
+          handles[i] = call.args[source.index];
+          if (known[source.index]) {
+            entryKnown[i] = true;
+            entryPointers[i] = pointers[source.index];
+          }
           continue;
         }
-        handles[i] = PyTuple_GET_ITEM(argsTuple, source.index + 1);
-        if (known[source.index]) {
-          entryKnown[i] = true;
-          entryPointers[i] = pointers[source.index];
+        PyObject *value = nullptr;
+        for (size_t k = 0; k < call.keywordCount() && !value; ++k) {
+          PyObject *name = PyTuple_GET_ITEM(kwnames, k);
+          if (name == source.name.ptr() ||
+              PyUnicode_Compare(name, source.name.ptr()) == 0)
+            value = call.args[count + k];
         }
+        if (!value)
+          throw py::key_error("missing keyword argument '" +
+                              std::string(source.name) + "'");
+        handles[i] = value;
       }
-      py::object dims = resolveGrid(grid, entry, args, kwargs);
+      py::object dims = resolveGrid(grid, entry, call);
       launchPacked(*entry.kernel, dims, currentStream(), handles, argCount,
                    entryPointers, entryKnown);
-      return entry.compiled;
+      return entry.compiled.inc_ref().ptr();
     }
   }
   py::tuple rest(count);
   for (size_t i = 0; i < count; ++i)
-    rest[i] = args[i + 1];
-  return slowPath(grid, rest, kwargs,
-                  keyed ? py::object(py::bytes(key)) : py::object(py::none()));
+    rest[i] = py::reinterpret_borrow<py::object>(call.args[i]);
+  py::dict kwargs;
+  for (size_t i = 0; i < call.keywordCount(); ++i)
+    kwargs[PyTuple_GET_ITEM(kwnames, i)] = call.args[count + i];
+  py::object result =
+      slowPath(grid, rest, kwargs,
+               keyed ? py::object(py::bytes(key)) : py::object(py::none()));
+  return result.release().ptr();
+}
+
+py::object Dispatcher::launch(py::args args, py::kwargs kwargs) {
+  // The same call through pybind11's calling convention (tests, tools).
+  std::vector<PyObject *> vector;
+  for (py::handle arg : args)
+    vector.push_back(arg.ptr());
+  py::tuple names(kwargs ? kwargs.size() : 0);
+  size_t i = 0;
+  if (kwargs) {
+    for (auto item : kwargs) {
+      names[i++] = item.first;
+      vector.push_back(item.second.ptr());
+    }
+  }
+  return py::reinterpret_steal<py::object>(
+      launchVector(vector.data(), args.size(), names.empty() ? nullptr : names.ptr()));
+}
+
+namespace {
+
+/// The vectorcall entry point of `Dispatcher.fast_launch`: `self` is a
+/// capsule holding the Dispatcher (and a reference to its Python object).
+PyObject *fastLaunch(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                     PyObject *kwnames) {
+  auto *dispatcher = static_cast<Dispatcher *>(
+      PyCapsule_GetPointer(self, "tilelang.Dispatcher"));
+  if (!dispatcher)
+    return nullptr;
+  try {
+    return dispatcher->launchVector(args, size_t(nargs), kwnames);
+  } catch (py::error_already_set &error) {
+    error.restore();
+  } catch (py::builtin_exception &error) {
+    error.set_error();
+  } catch (const std::exception &error) {
+    PyErr_SetString(PyExc_RuntimeError, error.what());
+  }
+  return nullptr;
+}
+
+PyMethodDef fastLaunchDef = {
+    "launch",
+    reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fastLaunch)),
+    METH_FASTCALL | METH_KEYWORDS,
+    "launch(grid, *args, **kwargs): kernel[grid](...) without pybind11."};
+
+void releaseCapsule(PyObject *capsule) {
+  Py_XDECREF(static_cast<PyObject *>(PyCapsule_GetContext(capsule)));
+}
+
+} // namespace
+
+py::object makeFastLaunch(py::object dispatcher) {
+  auto *pointer = dispatcher.cast<Dispatcher *>();
+  PyObject *capsule =
+      PyCapsule_New(pointer, "tilelang.Dispatcher", releaseCapsule);
+  if (!capsule)
+    throw py::error_already_set();
+  // The capsule keeps the Dispatcher's Python object alive.
+  PyCapsule_SetContext(capsule, dispatcher.release().ptr());
+  PyObject *function = PyCFunction_New(&fastLaunchDef, capsule);
+  Py_DECREF(capsule);
+  if (!function)
+    throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(function);
 }
 
 void Dispatcher::insert(py::bytes key, py::object kernel, py::list sources,

@@ -56,6 +56,12 @@ public:
   /// `kernel[grid](*args, **kwargs)`: returns the CompiledKernel.
   py::object launch(py::args args, py::kwargs kwargs);
 
+  /// The same with CPython's vectorcall convention: `vector[0]` is the
+  /// grid, then `nargs - 1` positional arguments, then the values of the
+  /// keywords named in `kwnames` (a tuple, or null). Returns a new reference.
+  PyObject *launchVector(PyObject *const *vector, size_t nargs,
+                         PyObject *kwnames);
+
   /// Registers what a key launches: the kernel, where each of its
   /// arguments comes from (an int index into the positional arguments or a
   /// keyword name), the CompiledKernel to return, and the constexpr values
@@ -72,6 +78,17 @@ private:
     size_t index;
     py::str name;
   };
+  /// One call's arguments, as vectorcall passes them.
+  struct Call {
+    PyObject *const *args; // positional, then keyword values
+    size_t count;          // positional ones
+    PyObject *kwnames;     // tuple of keyword names, or null
+    size_t keywordCount() const {
+      return kwnames ? size_t(PyTuple_GET_SIZE(kwnames)) : 0;
+    }
+  };
+  static constexpr unsigned char kParam = 1, kConstexpr = 2;
+
   struct Entry {
     py::object kernelObject;
     const LaunchableKernel *kernel;
@@ -84,7 +101,9 @@ private:
   bool appendKind(std::string &key, py::handle value, std::uint64_t &pointer);
   bool appendValue(std::string &key, py::handle value);
   py::object resolveGrid(py::handle grid, const Entry &entry,
-                         const py::args &args, const py::kwargs &kwargs);
+                         const Call &call);
+  /// Whether a keyword names a parameter and a constexpr (cached by name).
+  unsigned char keywordFlags(const std::string &name);
 
   std::vector<std::string> params;
   std::vector<bool> constexprPositions;
@@ -96,7 +115,14 @@ private:
   /// their addresses stay unique.
   py::list pinned;
   std::unordered_set<PyObject *> pinnedSet;
+  std::unordered_map<std::string, unsigned char> keywordCache;
+  /// Reused between calls, to avoid an allocation per launch.
+  std::string keyBuffer;
 };
+
+/// A vectorcall function object launching through `dispatcher` (a
+/// Python-side Dispatcher), bypassing pybind11's argument conversion.
+py::object makeFastLaunch(py::object dispatcher);
 
 /// The stream to launch on: torch's current stream when torch is loaded,
 /// else the default stream.

@@ -226,6 +226,11 @@ PYBIND11_MODULE(_C, m) {
            "launch(grid, *args, **kwargs): the fast path of kernel[grid]().")
       .def("insert", &Dispatcher::insert, py::arg("key"), py::arg("kernel"),
            py::arg("sources"), py::arg("compiled"), py::arg("constexprs"))
+      .def_property_readonly(
+          "fast_launch",
+          [](py::object self) { return tilelang::python::makeFastLaunch(self); },
+          "A new vectorcall function with launch's signature and no pybind11 "
+          "overhead.")
       .def("__len__", &Dispatcher::size)
       .def("clear", &Dispatcher::clear);
 
@@ -269,4 +274,6 @@ PYBIND11_MODULE(_C, m) {
       "Properties of the current device (initializes the driver).");
 
   m.def("version", &tilelang::getVersion, "The compiler library's version.");
+  m.def("build_id", &tilelang::getBuildId,
+        "The compiler library's GNU build ID (hex), or an empty string.");
 }

@@ -5,7 +5,8 @@ file work: content-hashed entries, published by an atomic directory rename,
 with a SHA-256 of every file in ``metadata.json``. This module decides what
 goes into a key and an entry:
 
-* key: the entry format, the compiler library's version, the verified tile
+* key: the entry format, the compiler library's version and build ID (a
+  hash of the library, so a rebuilt compiler never reuses), the verified tile
   IR, the target architecture, ``num_warps``, ``num_stages`` and the CUDA
   driver's version (0 without a driver: PTX-only entries);
 * entry: the IR of every stage (``tile.mlir``, ``tilegpu.mlir``,
@@ -85,7 +86,7 @@ def directory() -> Optional[str]:
 def kernel_key(tile_ir: str, arch: str, num_warps: int, num_stages: int) -> str:
     from tilelang.ir import compiler_version
 
-    parts = [FORMAT, compiler_version(), tile_ir, arch, str(num_warps), str(num_stages), str(driver_version())]
+    parts = [FORMAT, compiler_version(), _native().build_id(), tile_ir, arch, str(num_warps), str(num_stages), str(driver_version())]
     return _native().DiskCache.hash_key(parts)
 
 

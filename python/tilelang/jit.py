@@ -166,6 +166,11 @@ _TORCH_DTYPES = {
 }
 
 
+# __cuda_array_interface__ typestrs (without the byte-order character).
+_TYPESTR_DTYPES = {"f2": "fp16", "f4": "fp32", "f8": "fp64", "i1": "i8", "i2": "i16", "i4": "i32", "i8": "i64",
+                   "u1": "u8", "u2": "u16", "u4": "u32", "u8": "u64", "b1": "i1"}
+
+
 def _dtype_string(dt) -> Optional[str]:
     if isinstance(dt, tlc.dtype):
         return dt.name if not dt.is_ptr() else None
@@ -216,6 +221,7 @@ class JITFunction:
         self.noinline = noinline
         self.cache: Dict[Any, CompiledKernel] = {}
         self._dispatcher = None
+        self._fast_launch = None
         self._constexpr_positions = {i for i, name in enumerate(self.params) if self.is_constexpr(name)}
         self._info = None
 
@@ -365,6 +371,15 @@ class JITFunction:
                 signature[name] = "*" + elem
                 if value.data_ptr() % 16 == 0 and not nospec:
                     specialization[name] = 16
+            elif hasattr(value, "__cuda_array_interface__"):
+                interface = value.__cuda_array_interface__
+                elem = _TYPESTR_DTYPES.get(str(interface.get("typestr", ""))[1:])
+                if elem is None:
+                    raise self._def_error(f"unsupported __cuda_array_interface__ typestr "
+                                          f"{interface.get('typestr')!r} for '{name}'")
+                signature[name] = "*" + elem
+                if int(interface["data"][0]) % 16 == 0 and not nospec:
+                    specialization[name] = 16
             else:
                 raise self._def_error(f"unsupported argument type {type(value).__name__} for '{name}'")
         return signature, constexprs, specialization
@@ -397,12 +412,12 @@ class JITFunction:
     # -- calling ----------------------------------------------------------------------------
 
     def __getitem__(self, grid):
-        dispatcher = self._dispatcher
-        if dispatcher is None:
-            dispatcher = self._make_dispatcher()
-            if dispatcher is None:
+        fast_launch = self._fast_launch
+        if fast_launch is None:
+            if self._make_dispatcher() is None:
                 return _Launcher(self, grid)
-        return functools.partial(dispatcher.launch, grid)
+            fast_launch = self._fast_launch
+        return functools.partial(fast_launch, grid)
 
     def run(self, *args, grid=None, **kwargs):
         return self[grid](*args, **kwargs)
@@ -416,6 +431,8 @@ class JITFunction:
             return None
         constexprs = [name for name in self.params if self.is_constexpr(name)]
         self._dispatcher = _C.Dispatcher(self.params, constexprs, (tlc.dtype, JITFunction), self._slow_launch)
+        # A vectorcall function: the launch path with no pybind11 in it.
+        self._fast_launch = self._dispatcher.fast_launch
         return self._dispatcher
 
     def _slow_launch(self, grid, args, kwargs, key):

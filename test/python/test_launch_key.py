@@ -37,11 +37,17 @@ def recording_dispatcher():
 
 
 def key(*args, **kwargs):
+    # The pybind11 entry (launch) and the vectorcall one kernel[grid] uses
+    # (fast_launch) compute the same key and forward the call unchanged.
     dispatcher, seen = recording_dispatcher()
     assert dispatcher.launch((1,), *args, **kwargs) == "slow"
-    grid, passed_args, passed_kwargs, computed = seen[0]
-    assert grid == (1,) and passed_args == args and passed_kwargs == kwargs  # forwarded unchanged
-    return computed
+    assert dispatcher.fast_launch((1,), *args, **kwargs) == "slow"
+    keys = []
+    for grid, passed_args, passed_kwargs, computed in seen:
+        assert grid == (1,) and passed_args == args and passed_kwargs == kwargs
+        keys.append(computed)
+    assert keys[0] == keys[1]
+    return keys[0]
 
 
 def test_same_kind_same_key():
@@ -102,8 +108,19 @@ def test_kernel_getitem_goes_through_the_dispatcher_slow_path():
         tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
 
     launcher = copy[(1,)]
-    assert isinstance(copy._dispatcher, _C.Dispatcher)
+    assert isinstance(copy._dispatcher, _C.Dispatcher) and launcher.func is copy._fast_launch
     if _C.driver_version() == 0:
         with pytest.raises(RuntimeError, match="libcuda"):
             launcher(FakeTensor("float32", 256), FakeTensor("float32", 512), 100, BLOCK=128)
         assert len(copy._dispatcher) == 0
+
+
+def test_slow_path_exceptions_propagate_through_the_fast_entry():
+    def slow_path(grid, args, kwargs, key):
+        raise ValueError("from the slow path")
+
+    dispatcher = _C.Dispatcher(["a"], [], (), slow_path)
+    with pytest.raises(ValueError, match="from the slow path"):
+        dispatcher.fast_launch((1,), 3)
+    with pytest.raises(TypeError, match="needs a grid"):
+        dispatcher.fast_launch()

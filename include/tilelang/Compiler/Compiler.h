@@ -117,6 +117,12 @@ TILELANG_API CompileResult compile(const std::string &source,
 /// The compiler's version, e.g. "0.1.0 (LLVM 22.1.8)".
 TILELANG_API std::string getVersion();
 
+/// The GNU build ID of the loaded libtilelang (a hash of its contents, in
+/// hex), or "" when it has none. Two builds of different code differ, so
+/// the on-disk cache keys on it: a rebuilt compiler never reuses kernels
+/// compiled by another one.
+TILELANG_API std::string getBuildId();
+
 } // namespace tilelang
 
 #endif // TILELANG_COMPILER_COMPILER_H

@@ -57,6 +57,19 @@ struct FuncOpLowering : public ConvertOpToLLVMPattern<func::FuncOp> {
       llvmFunc->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
                         rewriter.getDenseI32ArrayAttr(
                             {int32_t(numWarps * 32), 1, 1}));
+      // Ask for at least 16 resident warps per SM (at most 128 registers a
+      // thread): memory-bound kernels need the parallelism, and the driver's
+      // JIT otherwise may spend registers down to one block per SM (seen on
+      // layernorm with 8 warps: 142 registers, half Triton's bandwidth).
+      // Kernels with tensor-core products keep the whole register file.
+      bool hasDot = false;
+      func.walk([&](Operation *op) {
+        hasDot |= op->getName().getStringRef() == "tile.dot";
+      });
+      if (!hasDot && numWarps < 16)
+        llvmFunc->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                          rewriter.getI32IntegerAttr(
+                              int32_t((16 + numWarps - 1) / numWarps)));
     } else {
       llvmFunc.setLinkage(LLVM::Linkage::Internal);
     }

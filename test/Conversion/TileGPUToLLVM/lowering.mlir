@@ -17,7 +17,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_80"} {
   // of 4 aligned f32 (mask uniform over groups of 16) are one predicated
   // v4 access each; exp is ex2.approx of x * log2(e).
   // CHECK-LABEL: llvm.func @masked_copy
-  // CHECK-SAME: (%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %[[N:.*]]: i32) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>}
+  // CHECK-SAME: (%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %[[N:.*]]: i32) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, nvvm.minctasm = 4 : i32}
   // CHECK: %[[PID:.*]] = nvvm.read.ptx.sreg.ctaid.x : i32
   // CHECK: llvm.mul %[[PID]], %{{.*}} : i32
   // CHECK: nvvm.read.ptx.sreg.tid.x : i32

@@ -9,7 +9,9 @@
 // ld.global.v4 / st.global.v4 (n is divisible by 16, so the mask is uniform
 // over aligned groups of 16).
 // CHECK: .entry add_kernel
+// At most 128 registers a thread (16 resident warps), for occupancy:
 // CHECK: .maxntid 128, 1, 1
+// CHECK-NEXT: .minnctapersm 4
 // CHECK-COUNT-2: @%p{{[0-9]+}} ld.global.v4.b32 { %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}} }
 // CHECK: @%p{{[0-9]+}} st.global.v4.b32
 // CHECK-NOT: ld.global.b32

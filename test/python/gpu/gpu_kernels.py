@@ -1,4 +1,4 @@
-"""Kernels for the GPU tests in this folder (test_kernels.py, test_atomics.py,
+"""Kernels for the GPU tests in this folder (test_gpu_kernels.py, test_atomics.py,
 test_arguments.py, test_faults.py), written as for Triton with
 ``import tilelang.language as tl``.
 

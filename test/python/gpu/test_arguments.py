@@ -4,7 +4,8 @@ including values beyond 2**32 and negative ones), fp32 and bool scalars,
 scalars of explicitly compiled types (i8, i16, u64, fp64); pointers given as
 tensors, as raw integer addresses (tensor.data_ptr()) and as objects that
 only have __cuda_array_interface__ (the last two through the loaded
-kernel's launch(), since kernel[grid] specializes an int as a scalar);
+kernel's launch(), since kernel[grid] specializes an int as a scalar; and
+objects with __cuda_array_interface__ through kernel[grid] too);
 tensors not aligned to 16 bytes; and the grid checks that kernel[grid]
 makes before launching (test_launch.py covers a zero x dimension and
 y = 70000). Skipped without a GPU or without torch."""
@@ -128,6 +129,24 @@ def test_pointer_argument_kinds(kind, n):
     torch.cuda.synchronize()
     torch.testing.assert_close(out[:n].double(), x.double() * 2, rtol=0, atol=0)
     assert torch.isnan(out[n:]).all()
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int32])
+def test_kernel_getitem_takes_cuda_array_interface_objects(dtype):
+    # kernel[grid](...) specializes such objects by their typestr and the
+    # alignment of their address; they take the slow path on every call.
+    n = 3000
+    x = (torch.randn(n, device="cuda") * 8).to(dtype)
+    y = (torch.randn(n, device="cuda") * 8).to(dtype)
+    out = torch.full((n,), -1, device="cuda").to(dtype)
+    for _ in range(2):
+        compiled = K.add_kernel[(tilelang.cdiv(n, 1024),)](CudaArray(x), CudaArray(y), CudaArray(out), n,
+                                                           BLOCK=1024)
+        torch.cuda.synchronize()
+        assert torch.equal(out, (x.double() + y.double()).to(dtype))
+        out.fill_(-1)
+    expected = {torch.float32: "*fp32", torch.float16: "*fp16", torch.int32: "*i32"}[dtype]
+    assert compiled.signature["x_ptr"] == expected
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.float32, torch.int8])
