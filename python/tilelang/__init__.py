@@ -13,6 +13,17 @@ from tilelang.jit import CompiledKernel, JITFunction, cdiv, jit, next_power_of_2
 
 __version__ = "0.1.0"
 
+# Load the frontend and the compiled extension now rather than in a
+# kernel's first call: that call is what a warm start from the disk cache
+# waits for. Without the extension, importing still works (compiling and
+# launching then raise its import error).
+import tilelang.frontend.codegen  # noqa: E402,F401
+
+try:  # noqa: SIM105
+    import tilelang._C  # noqa: E402,F401
+except ImportError:
+    pass
+
 __all__ = [
     "CompilationError",
     "CompiledIR",

@@ -18,6 +18,7 @@ import inspect
 import os
 import sys
 import time
+from collections.abc import MutableMapping
 from typing import Any, Dict, Iterable, Optional, Union
 
 from tilelang import knobs
@@ -38,6 +39,39 @@ def next_power_of_2(n: int) -> int:
     if n <= 1:
         return 1
     return 1 << (n - 1).bit_length()
+
+
+class StageIR(MutableMapping):
+    """``CompiledKernel.asm``: stage name -> IR text, where some stages are
+    computed the first time they are read (they are listed either way)."""
+
+    def __init__(self, texts: Dict[str, str], lazy: Dict[str, Any]):
+        self._texts = dict(texts)
+        self._lazy = dict(lazy)
+
+    def __getitem__(self, stage: str) -> str:
+        if stage not in self._texts and stage in self._lazy:
+            self._texts[stage] = self._lazy.pop(stage)()
+        return self._texts[stage]
+
+    def __setitem__(self, stage: str, text: str) -> None:
+        self._lazy.pop(stage, None)
+        self._texts[stage] = text
+
+    def __delitem__(self, stage: str) -> None:
+        if stage in self._lazy:
+            del self._lazy[stage]
+        else:
+            del self._texts[stage]
+
+    def __iter__(self):
+        return iter(list(self._texts) + [stage for stage in self._lazy if stage not in self._texts])
+
+    def __len__(self) -> int:
+        return len(set(self._texts) | set(self._lazy))
+
+    def __repr__(self) -> str:
+        return f"StageIR({list(self)})"
 
 
 class CompiledKernel:
@@ -322,8 +356,10 @@ class JITFunction:
         # show its lines; the buffer name only shows for ops without one.
         buffer = f"<tile-ir of {self.__name__}>"
         verified = run_pipeline(text, "", source_name=buffer)
-        optimized = run_pipeline(text, "canonicalize,cse", source_name=buffer)
-        asm = {"tile-src": text, "tile": verified, "tile-opt": optimized}
+        # tile-opt is for people reading the IR: computed when first read, so
+        # a launch (and a warm start from the disk cache) does not pay for it.
+        asm = StageIR({"tile-src": text, "tile": verified},
+                      {"tile-opt": lambda: run_pipeline(text, "canonicalize,cse", source_name=buffer)})
         return CompiledKernel(self.info().fndef.name, dict(sig_text), dict(constexprs),
                               dict(specialization), num_warps, num_stages, asm, runtime, elapsed)
 

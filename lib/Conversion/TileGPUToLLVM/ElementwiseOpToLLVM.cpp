@@ -34,11 +34,28 @@ bool isUpstreamElementwise(Operation *op) {
          op->getNumRegions() == 0 && !isa<arith::ConstantOp>(op);
 }
 
-/// An arith or math op on tensors -> the same op on each element.
+/// An arith or math op on tensors -> the same op on each element, computed
+/// once per run of elements the axis analysis proves equal (e.g. a mask
+/// `offsets < n` with n divisible by 16 is one compare per 8 elements).
 struct ElementwiseOpLowering : public ConversionPattern {
-  ElementwiseOpLowering(TileGPUTypeConverter &converter, MLIRContext *context)
+  ElementwiseOpLowering(TileGPUTypeConverter &converter, MLIRContext *context,
+                        const ModuleAxisInfo &axisInfo)
       : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/10,
-                          context) {}
+                          context),
+        axisInfo(axisInfo) {}
+
+  /// How many adjacent elements of a thread share one result: the results'
+  /// constancy along the fastest dimension, within a contiguous run.
+  unsigned getSharedRun(Operation *op, RankedTensorType type) const {
+    unsigned perThread = getContiguousPerThread(type);
+    unsigned dim = getFastestDim(type);
+    int64_t run = perThread;
+    for (Value result : op->getResults()) {
+      AxisInfo info = axisInfo.get(result);
+      run = dim < info.getRank() ? std::min(run, info.getConstancy(dim)) : 1;
+    }
+    return run > 1 && perThread % run == 0 ? unsigned(run) : 1;
+  }
 
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,
@@ -65,7 +82,13 @@ struct ElementwiseOpLowering : public ConversionPattern {
       scalarTypes.push_back(
           getTypeConverter()->convertType(type.getElementType()));
     SmallVector<SmallVector<Value>> results(resultTypes.size());
+    unsigned run = getSharedRun(op, resultTypes.front());
     for (unsigned index = 0; index < count; ++index) {
+      if (index % run != 0) {
+        for (auto &resultElements : results)
+          resultElements.push_back(resultElements[index - index % run]);
+        continue;
+      }
       OperationState state(loc, op->getName());
       for (auto &operandElements : elements)
         state.addOperands(operandElements[index]);
@@ -83,6 +106,8 @@ struct ElementwiseOpLowering : public ConversionPattern {
     rewriter.replaceOp(op, packed);
     return success();
   }
+
+  const ModuleAxisInfo &axisInfo;
 };
 
 /// Applies `fn` to each element pair of a unary tile op's operand.
@@ -386,8 +411,10 @@ struct ScalarMathLowering : public ConvertOpToLLVMPattern<OpT> {
 } // namespace
 
 void tilelang::lowering::populateElementwiseOpToLLVMPatterns(
-    TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<ElementwiseOpLowering>(converter, patterns.getContext());
+    TileGPUTypeConverter &converter, RewritePatternSet &patterns,
+    const ModuleAxisInfo &axisInfo) {
+  patterns.add<ElementwiseOpLowering>(converter, patterns.getContext(),
+                                      axisInfo);
   patterns.add<AddPtrLowering, BitcastLowering, IntToPtrLowering,
                PtrToIntLowering>(converter);
   patterns.add<ScalarMathLowering<math::ExpOp>, ScalarMathLowering<math::Exp2Op>,

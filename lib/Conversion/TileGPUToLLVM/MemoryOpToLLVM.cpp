@@ -26,25 +26,6 @@ struct AccessPlan {
   Type memoryElementType;     // element type in memory (i1 -> i8)
 };
 
-/// Elements a thread holds contiguously along the fastest dimension.
-unsigned getContiguousPerThread(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor)
-    return 1;
-  if (auto blocked = dyn_cast<BlockedEncodingAttr>(tensor.getEncoding()))
-    return blocked.getSizePerThread()[blocked.getOrder()[0]];
-  return 1;
-}
-
-unsigned getFastestDim(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor)
-    return 0;
-  if (auto blocked = dyn_cast<BlockedEncodingAttr>(tensor.getEncoding()))
-    return blocked.getOrder()[0];
-  return tensor.getRank() - 1;
-}
-
 AccessPlan planAccess(const ModuleAxisInfo &axisInfo, Value ptr, Value mask,
                       Type llvmElementType) {
   AccessPlan plan;

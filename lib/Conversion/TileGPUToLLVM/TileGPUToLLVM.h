@@ -106,6 +106,12 @@ llvm::SmallVector<mlir::Value> getElements(mlir::OpBuilder &builder,
 
 mlir::Value i32Constant(mlir::OpBuilder &builder, mlir::Location loc,
                         int64_t value);
+
+/// Elements a thread holds contiguously along the fastest dimension (1 for
+/// layouts other than blocked); they are adjacent in its element list.
+unsigned getContiguousPerThread(mlir::Type type);
+/// The fastest-varying dimension of a tensor's layout.
+unsigned getFastestDim(mlir::Type type);
 /// threadIdx.x, lane id (tid % 32) and warp id (tid / 32).
 mlir::Value getThreadId(mlir::OpBuilder &builder, mlir::Location loc);
 mlir::Value getLaneId(mlir::OpBuilder &builder, mlir::Location loc);
@@ -141,7 +147,8 @@ void populateFuncOpToLLVMPatterns(TileGPUTypeConverter &converter,
                                   mlir::RewritePatternSet &patterns,
                                   unsigned numWarps);
 void populateElementwiseOpToLLVMPatterns(TileGPUTypeConverter &converter,
-                                         mlir::RewritePatternSet &patterns);
+                                         mlir::RewritePatternSet &patterns,
+                                         const ModuleAxisInfo &axisInfo);
 void populateMemoryOpToLLVMPatterns(TileGPUTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns,
                                     const ModuleAxisInfo &axisInfo);

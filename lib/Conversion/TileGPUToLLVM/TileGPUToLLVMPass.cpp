@@ -92,7 +92,7 @@ struct ConvertTileGPUToLLVMPass
     TileGPUTypeConverter converter(context, options);
     RewritePatternSet patterns(context);
     populateFuncOpToLLVMPatterns(converter, patterns, *numWarps);
-    populateElementwiseOpToLLVMPatterns(converter, patterns);
+    populateElementwiseOpToLLVMPatterns(converter, patterns, axisInfo);
     populateMemoryOpToLLVMPatterns(converter, patterns, axisInfo);
     populateShapeOpToLLVMPatterns(converter, patterns);
     populateReduceOpToLLVMPatterns(converter, patterns);

@@ -18,6 +18,28 @@ using namespace tilelang::tilegpu;
 using namespace tilelang::lowering;
 
 //===----------------------------------------------------------------------===//
+// Layout queries
+//===----------------------------------------------------------------------===//
+
+unsigned tilelang::lowering::getContiguousPerThread(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return 1;
+  if (auto blocked = dyn_cast<BlockedEncodingAttr>(tensor.getEncoding()))
+    return blocked.getSizePerThread()[blocked.getOrder()[0]];
+  return 1;
+}
+
+unsigned tilelang::lowering::getFastestDim(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return 0;
+  if (auto blocked = dyn_cast<BlockedEncodingAttr>(tensor.getEncoding()))
+    return blocked.getOrder()[0];
+  return tensor.getRank() - 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Types
 //===----------------------------------------------------------------------===//
 
