@@ -177,30 +177,58 @@ def softmax(run, tl_kernels, tt_kernels):
             del x, y, ref
 
 
-def launch(run, tl_kernels, tt_kernels, launches=2000):
+def launch(run, tl_kernels, tt_kernels, launches=2000, repeats=7):
     """Host overhead of `kernel[(1,)](x, y, 64, BLOCK=64)` in a Python loop:
-    wall time of `launches` launches and one synchronize, per launch."""
+    wall time of `launches` launches and one synchronize, per launch; the
+    median of `repeats` such loops (the host is shared and noisy). Also, for
+    tilelang, the floor under it: the same kernel launched `launches` times
+    by a C++ loop (`Kernel.time_launches`, arguments packed once)."""
     shape = "1 block, 3 args"
     x = torch.randn(64, device="cuda")
     y = torch.empty_like(x)
     impls = {"tilelang": tl_kernels["tiny"]}
     if tt_kernels is not None:
         impls["triton"] = tt_kernels["tiny"]
+
+    def median_us(loop):
+        samples = []
+        for _ in range(repeats):
+            torch.cuda.synchronize()
+            start = time.perf_counter()
+            loop()
+            torch.cuda.synchronize()
+            samples.append((time.perf_counter() - start) / launches * 1e6)
+        return statistics.median(samples)
+
     for name, kernel in impls.items():
         try:
             for _ in range(3):
                 kernel[(1,)](x, y, 64, BLOCK=64)
-            torch.cuda.synchronize()
-            start = time.perf_counter()
-            for _ in range(launches):
-                kernel[(1,)](x, y, 64, BLOCK=64)
-            torch.cuda.synchronize()
-            us = (time.perf_counter() - start) / launches * 1e6
+
+            def loop():
+                for _ in range(launches):
+                    kernel[(1,)](x, y, 64, BLOCK=64)
+
+            us = median_us(loop)
         except Exception as exc:  # noqa: BLE001
             run.fail("launch", shape, name, exc)
             continue
         run.rows.append({"kernel": "launch", "shape": shape, "impl": name, "us": round(us, 2)})
         log(f"    {shape:<16} {name:<9} {us:>9.2f} us per launch")
+    try:
+        from tilelang.jit import _current_arch
+
+        compiled = tl_kernels["tiny"][(1,)](x, y, 64, BLOCK=64)
+        loaded = compiled.launchable(_current_arch())
+        stream = torch.cuda.current_stream().cuda_stream
+        floor = statistics.median(loaded.time_launches((1,), stream, launches, x, y, 64) / launches * 1e6
+                                  for _ in range(repeats))
+        torch.cuda.synchronize()
+        run.rows.append({"kernel": "launch", "shape": "C++ loop of cuLaunchKernel (floor)", "impl": "tilelang",
+                         "us": round(floor, 2)})
+        log(f"    {'C++ loop (floor)':<16} {'tilelang':<9} {floor:>9.2f} us per launch")
+    except Exception as exc:  # noqa: BLE001
+        run.fail("launch", "C++ loop of cuLaunchKernel (floor)", "tilelang", exc)
 
 
 BENCHMARKS = {"layernorm": layernorm, "softmax": softmax, "launch": launch}

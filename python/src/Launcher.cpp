@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <bitset>
+#include <chrono>
 #include <cstring>
 
 namespace tilelang::python {
@@ -182,6 +183,35 @@ void launchWithArgs(const LaunchableKernel &kernel, py::handle grid,
                     const std::uint64_t *knownPointers) {
   std::bitset<kMaxArgs> known;
   launchPacked(kernel, grid, stream, args, count, knownPointers, known);
+}
+
+double timeLaunches(const LaunchableKernel &kernel, py::handle grid,
+                    std::uintptr_t stream, py::handle *args, size_t count,
+                    size_t launches) {
+  const std::string &kinds = kernel.argKinds;
+  if (count != kinds.size() || count > kMaxArgs)
+    throw py::type_error("kernel '" + kernel.kernel->getName() + "' takes " +
+                         std::to_string(kinds.size()) + " arguments, got " +
+                         std::to_string(count));
+  unsigned dims[3] = {1, 1, 1};
+  gridDimensions(grid, dims);
+  std::uint64_t storage[kMaxArgs];
+  void *params[kMaxArgs];
+  for (size_t i = 0; i < count; ++i) {
+    packArgument(kinds[i], args[i], i, storage[i]);
+    params[i] = &storage[i];
+  }
+  runtime::Status status;
+  auto start = std::chrono::steady_clock::now();
+  {
+    py::gil_scoped_release release;
+    for (size_t i = 0; i < launches && status.ok; ++i)
+      status = kernel.kernel->launch(dims[0], dims[1], dims[2], stream, params);
+  }
+  auto stop = std::chrono::steady_clock::now();
+  if (!status.ok)
+    throw std::runtime_error(status.message);
+  return std::chrono::duration<double>(stop - start).count();
 }
 
 std::uintptr_t currentStream() {

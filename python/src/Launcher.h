@@ -41,6 +41,13 @@ void launchWithArgs(const LaunchableKernel &kernel, py::handle grid,
                     std::uintptr_t stream, py::handle *args, size_t count,
                     const std::uint64_t *knownPointers = nullptr);
 
+/// Packs `args` once and calls cuLaunchKernel `launches` times from C++;
+/// returns the seconds it took (the driver's share of a launch, for
+/// benchmarks).
+double timeLaunches(const LaunchableKernel &kernel, py::handle grid,
+                    std::uintptr_t stream, py::handle *args, size_t count,
+                    size_t launches);
+
 /// The launch fast path of one @jit function.
 class Dispatcher {
 public:

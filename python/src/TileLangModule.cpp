@@ -205,6 +205,19 @@ PYBIND11_MODULE(_C, m) {
           "Load a cubin into the current context and find the kernel.")
       .def("launch", &launchKernel, py::arg("grid"), py::arg("stream"),
            "launch(grid, stream, *args): grid is an int or a 1- to 3-tuple.")
+      .def(
+          "time_launches",
+          [](const LaunchableKernel &self, py::handle grid,
+             std::uintptr_t stream, size_t launches, const py::args &args) {
+            std::vector<py::handle> handles(args.begin(), args.end());
+            return tilelang::python::timeLaunches(self, grid, stream,
+                                                  handles.data(),
+                                                  handles.size(), launches);
+          },
+          py::arg("grid"), py::arg("stream"), py::arg("launches"),
+          "time_launches(grid, stream, launches, *args): seconds for "
+          "`launches` back-to-back cuLaunchKernel calls from C++ (args packed "
+          "once): the floor under kernel[grid](...)'s cost.")
       .def_property_readonly("name",
                              [](const LaunchableKernel &k) {
                                return k.kernel->getName();

@@ -408,6 +408,29 @@ struct ScalarMathLowering : public ConvertOpToLLVMPattern<OpT> {
   }
 };
 
+/// A scalar f32 arith.divf that allows approximation (`fastmath<afn>`, the
+/// frontend's `/`) -> div.full.f32: within 2 ulp over the full range, and a
+/// few instructions instead of IEEE division's subroutine.
+struct ApproximateDivLowering : public ConvertOpToLLVMPattern<arith::DivFOp> {
+  ApproximateDivLowering(TileGPUTypeConverter &converter)
+      : ConvertOpToLLVMPattern<arith::DivFOp>(converter, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(arith::DivFOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.getType().isF32() ||
+        !arith::bitEnumContainsAll(op.getFastmath(),
+                                   arith::FastMathFlags::afn))
+      return failure();
+    rewriter.replaceOp(op, callIntrinsic(rewriter, op.getLoc(),
+                                         "llvm.nvvm.div.full",
+                                         rewriter.getF32Type(),
+                                         ValueRange{adaptor.getLhs(),
+                                                    adaptor.getRhs()}));
+    return success();
+  }
+};
+
 } // namespace
 
 void tilelang::lowering::populateElementwiseOpToLLVMPatterns(
@@ -416,7 +439,7 @@ void tilelang::lowering::populateElementwiseOpToLLVMPatterns(
   patterns.add<ElementwiseOpLowering>(converter, patterns.getContext(),
                                       axisInfo);
   patterns.add<AddPtrLowering, BitcastLowering, IntToPtrLowering,
-               PtrToIntLowering>(converter);
+               PtrToIntLowering, ApproximateDivLowering>(converter);
   patterns.add<ScalarMathLowering<math::ExpOp>, ScalarMathLowering<math::Exp2Op>,
                ScalarMathLowering<math::LogOp>, ScalarMathLowering<math::Log2Op>,
                ScalarMathLowering<math::RsqrtOp>, ScalarMathLowering<math::SinOp>,

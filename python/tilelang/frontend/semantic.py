@@ -469,7 +469,7 @@ class Semantic:
             if dt.is_int():
                 dt = tlc.float32
             x, y = self.prepare(a, b, dt)
-            return self.b.op(f"arith.divf {x.name}, {y.name} : {x.type}", dt, x.shape)
+            return self.divf(x, y, dt, ieee=False)
         if op in ("&", "|", "^", "<<", ">>"):
             if not (at.is_int() and bt.is_int()):
                 self.error(f"bitwise operator {op} needs integer operands, got {at.name} and {bt.name}")
@@ -912,7 +912,7 @@ class Semantic:
             e = self.b.op(f"math.exp {neg.name} : {v.type}", dt, v.shape)
             one = self.constant(1.0, dt, v.shape)
             den = self.b.op(f"arith.addf {one.name}, {e.name} : {v.type}", dt, v.shape)
-            return self.b.op(f"arith.divf {one.name}, {den.name} : {v.type}", dt, v.shape)
+            return self.divf(one, den, dt, ieee=False)
         return self.b.op(f"math.{self._FLOAT_MATH[name]} {v.name} : {v.type}", dt, v.shape)
 
     def fma(self, x, y, z):
@@ -925,8 +925,23 @@ class Semantic:
         a, b, c = (self.as_value(_unwrap(v), dt, shape) for v in (x, y, z))
         return self.b.op(f"math.fma {a.name}, {b.name}, {c.name} : {a.type}", dt, shape)
 
-    def fdiv(self, x, y):
-        return self.binary("/", x, y)
+    def divf(self, x, y, dt, ieee):
+        """x / y on prepared operands. As in Triton, fp32 division is
+        approximate (div.full.f32, 2 ulp: ``fastmath<afn>``) unless ``ieee``
+        (tl.div_rn, tl.fdiv(..., ieee_rounding=True)) asks for rounding to
+        nearest; other types always divide exactly."""
+        flags = " fastmath<afn>" if dt == tlc.float32 and not ieee else ""
+        return self.b.op(f"arith.divf {x.name}, {y.name}{flags} : {x.type}", dt, x.shape)
+
+    def fdiv(self, x, y, ieee=False):
+        if not ieee:
+            return self.binary("/", x, y)
+        x, y = _unwrap(x), _unwrap(y)
+        dt = self.computation_type(x, y, True)
+        if not dt.is_floating():
+            self.error(f"tl.div_rn expects floating-point operands, got {dt.name}")
+        a, b = self.prepare(x, y, dt)
+        return self.divf(a, b, dt, ieee=True)
 
     def cdiv(self, x, d):
         x, d = _unwrap(x), _unwrap(d)

@@ -467,12 +467,12 @@ def fma(x, y, z, _semantic=None):
 
 @builtin
 def fdiv(x, y, ieee_rounding=False, _semantic=None):
-    return _semantic.fdiv(x, y)
+    return _semantic.fdiv(x, y, ieee=bool(_unwrap(ieee_rounding)))
 
 
 @builtin
 def div_rn(x, y, _semantic=None):
-    return _semantic.fdiv(x, y)
+    return _semantic.fdiv(x, y, ieee=True)
 
 
 @builtin

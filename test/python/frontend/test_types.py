@@ -4,7 +4,22 @@ comparisons, Python literals, broadcasting and indexing."""
 import re
 
 import kernels
+import tilelang
+import tilelang.language as tl
 import pytest
+
+
+@tilelang.jit
+def divide(out_ptr, a, b, MODE: tl.constexpr):
+    if MODE == 0:
+        r = tl.div_rn(a, b)
+    elif MODE == 1:
+        r = tl.fdiv(a, b, ieee_rounding=True)
+    elif MODE == 2:
+        r = tl.fdiv(a, b)
+    else:
+        r = a / b
+    tl.store(out_ptr, r)
 
 
 def _binop(a, b, op, out):
@@ -52,7 +67,19 @@ def test_true_division_of_ints_is_fp32():
 def test_fp16_division_is_fp32():
     ir = _binop("fp16", "fp16", "/", "*fp32")
     assert "arith.extf %a : f16 to f32" in ir
-    assert re.search(r"arith.divf %\w+, %\w+ : f32", ir)
+    # fp32 division is approximate, as in Triton (div.full.f32 on the GPU).
+    assert re.search(r"arith.divf %\w+, %\w+ fastmath<afn> : f32", ir)
+
+
+def test_div_rn_and_ieee_fdiv_round_to_nearest():
+    # tl.div_rn and tl.fdiv(..., ieee_rounding=True) divide exactly; the
+    # operator and tl.fdiv's default allow div.full's 2 ulp.
+    for mode, flags in ((0, ""), (1, ""), (2, " fastmath<afn>"), (3, " fastmath<afn>")):
+        ir = divide.compile({"out_ptr": "*fp32", "a": "fp32", "b": "fp32"}, constexprs={"MODE": mode}).asm["tile-src"]
+        assert len(re.findall(r"arith.divf", ir)) == 1
+        assert re.search(rf"arith.divf %\w+, %\w+{flags} : f32", ir), (mode, ir)
+    # f64 is always exact.
+    assert re.search(r"arith.divf %\w+, %\w+ : f64", _binop("fp64", "fp64", "/", "*fp64"))
 
 
 def test_floordiv_and_mod_use_c_semantics():
