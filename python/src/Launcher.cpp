@@ -81,6 +81,22 @@ template <typename T> void appendBytes(std::string &key, const T &value) {
 
 /// Grid dimensions from a 1- to 3-tuple (or list) of ints, or an int.
 void gridDimensions(py::handle grid, unsigned dims[3]) {
+  // The common case without pybind11: a tuple of small positive ints.
+  if (PyTuple_CheckExact(grid.ptr())) {
+    Py_ssize_t size = PyTuple_GET_SIZE(grid.ptr());
+    static const long limits[3] = {2147483647L, 65535, 65535};
+    bool fast = size >= 1 && size <= 3;
+    for (Py_ssize_t i = 0; fast && i < size; ++i) {
+      PyObject *item = PyTuple_GET_ITEM(grid.ptr(), i);
+      long value = PyLong_CheckExact(item) ? PyLong_AsLong(item) : -1;
+      fast = value >= 1 && value <= limits[i];
+      dims[i] = unsigned(value);
+    }
+    if (fast)
+      return;
+    PyErr_Clear(); // and let the general path below say what is wrong
+    dims[0] = dims[1] = dims[2] = 1;
+  }
   py::tuple tuple = PyLong_Check(grid.ptr())
                         ? py::make_tuple(grid)
                         : py::tuple(py::reinterpret_borrow<py::object>(grid));
@@ -102,6 +118,22 @@ void gridDimensions(py::handle grid, unsigned dims[3]) {
 void packArgument(char kind, py::handle arg, size_t index,
                   std::uint64_t &slot) {
   slot = 0;
+  // Exact ints for 32-bit slots without pybind11's caster (range-checked).
+  if ((kind == 'i' || kind == 'l') && PyLong_CheckExact(arg.ptr())) {
+    int overflow = 0;
+    long long value = PyLong_AsLongLongAndOverflow(arg.ptr(), &overflow);
+    if (!overflow && !(value == -1 && PyErr_Occurred()) &&
+        (kind == 'l' || (value >= INT32_MIN && value <= INT32_MAX))) {
+      if (kind == 'i') {
+        std::int32_t narrow = std::int32_t(value);
+        std::memcpy(&slot, &narrow, sizeof(narrow));
+      } else {
+        std::memcpy(&slot, &value, sizeof(value));
+      }
+      return;
+    }
+    PyErr_Clear();
+  }
   switch (kind) {
   case 'p':
     slot = pointerOf(arg, index);
@@ -167,11 +199,11 @@ void launchPacked(const LaunchableKernel &self, py::handle grid,
       packArgument(kinds[i], args[i], i, storage[i]);
     params[i] = &storage[i];
   }
-  runtime::Status status;
-  {
-    py::gil_scoped_release release;
-    status = self.kernel->launch(dims[0], dims[1], dims[2], stream, params);
-  }
+  // Without the GIL: cuLaunchKernel blocks when the launch queue is full.
+  PyThreadState *thread = PyEval_SaveThread();
+  runtime::Status status =
+      self.kernel->launch(dims[0], dims[1], dims[2], stream, params);
+  PyEval_RestoreThread(thread);
   if (!status.ok)
     throw std::runtime_error(status.message);
 }
@@ -187,7 +219,7 @@ void launchWithArgs(const LaunchableKernel &kernel, py::handle grid,
 
 double timeLaunches(const LaunchableKernel &kernel, py::handle grid,
                     std::uintptr_t stream, py::handle *args, size_t count,
-                    size_t launches) {
+                    size_t launches, bool releaseEach) {
   const std::string &kinds = kernel.argKinds;
   if (count != kinds.size() || count > kMaxArgs)
     throw py::type_error("kernel '" + kernel.kernel->getName() + "' takes " +
@@ -203,7 +235,14 @@ double timeLaunches(const LaunchableKernel &kernel, py::handle grid,
   }
   runtime::Status status;
   auto start = std::chrono::steady_clock::now();
-  {
+  if (releaseEach) {
+    // As kernel[grid] does: the GIL released around each launch.
+    for (size_t i = 0; i < launches && status.ok; ++i) {
+      PyThreadState *thread = PyEval_SaveThread();
+      status = kernel.kernel->launch(dims[0], dims[1], dims[2], stream, params);
+      PyEval_RestoreThread(thread);
+    }
+  } else {
     py::gil_scoped_release release;
     for (size_t i = 0; i < launches && status.ok; ++i)
       status = kernel.kernel->launch(dims[0], dims[1], dims[2], stream, params);
@@ -215,9 +254,10 @@ double timeLaunches(const LaunchableKernel &kernel, py::handle grid,
 }
 
 std::uintptr_t currentStream() {
-  // torch._C._cuda_getCurrentRawStream(torch._C._cuda_getDevice()), the
-  // calls torch.cuda.current_stream() makes without building a Stream.
-  static PyObject *getDevice = nullptr, *getRawStream = nullptr;
+  // torch._C._cuda_getCurrentRawStream(-1): the current device's current
+  // stream (c10's getCurrentCUDAStream reads -1 as the current device),
+  // what torch.cuda.current_stream() finds without building a Stream.
+  static PyObject *getRawStream = nullptr, *currentDevice = nullptr;
   if (!getRawStream) {
     PyObject *torch = PyDict_GetItemString(PyImport_GetModuleDict(), "torch");
     if (!torch)
@@ -226,15 +266,11 @@ std::uintptr_t currentStream() {
     // torch.cuda.current_device() runs torch's lazy CUDA initialization.
     module.attr("cuda").attr("current_device")();
     py::object native = module.attr("_C");
-    getDevice = py::object(native.attr("_cuda_getDevice")).release().ptr();
     getRawStream =
         py::object(native.attr("_cuda_getCurrentRawStream")).release().ptr();
+    currentDevice = PyLong_FromLong(-1);
   }
-  PyObject *device = PyObject_CallNoArgs(getDevice);
-  if (!device)
-    throw py::error_already_set();
-  PyObject *stream = PyObject_CallOneArg(getRawStream, device);
-  Py_DECREF(device);
+  PyObject *stream = PyObject_CallOneArg(getRawStream, currentDevice);
   if (!stream)
     throw py::error_already_set();
   std::uintptr_t value = PyLong_AsUnsignedLongLong(stream);

@@ -43,10 +43,11 @@ void launchWithArgs(const LaunchableKernel &kernel, py::handle grid,
 
 /// Packs `args` once and calls cuLaunchKernel `launches` times from C++;
 /// returns the seconds it took (the driver's share of a launch, for
-/// benchmarks).
+/// benchmarks). With `releaseEach`, the GIL is released around each launch
+/// (as kernel[grid] does) rather than once around the loop.
 double timeLaunches(const LaunchableKernel &kernel, py::handle grid,
                     std::uintptr_t stream, py::handle *args, size_t count,
-                    size_t launches);
+                    size_t launches, bool releaseEach = false);
 
 /// The launch fast path of one @jit function.
 class Dispatcher {

@@ -208,16 +208,21 @@ PYBIND11_MODULE(_C, m) {
       .def(
           "time_launches",
           [](const LaunchableKernel &self, py::handle grid,
-             std::uintptr_t stream, size_t launches, const py::args &args) {
+             std::uintptr_t stream, size_t launches, const py::args &args,
+             const py::kwargs &kwargs) {
             std::vector<py::handle> handles(args.begin(), args.end());
-            return tilelang::python::timeLaunches(self, grid, stream,
-                                                  handles.data(),
-                                                  handles.size(), launches);
+            bool releaseEach =
+                kwargs.contains("release_gil_each") &&
+                py::bool_(kwargs["release_gil_each"]);
+            return tilelang::python::timeLaunches(
+                self, grid, stream, handles.data(), handles.size(), launches,
+                releaseEach);
           },
           py::arg("grid"), py::arg("stream"), py::arg("launches"),
-          "time_launches(grid, stream, launches, *args): seconds for "
-          "`launches` back-to-back cuLaunchKernel calls from C++ (args packed "
-          "once): the floor under kernel[grid](...)'s cost.")
+          "time_launches(grid, stream, launches, *args, release_gil_each="
+          "False): seconds for `launches` back-to-back cuLaunchKernel calls "
+          "from C++ (args packed once): the floor under kernel[grid](...)'s "
+          "cost.")
       .def_property_readonly("name",
                              [](const LaunchableKernel &k) {
                                return k.kernel->getName();
