@@ -10,6 +10,10 @@
 #   TILELANG_BENCH=1 bash scripts/gpu_host.sh run OUTDIR   # and benchmark
 #   bash scripts/gpu_host.sh exec CMD...    # there: CMD with tilelang
 #                                           # importable (e.g. under ncu)
+#   bash scripts/gpu_host.sh install        # there: the package into
+#                                           # build/gpu-host/site, to stay
+#                                           # (scripts/setup.sh calls this
+#                                           # on hosts without LLVM)
 #
 # `pack` compresses the built libtilelang.so and compiles the PTX test
 # kernels. `run` unpacks the library, builds the pybind11 extension against
@@ -25,12 +29,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PACK=build/gpu-host
 
-# Unpacks the library into $work, builds the extension for the host's
-# python3 and assembles an importable package in $work/site.
+# Unpacks the library into $work (a temporary folder, or $2), builds the
+# extension for the host's python3 and assembles an importable package in
+# $work/site.
 setup_site() {
   local log=$1
   [[ -f $PACK/libtilelang.so.xz ]] || { echo "error: $PACK/libtilelang.so.xz missing (run 'pack' first)" >&2; exit 1; }
-  work=$(mktemp -d /tmp/tilelang-host.XXXX)
+  if [[ -n ${2:-} ]]; then
+    work=$2
+    rm -rf "$work/site"
+    mkdir -p "$work"
+  else
+    work=$(mktemp -d /tmp/tilelang-host.XXXX)
+  fi
   python3 - "$work" <<'PY'
 import lzma, pathlib, sys
 work = pathlib.Path(sys.argv[1])
@@ -78,13 +89,17 @@ run)
   bash scripts/gpu_main.sh python3 "$PACK/ptx" "$out" ${TILELANG_BENCH:+--bench} || status=1
   exit $status
   ;;
+install)
+  setup_site /tmp/tilelang-extension-build.log "$PWD/$PACK/installed"
+  echo "installed: PYTHONPATH=$work/site python3 -c 'import tilelang'"
+  ;;
 exec)
   shift
   setup_site /tmp/tilelang-extension-build.log
   exec "$@"
   ;;
 *)
-  echo "usage: bash scripts/gpu_host.sh pack | run [OUTDIR] | exec CMD..." >&2
+  echo "usage: bash scripts/gpu_host.sh pack | run [OUTDIR] | exec CMD... | install" >&2
   exit 2
   ;;
 esac

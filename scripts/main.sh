@@ -11,22 +11,58 @@
 # checks it against float64 references, and benchmarks tilelang next to
 # torch and Triton (bench/run.py: layernorm, fused softmax, launch overhead;
 # results.{json,md,png} in build/main/bench), printing the markdown table.
-# Needs scripts/setup.sh to have run once.
+# Needs scripts/setup.sh to have run once. On a host without LLVM where
+# setup.sh built only the extension against a prebuilt library
+# (build/gpu-host/installed/site), the kernels are compiled through the
+# Python API and ptxas (when installed) gives the resource report.
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 BIN=.venv/bin
-[[ -x $BIN/tilelang-compile ]] || { echo "error: $BIN/tilelang-compile is missing; run: bash scripts/setup.sh" >&2; exit 1; }
+PREBUILT=build/gpu-host/installed/site
+if [[ -x $BIN/tilelang-compile ]]; then
+  PY=$BIN/python
+elif [[ -d $PREBUILT ]]; then
+  PY=python3
+  export PYTHONPATH="$PWD/$PREBUILT${PYTHONPATH:+:$PYTHONPATH}"
+  echo "==> using the prebuilt compiler library ($PREBUILT)"
+else
+  echo "error: $BIN/tilelang-compile is missing; run: bash scripts/setup.sh" >&2
+  exit 1
+fi
 OUT=build/main
 mkdir -p "$OUT"
+PTXAS=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
+
+# tilelang-compile, or the same through the Python API where only the
+# library is installed: PTX to $3 and a report.
+compile_kernel() {
+  local kernel=$1 arch=$2 out=$3
+  if [[ $PY == "$BIN/python" ]]; then
+    "$BIN/tilelang-compile" "$kernel" --arch="$arch" --report -o "$out"
+    return
+  fi
+  "$PY" - "$kernel" "$arch" "$out" <<'PY'
+import sys, time, tilelang
+path, arch, out = sys.argv[1:]
+start = time.perf_counter()
+k = tilelang.compile_ir(open(path).read(), arch=arch, source_name=path)
+open(out, "w").write(k.ptx)
+print(f"kernel {k.name}: {arch}, {k.num_warps} warps, {k.shared_bytes} B shared, "
+      f"compiled in {(time.perf_counter() - start) * 1e3:.1f} ms")
+PY
+  if [[ -x $PTXAS ]]; then
+    "$PTXAS" -arch="$arch" -v "$out" -o /dev/null 2>&1 | grep -E "registers|spill" | sed 's/^/  /'
+  fi
+}
 
 for kernel in test/Target/PTX/*.mlir; do
   name=$(basename "$kernel" .mlir)
   for arch in sm_90a sm_80; do
     printf '\n==> %s for %s\n' "$kernel" "$arch"
-    "$BIN/tilelang-compile" "$kernel" --arch="$arch" --report -o "$OUT/$name.$arch.ptx"
+    compile_kernel "$kernel" "$arch" "$OUT/$name.$arch.ptx"
   done
   printf -- '--- %s (sm_90a): entry, memory and shuffle instructions ---\n' "$OUT/$name.sm_90a.ptx"
   grep -E '^\.visible \.entry|\.maxntid|ld\.global|st\.global|shfl\.sync|bar\.sync' "$OUT/$name.sm_90a.ptx" |
@@ -34,7 +70,7 @@ for kernel in test/Target/PTX/*.mlir; do
 done
 
 printf '\n==> The same kernels through the Python API (tilelang.compile_ir)\n'
-"$BIN/python" - <<'PY'
+"$PY" - <<'PY'
 import glob, time
 import tilelang
 
@@ -51,11 +87,11 @@ PY
 
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
   printf '\n==> GPU found (%s): checking the kernels, then benchmarking\n' "$(nvidia-smi -L | head -n 1)"
-  if "$BIN/python" -c "import torch" 2>/dev/null; then
-    "$BIN/python" scripts/gpu_ptx_check.py --emit "$OUT/ptx" > /dev/null
-    bash scripts/gpu_main.sh "$BIN/python" "$OUT/ptx" "$OUT" --bench
+  if "$PY" -c "import torch" 2>/dev/null; then
+    "$PY" scripts/gpu_ptx_check.py --emit "$OUT/ptx" > /dev/null
+    bash scripts/gpu_main.sh "$PY" "$OUT/ptx" "$OUT" --bench
   else
-    echo "torch is not installed in .venv: install it to run the kernels (pip install torch)"
+    echo "torch is not importable by $PY: install it to run the kernels (pip install torch)"
   fi
 else
   printf '\n==> No GPU here: PTX and resource reports only (in %s).\n' "$OUT"

@@ -9,6 +9,12 @@
 #   bash scripts/setup.sh            # everything
 #   TILELANG_SKIP_APT=1 bash ...     # never call apt-get (packages present)
 #
+# On a host without LLVM that holds a prebuilt compiler library
+# (build/gpu-host/, made by `bash scripts/gpu_host.sh pack` on a build
+# machine: the GPU host), only the pybind11 extension is built, against
+# that library and the host's python3, into build/gpu-host/installed/site;
+# scripts/main.sh then uses it. TILELANG_FROM_SOURCE=1 forces a full build.
+#
 #===----------------------------------------------------------------------===#
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +25,13 @@ APT_PACKAGES=(
 )
 
 step() { printf '\n==> %s\n' "$*"; }
+
+if [[ -z "${TILELANG_FROM_SOURCE:-}" && -f build/gpu-host/libtilelang.so.xz ]] &&
+  ! dpkg-query -W -f='${Status}' llvm-22-dev 2>/dev/null | grep -q "ok installed"; then
+  step "No LLVM here; using the prebuilt compiler library in build/gpu-host"
+  bash scripts/gpu_host.sh install
+  exit 0
+fi
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
