@@ -132,6 +132,12 @@ private:
 /// Python-side Dispatcher), bypassing pybind11's argument conversion.
 py::object makeFastLaunch(py::object dispatcher);
 
+/// Adds `Subscriptable` (JITFunction's C base: `kernel[grid]` without a
+/// Python frame, once `_set_dispatcher` was called; before that it calls
+/// the instance's `_subscript_slow(grid)`) and `BoundLaunch` (what
+/// `kernel[grid]` returns: a vectorcall object that launches) to `module`.
+void addLaunchTypes(py::module_ &module);
+
 /// The stream to launch on: torch's current stream when torch is loaded,
 /// else the default stream.
 std::uintptr_t currentStream();

@@ -269,6 +269,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("current_stream", &tilelang::python::currentStream,
         "torch's current CUDA stream (a raw handle), or 0 without torch.");
   bindCache(m);
+  tilelang::python::addLaunchTypes(m);
 
   m.def("driver_version", &tilelang::runtime::driverVersion,
         "The CUDA driver's version, 0 without a driver.");

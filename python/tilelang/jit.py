@@ -240,8 +240,19 @@ class _Launcher:
         return self.kernel._slow_launch(self.grid, args, kwargs, None)
 
 
-class JITFunction:
-    """A ``@tilelang.jit`` kernel (or helper called from kernels)."""
+try:  # kernel[grid] in C (python/src/Launcher.cpp) when the extension is built
+    from tilelang._C import Subscriptable as _Subscriptable
+except ImportError:  # pragma: no cover - exercised only when unbuilt
+    _Subscriptable = object
+
+
+class JITFunction(_Subscriptable):
+    """A ``@tilelang.jit`` kernel (or helper called from kernels).
+
+    ``kernel[grid]`` is implemented by the C base class: after the first
+    subscript made the kernel's Dispatcher, it returns a ``BoundLaunch``
+    without running Python, and calling that launches (see docs/runtime.md).
+    """
 
     def __init__(self, fn, do_not_specialize: Iterable[Union[int, str]] = (),
                  debug: Optional[bool] = None, noinline: bool = False):
@@ -447,13 +458,19 @@ class JITFunction:
 
     # -- calling ----------------------------------------------------------------------------
 
-    def __getitem__(self, grid):
-        fast_launch = self._fast_launch
-        if fast_launch is None:
-            if self._make_dispatcher() is None:
-                return _Launcher(self, grid)
-            fast_launch = self._fast_launch
-        return functools.partial(fast_launch, grid)
+    def _subscript_slow(self, grid):
+        """``kernel[grid]`` before the Dispatcher exists: make it, hand it to
+        the C base, and subscript through it."""
+        dispatcher = self._dispatcher or self._make_dispatcher()
+        if dispatcher is None:
+            return _Launcher(self, grid)
+        self._set_dispatcher(dispatcher)
+        return self[grid]
+
+    if _Subscriptable is object:  # pragma: no cover - no extension
+
+        def __getitem__(self, grid):
+            return _Launcher(self, grid)
 
     def run(self, *args, grid=None, **kwargs):
         return self[grid](*args, **kwargs)

@@ -108,7 +108,9 @@ def test_kernel_getitem_goes_through_the_dispatcher_slow_path():
         tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
 
     launcher = copy[(1,)]
-    assert isinstance(copy._dispatcher, _C.Dispatcher) and launcher.func is copy._fast_launch
+    assert isinstance(copy._dispatcher, _C.Dispatcher)
+    assert isinstance(launcher, _C.BoundLaunch) and launcher.grid == (1,)
+    assert isinstance(copy[lambda meta: (2,)], _C.BoundLaunch)
     if _C.driver_version() == 0:
         with pytest.raises(RuntimeError, match="libcuda"):
             launcher(FakeTensor("float32", 256), FakeTensor("float32", 512), 100, BLOCK=128)
@@ -124,3 +126,27 @@ def test_slow_path_exceptions_propagate_through_the_fast_entry():
         dispatcher.fast_launch((1,), 3)
     with pytest.raises(TypeError, match="needs a grid"):
         dispatcher.fast_launch()
+
+
+def test_subscript_in_c_forwards_grid_arguments_and_keywords():
+    dispatcher, seen = recording_dispatcher()
+
+    class Kernel(_C.Subscriptable):
+        def _subscript_slow(self, grid):
+            return ("slow", grid)
+
+    k = Kernel()
+    assert k[(2,)] == ("slow", (2,))  # no Dispatcher yet: Python decides
+    k._set_dispatcher(dispatcher)
+    launcher = k[(2, 3)]
+    assert isinstance(launcher, _C.BoundLaunch) and launcher.grid == (2, 3)
+    x = FakeTensor("float16", 16)
+    assert launcher(x, 5, 0.5, BLOCK=64) == "slow"
+    grid, args, kwargs, computed = seen[-1]
+    assert grid == (2, 3) and args == (x, 5, 0.5) and kwargs == {"BLOCK": 64}
+    assert computed == key(FakeTensor("float16", 32), 5, 0.25, BLOCK=64)
+    # Called without the vectorcall offset (through tp_call with a tuple).
+    assert launcher(*[x, 5, 0.5], **{"BLOCK": 64}) == "slow"
+    assert seen[-1][1] == (x, 5, 0.5)
+    with pytest.raises(TypeError, match="Dispatcher"):
+        k._set_dispatcher(object())
