@@ -60,3 +60,16 @@ def define(jit, tl):
         tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
 
     return {"layer_norm_fwd": layer_norm_fwd, "softmax": softmax, "tiny": tiny}
+
+
+def layernorm_inputs(torch, m, n, dtype=None):
+    """Fresh inputs of the layernorm benchmark: x (m x n), weight, bias, a
+    NaN-filled y, and the per-row mean and rstd outputs (fp32)."""
+    dtype = dtype or torch.float16
+    x = torch.randn(m, n, device="cuda", dtype=dtype)
+    w = torch.rand(n, device="cuda", dtype=dtype) + 0.5
+    b = torch.randn(n, device="cuda", dtype=dtype)
+    y = torch.full_like(x, float("nan"))
+    mean = torch.empty(m, device="cuda")
+    rstd = torch.empty(m, device="cuda")
+    return x, w, b, y, mean, rstd

@@ -26,7 +26,7 @@ def main():
     parser.add_argument("--dtype", default="float16", choices=["float16", "float32"])
     parser.add_argument("--launches", type=int, default=3)
     parser.add_argument("--num-warps", type=int, help="instead of bench/run.py's choice")
-    parser.add_argument("--time", action="store_true", help="also print the median time (CUDA events)")
+    parser.add_argument("--time", action="store_true", help="also print the median time (as bench/run.py times)")
     args = parser.parse_args()
     if args.impl == "tilelang":
         import tilelang as jit_module
@@ -43,10 +43,7 @@ def main():
     if args.kernel == "layernorm":
         block = min(65536 // x.element_size(), block)
         warps = args.num_warps or min(max(block // 256, 1), 8)
-        w = torch.rand(n, device="cuda", dtype=dtype) + 0.5
-        b = torch.randn(n, device="cuda", dtype=dtype)
-        mean = torch.empty(m, device="cuda")
-        rstd = torch.empty(m, device="cuda")
+        x, w, b, y, mean, rstd = bench_kernels.layernorm_inputs(torch, m, n, dtype)
 
         def run():
             defined["layer_norm_fwd"][(m,)](x, y, w, b, mean, rstd, x.stride(0), n, 1e-5, BLOCK_SIZE=block,
@@ -61,15 +58,9 @@ def main():
     torch.cuda.synchronize()
     summary = f"{args.impl} {args.kernel} {m}x{n} {args.dtype}: BLOCK={block}, num_warps={warps}"
     if args.time:
-        times = []
-        for _ in range(50):
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            run()
-            end.record()
-            torch.cuda.synchronize()
-            times.append(start.elapsed_time(end))
-        ms = sorted(times)[len(times) // 2]
+        from run import bench  # bench/run.py's timing: median, L2 flushed
+
+        ms = bench(run)
         summary += f", {ms:.4f} ms, {2 * x.numel() * x.element_size() / ms / 1e6:.0f} GB/s"
     print(summary)
 

@@ -111,12 +111,7 @@ def layernorm(run, tl_kernels, tt_kernels):
     for m, n in LAYERNORM_SHAPES:
         shape = f"{m}x{n} fp16"
         try:
-            x = torch.randn(m, n, device="cuda", dtype=torch.float16)
-            w = torch.rand(n, device="cuda", dtype=torch.float16) + 0.5
-            b = torch.randn(n, device="cuda", dtype=torch.float16)
-            y = torch.full_like(x, float("nan"))
-            mean = torch.empty(m, device="cuda")
-            rstd = torch.empty(m, device="cuda")
+            x, w, b, y, mean, rstd = bench_kernels.layernorm_inputs(torch, m, n)
             block = min(65536 // x.element_size(), tilelang.next_power_of_2(n))
             warps = min(max(block // 256, 1), 8)
             ref = torch.nn.functional.layer_norm(x.double(), (n,), w.double(), b.double(), 1e-5)

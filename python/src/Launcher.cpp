@@ -29,27 +29,22 @@ PyObject *internedName(const char *text) {
   return name;
 }
 
-PyObject *dataPtrName() {
-  static PyObject *name = internedName("data_ptr");
-  return name;
-}
-PyObject *dtypeName() {
-  static PyObject *name = internedName("dtype");
-  return name;
-}
-PyObject *subscriptSlowName() {
-  static PyObject *name = internedName("_subscript_slow");
-  return name;
-}
-PyObject *isCudaName() {
-  static PyObject *name = internedName("is_cuda");
-  return name;
+/// The attribute names the launcher reads on every call.
+struct Names {
+  PyObject *dataPtr = internedName("data_ptr");
+  PyObject *dtype = internedName("dtype");
+  PyObject *isCuda = internedName("is_cuda");
+  PyObject *subscriptSlow = internedName("_subscript_slow");
+};
+const Names &names() {
+  static const Names interned;
+  return interned;
 }
 
 /// data_ptr() of a tensor-like object; false (no Python error set) when it
 /// has none.
 bool callDataPtr(PyObject *value, std::uint64_t &pointer) {
-  PyObject *result = PyObject_CallMethodNoArgs(value, dataPtrName());
+  PyObject *result = PyObject_CallMethodNoArgs(value, names().dataPtr);
   if (!result) {
     PyErr_Clear();
     return false;
@@ -344,7 +339,7 @@ bool Dispatcher::appendKind(std::string &key, py::handle handle,
   // alignment class, and whether it lives on the GPU.
   if (!callDataPtr(value, pointer))
     return false;
-  PyObject *dtype = PyObject_GetAttr(value, dtypeName());
+  PyObject *dtype = PyObject_GetAttr(value, names().dtype);
   if (!dtype) {
     PyErr_Clear();
     return false;
@@ -355,7 +350,7 @@ bool Dispatcher::appendKind(std::string &key, py::handle handle,
   appendBytes(key, reinterpret_cast<std::uintptr_t>(dtype));
   Py_DECREF(dtype);
   key += pointer % 16 == 0 ? '0' : '_';
-  PyObject *isCuda = PyObject_GetAttr(value, isCudaName());
+  PyObject *isCuda = PyObject_GetAttr(value, names().isCuda);
   if (!isCuda) {
     PyErr_Clear();
     key += '?';
@@ -552,16 +547,11 @@ py::object Dispatcher::launch(py::args args, py::kwargs kwargs) {
 
 namespace {
 
-/// The vectorcall entry point of `Dispatcher.fast_launch`: `self` is a
-/// capsule holding the Dispatcher (and a reference to its Python object).
-PyObject *fastLaunch(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                     PyObject *kwnames) {
-  auto *dispatcher = static_cast<Dispatcher *>(
-      PyCapsule_GetPointer(self, "tilelang.Dispatcher"));
-  if (!dispatcher)
-    return nullptr;
+/// Runs `body` (returning a new reference) for a CPython entry point: C++
+/// and pybind11 exceptions become the Python error they stand for.
+template <typename Body> PyObject *withPythonErrors(Body &&body) {
   try {
-    return dispatcher->launchVector(args, size_t(nargs), kwnames);
+    return body();
   } catch (py::error_already_set &error) {
     error.restore();
   } catch (py::builtin_exception &error) {
@@ -570,6 +560,18 @@ PyObject *fastLaunch(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
     PyErr_SetString(PyExc_RuntimeError, error.what());
   }
   return nullptr;
+}
+
+/// The vectorcall entry point of `Dispatcher.fast_launch`: `self` is a
+/// capsule holding the Dispatcher (and a reference to its Python object).
+PyObject *fastLaunch(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                     PyObject *kwnames) {
+  auto *dispatcher = static_cast<Dispatcher *>(
+      PyCapsule_GetPointer(self, "tilelang.Dispatcher"));
+  if (!dispatcher)
+    return nullptr;
+  return withPythonErrors(
+      [&] { return dispatcher->launchVector(args, size_t(nargs), kwnames); });
 }
 
 PyMethodDef fastLaunchDef = {
@@ -618,7 +620,7 @@ PyObject *callBoundLaunch(PyObject *self, PyObject *const *args,
   auto *bound = reinterpret_cast<BoundLaunchObject *>(self);
   Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   Py_ssize_t total = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
-  try {
+  return withPythonErrors([&]() -> PyObject * {
     if (nargsf & PY_VECTORCALL_ARGUMENTS_OFFSET) {
       // The caller lets us use the slot before args: put the grid there.
       PyObject **vector = const_cast<PyObject **>(args) - 1;
@@ -638,14 +640,7 @@ PyObject *callBoundLaunch(PyObject *self, PyObject *const *args,
     vector[0] = bound->grid;
     std::copy(args, args + total, vector.begin() + 1);
     return bound->dispatcher->launchVector(vector.data(), nargs + 1, kwnames);
-  } catch (py::error_already_set &error) {
-    error.restore();
-  } catch (py::builtin_exception &error) {
-    error.set_error();
-  } catch (const std::exception &error) {
-    PyErr_SetString(PyExc_RuntimeError, error.what());
-  }
-  return nullptr;
+  });
 }
 
 void deallocBoundLaunch(PyObject *self) {
@@ -688,7 +683,7 @@ PyObject *subscript(PyObject *self, PyObject *grid) {
   auto *object = reinterpret_cast<SubscriptableObject *>(self);
   if (!object->dispatcher)
     // First use (or no extension): the Python side makes the Dispatcher.
-    return PyObject_CallMethodOneArg(self, subscriptSlowName(), grid);
+    return PyObject_CallMethodOneArg(self, names().subscriptSlow, grid);
   auto *bound = PyObject_New(BoundLaunchObject, boundLaunchType);
   if (!bound)
     return nullptr;

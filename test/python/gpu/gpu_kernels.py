@@ -167,20 +167,6 @@ def scan_2d_kernel(x_ptr, out_ptr, M, N, stride, OP: tl.constexpr, AXIS: tl.cons
     tl.store(out_ptr + offs, y, mask=mask)
 
 
-@tilelang.jit
-def _seeded_dropout(x_ptr, output_ptr, n_elements, p, seed, BLOCK_SIZE: tl.constexpr):
-    # Triton's low-memory dropout tutorial kernel.
-    pid = tl.program_id(axis=0)
-    block_start = pid * BLOCK_SIZE
-    offsets = block_start + tl.arange(0, BLOCK_SIZE)
-    mask = offsets < n_elements
-    x = tl.load(x_ptr + offsets, mask=mask)
-    random = tl.rand(seed, offsets)
-    x_keep = random > p
-    output = tl.where(x_keep, x / (1 - p), 0.0)
-    tl.store(output_ptr + offsets, output, mask=mask)
-
-
 # ---------------------------------------------------------------------------
 # Atomics
 # ---------------------------------------------------------------------------

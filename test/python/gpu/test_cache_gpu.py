@@ -35,12 +35,7 @@ CHILD = '''
     wait_for = sys.argv[1] if len(sys.argv) > 1 else None
     layer_norm = kernels.define(tilelang.jit, tl)["layer_norm_fwd"]
     m, n = 1000, 3000  # neither a multiple of the block
-    x = torch.randn(m, n, device="cuda", dtype=torch.float16)
-    w = torch.rand(n, device="cuda", dtype=torch.float16) + 0.5
-    b = torch.randn(n, device="cuda", dtype=torch.float16)
-    y = torch.full_like(x, float("nan"))
-    mean = torch.empty(m, device="cuda")
-    rstd = torch.empty(m, device="cuda")
+    x, w, b, y, mean, rstd = kernels.layernorm_inputs(torch, m, n)
     torch.cuda.synchronize()
     while wait_for and not os.path.exists(wait_for):
         time.sleep(0.001)
