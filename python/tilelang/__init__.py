@@ -28,8 +28,11 @@ __all__ = [
     "CompilationError",
     "CompiledIR",
     "CompiledKernel",
+    "Config",
     "JITFunction",
     "cdiv",
+    "autotune",
+    "heuristics",
     "jit",
     "next_power_of_2",
     "compile_ir",
@@ -39,3 +42,14 @@ __all__ = [
     "verify",
     "__version__",
 ]
+
+
+def __getattr__(name):
+    """``tilelang.autotune`` (the package, callable as the decorator),
+    ``tilelang.Config`` and ``tilelang.heuristics``, imported on first use."""
+    if name in ("autotune", "Config", "heuristics"):
+        import importlib
+
+        module = importlib.import_module("tilelang.autotune")
+        return module if name == "autotune" else getattr(module, name)
+    raise AttributeError(f"module 'tilelang' has no attribute {name!r}")

@@ -13,6 +13,8 @@ long-running process can change it with ``os.environ``.
 ``TILELANG_DUMP_IR=DIR``   write every stage's IR of each kernel compiled to
                            PTX into ``DIR/<kernel>-<key>/``
 ``TILELANG_DEBUG=1``       compile kernels with ``tl.device_assert`` enabled
+``TILELANG_PRINT_AUTOTUNING=1``  print each autotuned kernel's best config
+                           and its time (to stderr)
 =========================  ==================================================
 """
 
@@ -45,3 +47,7 @@ def dump_ir_dir() -> Optional[str]:
 
 def debug() -> bool:
     return _flag("TILELANG_DEBUG")
+
+
+def print_autotuning() -> bool:
+    return _flag("TILELANG_PRINT_AUTOTUNING")

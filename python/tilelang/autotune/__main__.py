@@ -1,0 +1,186 @@
+"""``python -m tilelang.autotune`` (also ``tilelang-autotune``): the
+autotuning store's inspector.
+
+    ls                      one line per entry
+    show KERNEL             every config of the matching entries, best first
+    export --format json|csv [-o FILE]
+    clear [KERNEL]          remove every entry, or those of one kernel
+    plot KERNEL -o FILE.png time per config (needs matplotlib)
+
+``--store PATH`` reads another store file than ``<cache dir>/autotune.json``.
+KERNEL is a kernel name or a prefix (6+ characters) of an entry id.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+from typing import List, Optional, Tuple
+
+from tilelang.autotune import store as _store
+
+
+def _key_text(entry: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in entry.get("key", {}).items()) or "-"
+
+
+def _time_text(ms) -> str:
+    return "-" if ms is None else f"{ms:.4f} ms"
+
+
+def _sorted_records(entry: dict) -> List[dict]:
+    order = {"ok": 0, "failed": 1, "pruned": 2}
+    return sorted(entry["records"], key=lambda r: (order.get(r.get("status"), 3),
+                                                   r.get("time_ms") if r.get("time_ms") is not None else 0.0,
+                                                   r.get("config", "")))
+
+
+def _select(entries: dict, kernel: Optional[str]) -> List[Tuple[str, dict]]:
+    return [(eid, e) for eid, e in sorted(entries.items(), key=lambda item: (item[1].get("kernel", ""), item[0]))
+            if kernel is None or _store.matches(e, eid, kernel)]
+
+
+def cmd_ls(store: _store.Store, args) -> int:
+    entries = _select(store.entries(), None)
+    if not entries:
+        print(f"no entries in {store.path}")
+        return 0
+    rows = [("ENTRY", "KERNEL", "KEY", "DEVICE", "BEST CONFIG", "TIME", "CONFIGS", "DATE")]
+    for eid, e in entries:
+        best = e.get("best") or {}
+        rows.append((eid[:12], e.get("kernel", "?"), _key_text(e), e.get("device", "?"), best.get("config", "-"),
+                     _time_text(best.get("time_ms")), str(len(e["records"])), e.get("updated", "?")[:19]))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+    return 0
+
+
+def cmd_show(store: _store.Store, args) -> int:
+    entries = _select(store.entries(), args.kernel)
+    if not entries:
+        print(f"no entry for {args.kernel!r} in {store.path}", file=sys.stderr)
+        return 1
+    for index, (eid, e) in enumerate(entries):
+        if index:
+            print()
+        best = e.get("best") or {}
+        print(f"{e.get('kernel')}  entry {eid[:12]}")
+        print(f"  key: {_key_text(e)}   dtypes: {', '.join(e.get('dtypes', [])) or '-'}")
+        compiler = e.get("compiler", {})
+        print(f"  device: {e.get('device')} ({e.get('arch')})   compiler: {compiler.get('version')} "
+              f"[{str(compiler.get('build_id', ''))[:12]}]   updated: {e.get('updated')}")
+        print(f"  best: {best.get('config', '-')}  {_time_text(best.get('time_ms'))}")
+        rows = [("", "CONFIG", "TIME", "STATUS", "REASON")]
+        for r in _sorted_records(e):
+            mark = "*" if r.get("id") == best.get("id") else ""
+            rows.append((mark, r.get("config", "?"), _time_text(r.get("time_ms")), r.get("status", "?"),
+                         r.get("reason") or ""))
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+        for row in rows:
+            print("  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+    return 0
+
+
+CSV_FIELDS = ["entry", "kernel", "key", "dtypes", "device", "arch", "compiler", "build_id", "config", "kwargs",
+              "num_warps", "num_stages", "time_ms", "status", "reason", "timestamp", "best"]
+
+
+def cmd_export(store: _store.Store, args) -> int:
+    entries = dict(_select(store.entries(), None))
+    if args.format == "json":
+        text = json.dumps({"format": _store.FORMAT, "entries": entries}, indent=1, sort_keys=True) + "\n"
+    else:
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n")
+        writer.writeheader()
+        for eid, e in entries.items():
+            best_id = (e.get("best") or {}).get("id")
+            for r in _sorted_records(e):
+                writer.writerow({"entry": eid, "kernel": e.get("kernel"), "key": json.dumps(e.get("key", {})),
+                                 "dtypes": " ".join(e.get("dtypes", [])), "device": e.get("device"),
+                                 "arch": e.get("arch"), "compiler": e.get("compiler", {}).get("version"),
+                                 "build_id": e.get("compiler", {}).get("build_id"), "config": r.get("config"),
+                                 "kwargs": json.dumps(r.get("kwargs", {}), sort_keys=True),
+                                 "num_warps": r.get("num_warps"), "num_stages": r.get("num_stages"),
+                                 "time_ms": "" if r.get("time_ms") is None else r["time_ms"],
+                                 "status": r.get("status"), "reason": r.get("reason") or "",
+                                 "timestamp": r.get("timestamp"), "best": int(r.get("id") == best_id)})
+        text = buffer.getvalue()
+    if args.output and args.output != "-":
+        with open(args.output, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        print(f"wrote {len(entries)} entries to {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_clear(store: _store.Store, args) -> int:
+    removed = store.clear(args.kernel)
+    what = f"of {args.kernel!r} " if args.kernel else ""
+    print(f"removed {removed} entries {what}from {store.path}")
+    return 0
+
+
+def cmd_plot(store: _store.Store, args) -> int:
+    entries = _select(store.entries(), args.kernel)
+    if not entries:
+        print(f"no entry for {args.kernel!r} in {store.path}", file=sys.stderr)
+        return 1
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("plot needs matplotlib, which is not installed (pip install matplotlib); "
+              "'export --format csv' gives the same data", file=sys.stderr)
+        return 2
+    fig, axes = plt.subplots(len(entries), 1, figsize=(10, 1.5 + 0.35 * max(len(e["records"]) for _, e in entries)
+                                                      * len(entries)), squeeze=False)
+    for ax, (eid, e) in zip(axes[:, 0], entries):
+        timed = [r for r in _sorted_records(e) if r.get("time_ms") is not None]
+        ax.barh([r["config"] for r in timed], [r["time_ms"] for r in timed])
+        ax.invert_yaxis()
+        ax.set_xlabel("time (ms)")
+        ax.set_title(f"{e.get('kernel')} [{_key_text(e)}] on {e.get('device')}")
+    fig.tight_layout()
+    fig.savefig(args.output)
+    print(f"wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="tilelang-autotune", description="Inspect tilelang's autotuning store.")
+    parser.add_argument("--store", help="the store file (default: <cache dir>/autotune.json)")
+    # --store also after the command.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--store", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("ls", parents=[common], help="one line per entry")
+    show = sub.add_parser("show", parents=[common], help="every config of one kernel's entries, best first")
+    show.add_argument("kernel")
+    export = sub.add_parser("export", parents=[common], help="the whole store as JSON or CSV")
+    export.add_argument("--format", choices=("json", "csv"), default="json")
+    export.add_argument("-o", "--output", help="file to write (default: stdout)")
+    clear = sub.add_parser("clear", parents=[common], help="remove all entries, or one kernel's")
+    clear.add_argument("kernel", nargs="?")
+    plot = sub.add_parser("plot", parents=[common], help="PNG of time per config")
+    plot.add_argument("kernel")
+    plot.add_argument("-o", "--output", required=True)
+    args = parser.parse_args(argv)
+    try:
+        store = _store.Store(args.store)
+    except ValueError as exc:
+        print(f"tilelang-autotune: {exc}", file=sys.stderr)
+        return 2
+    commands = {"ls": cmd_ls, "show": cmd_show, "export": cmd_export, "clear": cmd_clear, "plot": cmd_plot}
+    return commands[args.command](store, args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,522 @@
+"""The autotuner's core: ``Config``, ``Autotuner`` (``@tilelang.autotune``)
+and ``Heuristics`` (``@tilelang.heuristics``), compatible with Triton's.
+
+A sweep, for a key it has not seen in this process:
+
+1. the entry id is computed from the kernel's identity (a hash of its source
+   and of the sources of the ``@jit`` functions it names), the key arguments'
+   values, the dtypes of all tensor arguments, the device name and the
+   compiler's version and build id;
+2. records of this entry found in the store (autotune.json, see store.py)
+   are reused: only configs without a record are compiled and timed;
+3. the new configs are compiled (tile IR, then PTX) before anything is
+   timed; a config whose threads or shared memory exceed the device's limits,
+   or whose compilation fails, is pruned with its reason recorded;
+4. the others are timed with ``do_bench`` (tilelang.testing.do_bench by
+   default), a progress bar showing the sweep;
+5. the records are merged into the store under its lock, and the best config
+   is remembered in memory for the key.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import hashlib
+import inspect
+import json
+import os
+import sys
+import textwrap
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional
+
+from tilelang import knobs
+from tilelang.autotune import store as _store
+from tilelang.autotune.progress import progress
+from tilelang.errors import CompilationError
+
+MAX_THREADS_PER_BLOCK = 1024
+
+
+@dataclass
+class Stats:
+    """What this process's autotuners did (the tests read it)."""
+
+    sweeps: int = 0  # sweeps that timed or pruned at least one config
+    benchmarks: int = 0  # configs timed with do_bench
+    compiled: int = 0  # configs compiled for a sweep
+    reused: int = 0  # config records reused from the store
+    store_errors: List[str] = field(default_factory=list)
+
+
+stats = Stats()
+
+
+class Config:
+    """One point of a tuning space: ``kwargs`` are constexprs passed to the
+    kernel, ``num_warps`` and ``num_stages`` launch options, ``pre_hook``
+    called with the arguments (by name) before each launch of this config."""
+
+    def __init__(self, kwargs: Dict[str, Any], num_warps: int = 4, num_stages: int = 3,
+                 pre_hook: Optional[Callable] = None):
+        self.kwargs = dict(kwargs)
+        self.num_warps = num_warps
+        self.num_stages = num_stages
+        self.pre_hook = pre_hook
+
+    def all_kwargs(self) -> Dict[str, Any]:
+        return dict(self.kwargs, num_warps=self.num_warps, num_stages=self.num_stages)
+
+    def __str__(self) -> str:
+        parts = [f"{k}: {v}" for k, v in self.kwargs.items()]
+        parts += [f"num_warps: {self.num_warps}", f"num_stages: {self.num_stages}"]
+        return ", ".join(parts)
+
+    def __repr__(self) -> str:
+        return f"Config({self.kwargs!r}, num_warps={self.num_warps}, num_stages={self.num_stages})"
+
+    def ident(self) -> str:
+        """A stable identity for the store (pre_hook is not part of it)."""
+        return json.dumps({"kwargs": {k: _jsonable(v) for k, v in sorted(self.kwargs.items())},
+                           "num_warps": self.num_warps, "num_stages": self.num_stages}, sort_keys=True)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Config) and self.ident() == other.ident()
+
+    def __hash__(self) -> int:
+        return hash(self.ident())
+
+
+def _jsonable(value):
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return repr(value)
+
+
+# -- keying ------------------------------------------------------------------------------
+
+
+def _base_jit(fn):
+    """The JITFunction under Heuristics/Autotuner wrappers."""
+    while isinstance(fn, (Autotuner, Heuristics)):
+        fn = fn.fn
+    return fn
+
+
+def _source(fn) -> str:
+    try:
+        return textwrap.dedent(inspect.getsource(fn))
+    except (OSError, TypeError):
+        code = getattr(fn, "__code__", None)
+        return repr(code.co_code) if code is not None else repr(fn)
+
+
+def kernel_identity(jit_fn) -> str:
+    """SHA-256 of the kernel's source and of the sources of the ``@jit``
+    functions it names (globals or closure cells; one level)."""
+    from tilelang.jit import JITFunction
+
+    fn = jit_fn.fn
+    parts = [_source(fn)]
+    code = fn.__code__
+    seen = set()
+    candidates = [(name, fn.__globals__.get(name)) for name in code.co_names]
+    if fn.__closure__:
+        candidates += list(zip(code.co_freevars, (c.cell_contents for c in fn.__closure__ if _has_value(c))))
+    for name, value in sorted(candidates, key=lambda item: item[0]):
+        if isinstance(value, JITFunction) and value is not jit_fn and name not in seen:
+            seen.add(name)
+            parts.append(f"{name}:{_source(value.fn)}")
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+def _has_value(cell) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018
+        return True
+    except ValueError:
+        return False
+
+
+def _key_value(value):
+    """A key argument's value as JSON: scalars as they are, tensors by dtype
+    and shape."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if hasattr(value, "dtype") and hasattr(value, "shape"):
+        return f"{_dtype_name(value.dtype)}{list(value.shape)}"
+    return repr(value)
+
+
+def _dtype_name(dtype) -> str:
+    from tilelang.jit import _dtype_string
+
+    return _dtype_string(dtype) or str(dtype)
+
+
+def compiler_identity() -> Dict[str, str]:
+    from tilelang import _C
+
+    return {"version": _C.version(), "build_id": _C.build_id()}
+
+
+def device_properties() -> Dict[str, Any]:
+    """name, arch, max_shared_per_block and max_threads_per_block of the
+    current device (the CPU tests replace this function)."""
+    from tilelang import _C
+    from tilelang.jit import _current_arch
+
+    info = _C.device_info()
+    return {"name": info["name"], "arch": _current_arch(),
+            "max_shared_per_block": int(info["max_shared_per_block"]),
+            "max_threads_per_block": int(info.get("max_threads_per_block", MAX_THREADS_PER_BLOCK))}
+
+
+def entry_id(kernel_hash: str, key: Dict[str, Any], dtypes: List[str], device: str,
+             compiler: Dict[str, str]) -> str:
+    text = json.dumps([_store.FORMAT, kernel_hash, key, dtypes, device, compiler], sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+# -- the decorators -------------------------------------------------------------------------
+
+
+class _BoundLaunch:
+    def __init__(self, owner, grid):
+        self.owner, self.grid = owner, grid
+
+    def __call__(self, *args, **kwargs):
+        return self.owner.run(*args, grid=self.grid, **kwargs)
+
+
+class _KernelCall:
+    """What ``do_bench`` times: one launch of one config. ``config`` lets a
+    fake timer (in the tests) tell the configs apart."""
+
+    def __init__(self, run: Callable[[], Any], config: Config):
+        self._run, self.config = run, config
+
+    def __call__(self):
+        return self._run()
+
+
+class Autotuner:
+    """``@tilelang.autotune(...)`` applied to a ``@tilelang.jit`` kernel (or
+    a ``@tilelang.heuristics`` one). ``kernel[grid](*args)`` picks the best
+    config for the key and launches with it."""
+
+    def __init__(self, fn, configs: List[Config], key: List[str], prune_configs_by: Optional[dict] = None,
+                 reset_to_zero: Optional[List[str]] = None, restore_value: Optional[List[str]] = None,
+                 warmup: int = 25, rep: int = 100, do_bench: Optional[Callable] = None,
+                 store_path: Optional[str] = None):
+        if not configs:
+            configs = [Config({})]
+        self.fn = fn
+        self.base = _base_jit(fn)
+        self.params = list(self.base.params)
+        self.configs = list(configs)
+        self.key = list(key)
+        self.prune_configs_by = prune_configs_by or {}
+        self.reset_to_zero = list(reset_to_zero or [])
+        self.restore_value = list(restore_value or [])
+        self.warmup_ms, self.rep_ms = warmup, rep
+        self._do_bench = do_bench
+        self.store_path = store_path
+        self.cache: Dict[Any, Config] = {}  # key tuple -> best config (in this process)
+        self.best_config: Optional[Config] = None
+        self.last_sweep: Optional[dict] = None  # the entry written by the last sweep
+        self.__name__ = getattr(self.base, "__name__", "kernel")
+        for name in self.key + self.reset_to_zero + self.restore_value:
+            if name not in self.params:
+                raise ValueError(f"autotune: '{name}' is not a parameter of {self.__name__}")
+
+    # -- launching ------------------------------------------------------------------------
+
+    def __getitem__(self, grid):
+        return _BoundLaunch(self, grid)
+
+    def _launch(self, grid, config: Config, args, kwargs):
+        """One launch of ``config`` (the CPU tests replace this)."""
+        return self.fn[grid](*args, **kwargs, **config.all_kwargs())
+
+    def do_bench(self, fn, quantiles=None):
+        if self._do_bench is not None:
+            return self._do_bench(fn, quantiles=quantiles)
+        from tilelang import testing
+
+        return testing.do_bench(fn, warmup=self.warmup_ms, rep=self.rep_ms, quantiles=quantiles)
+
+    def _nargs(self, args, kwargs) -> Dict[str, Any]:
+        nargs = dict(zip(self.params, args))
+        nargs.update(kwargs)
+        return nargs
+
+    def run(self, *args, grid=None, **kwargs):
+        nargs = self._nargs(args, kwargs)
+        for config in self.configs:
+            clash = set(config.kwargs) & set(kwargs)
+            if clash:
+                raise ValueError(f"autotune: {', '.join(sorted(clash))} given both by a config and by the caller "
+                                 f"of {self.__name__}; pass them in the configs only")
+        key = {name: _key_value(nargs.get(name)) for name in self.key}
+        dtypes = [f"{name}:{_dtype_name(v.dtype)}" for name, v in nargs.items() if hasattr(v, "dtype")]
+        cache_key = json.dumps([key, dtypes], sort_keys=True)
+        config = self.cache.get(cache_key)
+        if config is None:
+            config = self._tune(grid, args, kwargs, nargs, key, dtypes)
+            self.cache[cache_key] = config
+        self.best_config = config
+        self._pre_launch(config, nargs)
+        return self._launch(grid, config, args, kwargs)
+
+    def _pre_launch(self, config: Config, nargs):
+        for name in self.reset_to_zero:
+            nargs[name].zero_()
+        if config.pre_hook is not None:
+            config.pre_hook(dict(nargs, **config.all_kwargs()))
+
+    # -- tuning ---------------------------------------------------------------------------
+
+    def _space(self, nargs) -> List[Config]:
+        configs = list(self.configs)
+        early = self.prune_configs_by.get("early_config_prune")
+        if early is not None:
+            configs = list(early(configs, nargs))
+        model = self.prune_configs_by.get("perf_model")
+        top_k = self.prune_configs_by.get("top_k")
+        if model is not None and top_k is not None and len(configs) > top_k:
+            if isinstance(top_k, float) and top_k <= 1.0:
+                top_k = max(1, int(len(configs) * top_k))
+            estimates = {c: model(**nargs, **c.all_kwargs()) for c in configs}
+            configs = sorted(configs, key=lambda c: estimates[c])[:int(top_k)]
+        return configs
+
+    def _store(self) -> Optional[_store.Store]:
+        path = self.store_path or _store.default_path()
+        return _store.Store(path) if path else None
+
+    def _tune(self, grid, args, kwargs, nargs, key, dtypes) -> Config:
+        device = device_properties()
+        compiler = compiler_identity()
+        kernel_hash = kernel_identity(self.base)
+        eid = entry_id(kernel_hash, key, dtypes, device["name"], compiler)
+        space = self._space(nargs)
+        store = self._store()
+        known: Dict[str, dict] = {}
+        if store is not None:
+            try:
+                entry = store.get(eid)
+            except OSError as exc:
+                stats.store_errors.append(str(exc))
+                _warn(f"could not read the autotuning store {store.path}: {exc}")
+                entry = None
+            if entry is not None:
+                known = {r["id"]: r for r in entry["records"]}
+        todo = [c for c in space if c.ident() not in known]
+        stats.reused += len(space) - len(todo)
+        start = time.perf_counter()
+        new_records = self._sweep(todo, grid, args, kwargs, nargs, device) if todo else {}
+        elapsed = time.perf_counter() - start
+        records = dict(known, **new_records)
+        best, best_ms = None, None
+        for config in space:
+            record = records[config.ident()]
+            if record["status"] == "ok" and (best_ms is None or record["time_ms"] < best_ms):
+                best, best_ms = config, record["time_ms"]
+        if best is None:
+            reasons = "\n".join(f"  {c}: {records[c.ident()]['status']}: {records[c.ident()]['reason']}"
+                                for c in space)
+            raise RuntimeError(f"autotune: every config of {self.__name__} was pruned or failed:\n{reasons}")
+        fields = {"kernel": self.__name__, "kernel_hash": kernel_hash, "key": key, "dtypes": dtypes,
+                  "device": device["name"], "arch": device.get("arch"), "compiler": compiler,
+                  "best": {"id": best.ident(), "config": str(best), "time_ms": best_ms},
+                  "updated": _store.timestamp()}
+        if store is not None and new_records:
+            def change(current):
+                merged = {r["id"]: r for r in (current or {}).get("records", [])}
+                merged.update(new_records)
+                return dict(fields, records=sorted(merged.values(), key=lambda r: r["id"]))
+
+            try:
+                self.last_sweep = store.update(eid, change)
+            except OSError as exc:
+                stats.store_errors.append(str(exc))
+                _warn(f"could not write the autotuning store {store.path}: {exc}")
+        if knobs.print_autotuning():
+            origin = f"sweep of {len(todo)} configs took {elapsed:.2f} s" if todo else "from the store"
+            print(f"Autotuning {self.__name__} for key {key}: best config {best}; {best_ms:.4f} ms ({origin})",
+                  file=sys.stderr)
+        return best
+
+    def _sweep(self, configs: List[Config], grid, args, kwargs, nargs, device) -> Dict[str, dict]:
+        """Compiles, prunes and times ``configs``; one record per config."""
+        stats.sweeps += 1
+        records: Dict[str, dict] = {}
+
+        def record(config, status, time_ms=None, reason=None):
+            records[config.ident()] = {"id": config.ident(), "config": str(config),
+                                       "kwargs": {k: _jsonable(v) for k, v in config.kwargs.items()},
+                                       "num_warps": config.num_warps, "num_stages": config.num_stages,
+                                       "time_ms": time_ms, "status": status, "reason": reason,
+                                       "timestamp": _store.timestamp()}
+
+        # 1. Limits known before compiling.
+        max_threads = device.get("max_threads_per_block", MAX_THREADS_PER_BLOCK)
+        candidates = []
+        for config in configs:
+            threads = config.num_warps * 32
+            if threads > max_threads:
+                record(config, "pruned", reason=f"{config.num_warps} warps = {threads} threads per block, "
+                                                f"over the device's {max_threads}")
+            else:
+                candidates.append(config)
+
+        # 2. The frontend (tile IR) in this thread: it is Python and holds the GIL.
+        kernels = {}
+        for config in candidates:
+            try:
+                kernels[config] = self._compile(config, args, kwargs)
+            except CompilationError as exc:
+                record(config, "pruned", reason=f"compilation failed: {_first_line(exc)}")
+            except Exception as exc:  # noqa: BLE001 - nothing crashes the sweep
+                record(config, "pruned", reason=f"compilation failed: {type(exc).__name__}: {_first_line(exc)}")
+        stats.compiled += len(kernels)
+
+        # 3. PTX for every config before anything is timed, in a thread pool.
+        # The binding releases the GIL, but libtilelang currently serializes
+        # compilations behind the mutex of its crash recovery (signal handlers
+        # are process-wide), so the pool overlaps the disk cache and Python
+        # work with one compilation at a time until that changes.
+        arch = device.get("arch") or "sm_90a"
+        ptx = {}
+        if kernels:
+            workers = max(1, min(len(kernels), os.cpu_count() or 1))
+            with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+                futures = {pool.submit(kernel.to_ptx, arch): config for config, kernel in kernels.items()}
+                for future in concurrent.futures.as_completed(futures):
+                    config = futures[future]
+                    try:
+                        ptx[config] = future.result()
+                    except CompilationError as exc:
+                        record(config, "pruned", reason=f"compilation failed: {_first_line(exc)}")
+                    except Exception as exc:  # noqa: BLE001
+                        record(config, "pruned",
+                               reason=f"compilation failed: {type(exc).__name__}: {_first_line(exc)}")
+        limit = device.get("max_shared_per_block")
+        runnable = []
+        for config in candidates:
+            if config not in ptx:
+                continue
+            need = ptx[config].shared_bytes
+            if limit is not None and need > limit:
+                record(config, "pruned", reason=f"needs {need} bytes of shared memory, over the device's {limit}")
+            else:
+                runnable.append(config)
+
+        # 4. Timing, with arguments restored after each config.
+        saved = {name: nargs[name].clone() for name in self.restore_value}
+        bar = progress(len(configs), f"autotune {self.__name__}")
+        bar.update(len(configs) - len(runnable))
+        try:
+            for config in runnable:
+                def run_once(config=config):
+                    self._pre_launch(config, nargs)
+                    return self._launch(grid, config, args, kwargs)
+
+                try:
+                    stats.benchmarks += 1
+                    times = self.do_bench(_KernelCall(run_once, config), quantiles=None)
+                    time_ms = float(times[0] if isinstance(times, (list, tuple)) else times)
+                    record(config, "ok", time_ms=time_ms)
+                except Exception as exc:  # noqa: BLE001 - e.g. out of resources at launch
+                    record(config, "failed", reason=f"{type(exc).__name__}: {_first_line(exc)}")
+                finally:
+                    for name, value in saved.items():
+                        nargs[name].copy_(value)
+                bar.update(1)
+        finally:
+            bar.close()
+        return records
+
+    def _compile(self, config: Config, args, kwargs):
+        warm_kwargs = dict(kwargs, **config.kwargs)
+        # Launch options a kernel also declares as parameters reach it too (as in kernel[grid]).
+        for option, value in (("num_warps", config.num_warps), ("num_stages", config.num_stages)):
+            if option in self.params and option not in warm_kwargs:
+                warm_kwargs[option] = value
+        return self.fn.warmup(*args, num_warps=config.num_warps, num_stages=config.num_stages, **warm_kwargs)
+
+    def warmup(self, *args, **kwargs):
+        return self.fn.warmup(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"Autotuner({self.fn!r}, {len(self.configs)} configs, key={self.key})"
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _warn(message: str) -> None:
+    import warnings
+
+    warnings.warn(f"tilelang: {message}", RuntimeWarning, stacklevel=4)
+
+
+def autotune(configs: List[Config], key: List[str], prune_configs_by: Optional[dict] = None,
+             reset_to_zero: Optional[List[str]] = None, restore_value: Optional[List[str]] = None,
+             warmup: int = 25, rep: int = 100, do_bench: Optional[Callable] = None):
+    """Triton's ``@triton.autotune``, stacked on ``@tilelang.jit``, with
+    results persisted in the cache directory's autotune.json."""
+
+    def decorator(fn):
+        return Autotuner(fn, configs, key, prune_configs_by=prune_configs_by, reset_to_zero=reset_to_zero,
+                         restore_value=restore_value, warmup=warmup, rep=rep, do_bench=do_bench)
+
+    return decorator
+
+
+class Heuristics:
+    """``@tilelang.heuristics(values)``: each constexpr in ``values`` is
+    computed from the arguments (by name) at every launch."""
+
+    def __init__(self, fn, values: Dict[str, Callable[[Dict[str, Any]], Any]]):
+        self.fn = fn
+        self.values = dict(values)
+        self.base = _base_jit(fn)
+        self.params = list(self.base.params)
+        self.__name__ = getattr(self.base, "__name__", "kernel")
+
+    def _extra(self, args, kwargs) -> Dict[str, Any]:
+        nargs = dict(zip(self.params, args))
+        nargs.update(kwargs)
+        extra = {}
+        for name, compute in self.values.items():
+            extra[name] = compute(dict(nargs, **extra))
+        return extra
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            return self.fn[grid](*args, **kwargs, **self._extra(args, kwargs))
+
+        return launch
+
+    def warmup(self, *args, **kwargs):
+        # Heuristics see the arguments and constexprs, and the launch options too (as in Triton).
+        extra = self._extra(args, kwargs)
+        return self.fn.warmup(*args, **kwargs, **extra)
+
+    def __repr__(self) -> str:
+        return f"Heuristics({self.fn!r}, {sorted(self.values)})"
+
+
+def heuristics(values: Dict[str, Callable[[Dict[str, Any]], Any]]):
+    """Triton's ``@triton.heuristics``."""
+
+    def decorator(fn):
+        return Heuristics(fn, values)
+
+    return decorator
+
