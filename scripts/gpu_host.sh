@@ -84,7 +84,7 @@ run)
   echo "==> GPU tests"
   status=0
   python3 -m pytest -q -p no:cacheprovider test/python/gpu test/python/frontend test/python/test_ir.py \
-    test/python/test_runtime_cpu.py test/python/test_cache.py test/python/test_launch_key.py 2>&1 | tee "$out/pytest-gpu.log" || status=1
+    test/python/test_runtime_cpu.py test/python/test_cache.py test/python/test_launch_key.py test/python/autotune 2>&1 | tee "$out/pytest-gpu.log" || status=1
   # The main job's GPU steps: the PTX check, then (TILELANG_BENCH=1) the benchmarks.
   bash scripts/gpu_main.sh python3 "$PACK/ptx" "$out" ${TILELANG_BENCH:+--bench} || status=1
   exit $status
