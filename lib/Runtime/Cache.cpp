@@ -8,6 +8,7 @@
 
 #include "tilelang/Runtime/Cache.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -180,28 +181,29 @@ Status DiskCache::publish(const std::string &key, const CacheFiles &files,
       return Status::error("cache metadata must be a JSON object");
     callerFields = std::move(*parsed->getAsObject());
   }
+  for (const auto &entry : files)
+    if (!isPlainFileName(entry.first))
+      return Status::error("'" + entry.first + "' cannot name a cache file");
   std::string shard = directory + "/" + key.substr(0, 2);
   if (std::error_code error = llvm::sys::fs::create_directories(shard))
     return Status::error("cannot create the cache directory " + shard + ": " +
                          error.message());
 
-  // Everything goes into a private directory first.
+  // Everything goes into a private directory first; whatever is left of
+  // it (all of it unless it was renamed into place) is removed on return.
   llvm::SmallString<256> staging;
   if (std::error_code error = llvm::sys::fs::createUniqueDirectory(
           shard + "/.tmp-" + key.substr(0, 16), staging))
     return Status::error("cannot create a directory in " + shard + ": " +
                          error.message());
+  llvm::scope_exit removeStaging([&] {
+    llvm::sys::fs::remove_directories(staging, /*IgnoreErrors=*/true);
+  });
   llvm::json::Object listed;
   for (const auto &[name, data] : files) {
-    if (!isPlainFileName(name)) {
-      llvm::sys::fs::remove_directories(staging, /*IgnoreErrors=*/true);
-      return Status::error("'" + name + "' cannot name a cache file");
-    }
     Status written = writeFile(staging + "/" + name, data);
-    if (!written.ok) {
-      llvm::sys::fs::remove_directories(staging, /*IgnoreErrors=*/true);
+    if (!written.ok)
       return written;
-    }
     listed[name] = llvm::json::Object{{"bytes", int64_t(data.size())},
                                       {"sha256", sha256Hex(data)}};
   }
@@ -213,10 +215,8 @@ Status DiskCache::publish(const std::string &key, const CacheFiles &files,
   llvm::raw_string_ostream(metadataText)
       << llvm::formatv("{0:2}", llvm::json::Value(std::move(metadata)));
   Status written = writeFile(staging + "/" + kMetadataName, metadataText);
-  if (!written.ok) {
-    llvm::sys::fs::remove_directories(staging, /*IgnoreErrors=*/true);
+  if (!written.ok)
     return written;
-  }
 
   // rename(2) of a directory onto a non-empty one fails, so the first
   // publisher wins and later ones see its entry.
@@ -227,13 +227,10 @@ Status DiskCache::publish(const std::string &key, const CacheFiles &files,
     CacheFiles existingFiles;
     std::string existingFields;
     if (!replace && llvm::sys::fs::is_directory(path) &&
-        readEntry(path, existingFiles, existingFields).empty()) {
-      llvm::sys::fs::remove_directories(staging, /*IgnoreErrors=*/true);
+        readEntry(path, existingFiles, existingFields).empty())
       return Status::success();
-    }
     discardDirectory(path);
   }
-  llvm::sys::fs::remove_directories(staging, /*IgnoreErrors=*/true);
   return Status::error("cannot publish the cache entry " + path);
 }
 

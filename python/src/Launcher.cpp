@@ -98,7 +98,16 @@ void gridDimensions(py::handle grid, unsigned dims[3]) {
     PyErr_Clear(); // and let the general path below say what is wrong
     dims[0] = dims[1] = dims[2] = 1;
   }
-  py::tuple tuple = PyLong_Check(grid.ptr())
+  auto typeError = [&] {
+    return py::type_error(
+        "grid must be an int or a tuple of 1 to 3 ints, got " +
+        std::string(py::str(py::repr(grid))));
+  };
+  // Ints and anything with __index__ (numpy, torch scalars).
+  bool single = PyIndex_Check(grid.ptr());
+  if (!single && !PyTuple_Check(grid.ptr()) && !PyList_Check(grid.ptr()))
+    throw typeError();
+  py::tuple tuple = single
                         ? py::make_tuple(grid)
                         : py::tuple(py::reinterpret_borrow<py::object>(grid));
   if (tuple.size() < 1 || tuple.size() > 3)
@@ -106,6 +115,8 @@ void gridDimensions(py::handle grid, unsigned dims[3]) {
                           std::to_string(tuple.size()));
   static const long long limits[3] = {2147483647LL, 65535, 65535};
   for (size_t i = 0; i < tuple.size(); ++i) {
+    if (!PyIndex_Check(tuple[i].ptr()))
+      throw typeError();
     long long value = tuple[i].cast<long long>();
     if (value < 1 || value > limits[i])
       throw py::value_error("grid dimension " + std::to_string(i) + " is " +
@@ -177,34 +188,56 @@ void packArgument(char kind, py::handle arg, size_t index,
   }
 }
 
-void launchPacked(const LaunchableKernel &self, py::handle grid,
-                  std::uintptr_t stream, py::handle *args, size_t count,
-                  const std::uint64_t *knownPointers,
-                  const std::bitset<kMaxArgs> &known) {
-  const std::string &kinds = self.argKinds;
+/// A launch's grid and arguments, packed: every argument in an 8-byte slot
+/// (the driver reads each at its size), `params` pointing at the slots.
+struct PackedLaunch {
+  unsigned dims[3] = {1, 1, 1};
+  std::uint64_t storage[kMaxArgs];
+  void *params[kMaxArgs];
+};
+
+/// Checks the argument count and grid and packs `args` by `kernel`'s
+/// argument kinds; pointers marked `known` are taken from `knownPointers`.
+void packLaunch(const LaunchableKernel &kernel, py::handle grid,
+                py::handle *args, size_t count,
+                const std::uint64_t *knownPointers,
+                const std::bitset<kMaxArgs> &known, PackedLaunch &packed) {
+  const std::string &kinds = kernel.argKinds;
   if (count != kinds.size())
-    throw py::type_error("kernel '" + self.kernel->getName() + "' takes " +
+    throw py::type_error("kernel '" + kernel.kernel->getName() + "' takes " +
                          std::to_string(kinds.size()) + " arguments, got " +
                          std::to_string(count));
   if (count > kMaxArgs)
     throw py::value_error("kernels take at most 64 arguments");
-  unsigned dims[3] = {1, 1, 1};
-  gridDimensions(grid, dims);
-  // Every argument in an 8-byte slot; the driver reads each at its size.
-  std::uint64_t storage[kMaxArgs];
-  void *params[kMaxArgs];
+  gridDimensions(grid, packed.dims);
   for (size_t i = 0; i < count; ++i) {
     if (known[i] && kinds[i] == 'p')
-      storage[i] = knownPointers[i];
+      packed.storage[i] = knownPointers[i];
     else
-      packArgument(kinds[i], args[i], i, storage[i]);
-    params[i] = &storage[i];
+      packArgument(kinds[i], args[i], i, packed.storage[i]);
+    packed.params[i] = &packed.storage[i];
   }
-  // Without the GIL: cuLaunchKernel blocks when the launch queue is full.
+}
+
+/// One cuLaunchKernel without the GIL (it blocks when the launch queue is
+/// full).
+runtime::Status launchReleased(const LaunchableKernel &kernel,
+                               PackedLaunch &packed, std::uintptr_t stream) {
   PyThreadState *thread = PyEval_SaveThread();
   runtime::Status status =
-      self.kernel->launch(dims[0], dims[1], dims[2], stream, params);
+      kernel.kernel->launch(packed.dims[0], packed.dims[1], packed.dims[2],
+                            stream, packed.params);
   PyEval_RestoreThread(thread);
+  return status;
+}
+
+void launchPacked(const LaunchableKernel &kernel, py::handle grid,
+                  std::uintptr_t stream, py::handle *args, size_t count,
+                  const std::uint64_t *knownPointers,
+                  const std::bitset<kMaxArgs> &known) {
+  PackedLaunch packed;
+  packLaunch(kernel, grid, args, count, knownPointers, known, packed);
+  runtime::Status status = launchReleased(kernel, packed, stream);
   if (!status.ok)
     throw std::runtime_error(status.message);
 }
@@ -212,41 +245,26 @@ void launchPacked(const LaunchableKernel &self, py::handle grid,
 } // namespace
 
 void launchWithArgs(const LaunchableKernel &kernel, py::handle grid,
-                    std::uintptr_t stream, py::handle *args, size_t count,
-                    const std::uint64_t *knownPointers) {
-  std::bitset<kMaxArgs> known;
-  launchPacked(kernel, grid, stream, args, count, knownPointers, known);
+                    std::uintptr_t stream, py::handle *args, size_t count) {
+  launchPacked(kernel, grid, stream, args, count, nullptr, {});
 }
 
 double timeLaunches(const LaunchableKernel &kernel, py::handle grid,
                     std::uintptr_t stream, py::handle *args, size_t count,
                     size_t launches, bool releaseEach) {
-  const std::string &kinds = kernel.argKinds;
-  if (count != kinds.size() || count > kMaxArgs)
-    throw py::type_error("kernel '" + kernel.kernel->getName() + "' takes " +
-                         std::to_string(kinds.size()) + " arguments, got " +
-                         std::to_string(count));
-  unsigned dims[3] = {1, 1, 1};
-  gridDimensions(grid, dims);
-  std::uint64_t storage[kMaxArgs];
-  void *params[kMaxArgs];
-  for (size_t i = 0; i < count; ++i) {
-    packArgument(kinds[i], args[i], i, storage[i]);
-    params[i] = &storage[i];
-  }
+  PackedLaunch packed;
+  packLaunch(kernel, grid, args, count, nullptr, {}, packed);
   runtime::Status status;
   auto start = std::chrono::steady_clock::now();
   if (releaseEach) {
     // As kernel[grid] does: the GIL released around each launch.
-    for (size_t i = 0; i < launches && status.ok; ++i) {
-      PyThreadState *thread = PyEval_SaveThread();
-      status = kernel.kernel->launch(dims[0], dims[1], dims[2], stream, params);
-      PyEval_RestoreThread(thread);
-    }
+    for (size_t i = 0; i < launches && status.ok; ++i)
+      status = launchReleased(kernel, packed, stream);
   } else {
     py::gil_scoped_release release;
     for (size_t i = 0; i < launches && status.ok; ++i)
-      status = kernel.kernel->launch(dims[0], dims[1], dims[2], stream, params);
+      status = kernel.kernel->launch(packed.dims[0], packed.dims[1],
+                                     packed.dims[2], stream, packed.params);
   }
   auto stop = std::chrono::steady_clock::now();
   if (!status.ok)
@@ -407,10 +425,9 @@ bool Dispatcher::appendValue(std::string &key, py::handle handle) {
 
 py::object Dispatcher::resolveGrid(py::handle grid, const Entry &entry,
                                    const Call &call) {
-  if (PyTuple_Check(grid.ptr()) || PyLong_Check(grid.ptr()))
-    return py::reinterpret_borrow<py::object>(grid);
+  // Anything but a callable is checked by gridDimensions.
   if (!PyCallable_Check(grid.ptr()))
-    return py::tuple(py::reinterpret_borrow<py::object>(grid));
+    return py::reinterpret_borrow<py::object>(grid);
   // Triton's grid callables see every argument and constexpr by name.
   py::dict meta;
   for (size_t i = 0; i < call.count && i < params.size(); ++i)
@@ -562,44 +579,7 @@ template <typename Body> PyObject *withPythonErrors(Body &&body) {
   return nullptr;
 }
 
-/// The vectorcall entry point of `Dispatcher.fast_launch`: `self` is a
-/// capsule holding the Dispatcher (and a reference to its Python object).
-PyObject *fastLaunch(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                     PyObject *kwnames) {
-  auto *dispatcher = static_cast<Dispatcher *>(
-      PyCapsule_GetPointer(self, "tilelang.Dispatcher"));
-  if (!dispatcher)
-    return nullptr;
-  return withPythonErrors(
-      [&] { return dispatcher->launchVector(args, size_t(nargs), kwnames); });
-}
-
-PyMethodDef fastLaunchDef = {
-    "launch",
-    reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fastLaunch)),
-    METH_FASTCALL | METH_KEYWORDS,
-    "launch(grid, *args, **kwargs): kernel[grid](...) without pybind11."};
-
-void releaseCapsule(PyObject *capsule) {
-  Py_XDECREF(static_cast<PyObject *>(PyCapsule_GetContext(capsule)));
-}
-
 } // namespace
-
-py::object makeFastLaunch(py::object dispatcher) {
-  auto *pointer = dispatcher.cast<Dispatcher *>();
-  PyObject *capsule =
-      PyCapsule_New(pointer, "tilelang.Dispatcher", releaseCapsule);
-  if (!capsule)
-    throw py::error_already_set();
-  // The capsule keeps the Dispatcher's Python object alive.
-  PyCapsule_SetContext(capsule, dispatcher.release().ptr());
-  PyObject *function = PyCFunction_New(&fastLaunchDef, capsule);
-  Py_DECREF(capsule);
-  if (!function)
-    throw py::error_already_set();
-  return py::reinterpret_steal<py::object>(function);
-}
 
 //===----------------------------------------------------------------------===//
 // kernel[grid] in C: JITFunction's base type and the bound launch

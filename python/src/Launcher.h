@@ -38,8 +38,7 @@ struct LaunchableKernel {
 
 /// Launches `kernel` on `stream` with `args` (one per argument kind).
 void launchWithArgs(const LaunchableKernel &kernel, py::handle grid,
-                    std::uintptr_t stream, py::handle *args, size_t count,
-                    const std::uint64_t *knownPointers = nullptr);
+                    std::uintptr_t stream, py::handle *args, size_t count);
 
 /// Packs `args` once and calls cuLaunchKernel `launches` times from C++;
 /// returns the seconds it took (the driver's share of a launch, for
@@ -127,10 +126,6 @@ private:
   /// Reused between calls, to avoid an allocation per launch.
   std::string keyBuffer;
 };
-
-/// A vectorcall function object launching through `dispatcher` (a
-/// Python-side Dispatcher), bypassing pybind11's argument conversion.
-py::object makeFastLaunch(py::object dispatcher);
 
 /// Adds `Subscriptable` (JITFunction's C base: `kernel[grid]` without a
 /// Python frame, once `_set_dispatcher` was called; before that it calls

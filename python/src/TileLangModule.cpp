@@ -244,11 +244,6 @@ PYBIND11_MODULE(_C, m) {
            "launch(grid, *args, **kwargs): the fast path of kernel[grid]().")
       .def("insert", &Dispatcher::insert, py::arg("key"), py::arg("kernel"),
            py::arg("sources"), py::arg("compiled"), py::arg("constexprs"))
-      .def_property_readonly(
-          "fast_launch",
-          [](py::object self) { return tilelang::python::makeFastLaunch(self); },
-          "A new vectorcall function with launch's signature and no pybind11 "
-          "overhead.")
       .def("__len__", &Dispatcher::size)
       .def("clear", &Dispatcher::clear);
 

@@ -95,6 +95,10 @@ class CompiledKernel:
         self.asm: Dict[str, str] = asm
         self.arg_names = arg_names
         self.frontend_seconds: float = frontend_seconds
+        # Per arch: the compiled PTX, its cubin, and the loaded kernel.
+        self._ptx: Dict[str, Any] = {}
+        self._cubin: Dict[str, bytes] = {}
+        self._loaded: Dict[str, Any] = {}
 
     def __repr__(self) -> str:
         sig = ", ".join(f"{k}: {v}" for k, v in self.signature.items())
@@ -111,8 +115,6 @@ class CompiledKernel:
         """(CompiledIR, cubin or None) for ``arch``: from memory, from the
         on-disk cache, or compiled (and linked, with ``need_cubin``) and
         then stored there."""
-        if not hasattr(self, "_ptx"):
-            self._ptx, self._cubin = {}, {}
         compiled, cubin = self._ptx.get(arch), self._cubin.get(arch)
         if compiled is None or (need_cubin and cubin is None):
             from tilelang import cache
@@ -151,7 +153,7 @@ class CompiledKernel:
     def launchable(self, arch: str):
         """The kernel compiled for ``arch`` and loaded into the current CUDA
         context (once per process)."""
-        loaded = self._loaded.get(arch) if hasattr(self, "_loaded") else None
+        loaded = self._loaded.get(arch)
         if loaded is not None:
             return loaded
         from tilelang import _C
@@ -159,8 +161,6 @@ class CompiledKernel:
         compiled, cubin = self._build(arch, need_cubin=True)
         kinds = "".join(_arg_kind(self.signature[name], name) for name in self.arg_names)
         loaded = _C.Kernel.load_image(cubin, compiled.name, compiled.shared_bytes, self.num_warps, kinds)
-        if not hasattr(self, "_loaded"):
-            self._loaded = {}
         self._loaded[arch] = loaded
         return loaded
 
@@ -266,7 +266,6 @@ class JITFunction(_Subscriptable):
         self.noinline = noinline
         self.cache: Dict[Any, CompiledKernel] = {}
         self._dispatcher = None
-        self._fast_launch = None
         self._constexpr_positions = {i for i, name in enumerate(self.params) if self.is_constexpr(name)}
         self._info = None
 
@@ -484,8 +483,6 @@ class JITFunction(_Subscriptable):
             return None
         constexprs = [name for name in self.params if self.is_constexpr(name)]
         self._dispatcher = _C.Dispatcher(self.params, constexprs, (tlc.dtype, JITFunction), self._slow_launch)
-        # A vectorcall function: the launch path with no pybind11 in it.
-        self._fast_launch = self._dispatcher.fast_launch
         return self._dispatcher
 
     def _slow_launch(self, grid, args, kwargs, key):

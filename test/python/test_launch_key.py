@@ -36,12 +36,20 @@ def recording_dispatcher():
     return _C.Dispatcher(kernel.params, constexprs, (tl.dtype, JITFunction), slow_path), seen
 
 
+class Subscriptable(_C.Subscriptable):
+    def _subscript_slow(self, grid):
+        return ("slow", grid)
+
+
 def key(*args, **kwargs):
-    # The pybind11 entry (launch) and the vectorcall one kernel[grid] uses
-    # (fast_launch) compute the same key and forward the call unchanged.
+    # The pybind11 entry (Dispatcher.launch) and the C path kernel[grid]
+    # takes (Subscriptable -> BoundLaunch) compute the same key and forward
+    # the call unchanged.
     dispatcher, seen = recording_dispatcher()
     assert dispatcher.launch((1,), *args, **kwargs) == "slow"
-    assert dispatcher.fast_launch((1,), *args, **kwargs) == "slow"
+    subscriptable = Subscriptable()
+    subscriptable._set_dispatcher(dispatcher)
+    assert subscriptable[(1,)](*args, **kwargs) == "slow"
     keys = []
     for grid, passed_args, passed_kwargs, computed in seen:
         assert grid == (1,) and passed_args == args and passed_kwargs == kwargs
@@ -117,25 +125,23 @@ def test_kernel_getitem_goes_through_the_dispatcher_slow_path():
         assert len(copy._dispatcher) == 0
 
 
-def test_slow_path_exceptions_propagate_through_the_fast_entry():
+def test_slow_path_exceptions_propagate_through_kernel_grid_in_c():
     def slow_path(grid, args, kwargs, key):
         raise ValueError("from the slow path")
 
     dispatcher = _C.Dispatcher(["a"], [], (), slow_path)
+    subscriptable = Subscriptable()
+    subscriptable._set_dispatcher(dispatcher)
     with pytest.raises(ValueError, match="from the slow path"):
-        dispatcher.fast_launch((1,), 3)
+        subscriptable[(1,)](3)
     with pytest.raises(TypeError, match="needs a grid"):
-        dispatcher.fast_launch()
+        dispatcher.launch()
 
 
 def test_subscript_in_c_forwards_grid_arguments_and_keywords():
     dispatcher, seen = recording_dispatcher()
 
-    class Kernel(_C.Subscriptable):
-        def _subscript_slow(self, grid):
-            return ("slow", grid)
-
-    k = Kernel()
+    k = Subscriptable()
     assert k[(2,)] == ("slow", (2,))  # no Dispatcher yet: Python decides
     k._set_dispatcher(dispatcher)
     launcher = k[(2, 3)]

@@ -62,10 +62,9 @@ struct FuncOpLowering : public ConvertOpToLLVMPattern<func::FuncOp> {
       // JIT otherwise may spend registers down to one block per SM (seen on
       // layernorm with 8 warps: 142 registers, half Triton's bandwidth).
       // Kernels with tensor-core products keep the whole register file.
-      bool hasDot = false;
-      func.walk([&](Operation *op) {
-        hasDot |= op->getName().getStringRef() == "tile.dot";
-      });
+      bool hasDot = func.walk([](tile::DotOp) {
+                          return WalkResult::interrupt();
+                        }).wasInterrupted();
       if (!hasDot && numWarps < 16)
         llvmFunc->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                           rewriter.getI32IntegerAttr(

@@ -59,10 +59,17 @@ def cmd_ls(store: _store.Store, args) -> int:
     return 0
 
 
-def cmd_show(store: _store.Store, args) -> int:
-    entries = _select(store.entries(), args.kernel)
+def _entries_of(store: _store.Store, kernel: str) -> List[Tuple[str, dict]]:
+    """The entries of `kernel`; says so on stderr when there are none."""
+    entries = _select(store.entries(), kernel)
     if not entries:
-        print(f"no entry for {args.kernel!r} in {store.path}", file=sys.stderr)
+        print(f"no entry for {kernel!r} in {store.path}", file=sys.stderr)
+    return entries
+
+
+def cmd_show(store: _store.Store, args) -> int:
+    entries = _entries_of(store, args.kernel)
+    if not entries:
         return 1
     for index, (eid, e) in enumerate(entries):
         if index:
@@ -127,9 +134,8 @@ def cmd_clear(store: _store.Store, args) -> int:
 
 
 def cmd_plot(store: _store.Store, args) -> int:
-    entries = _select(store.entries(), args.kernel)
+    entries = _entries_of(store, args.kernel)
     if not entries:
-        print(f"no entry for {args.kernel!r} in {store.path}", file=sys.stderr)
         return 1
     try:
         import matplotlib
