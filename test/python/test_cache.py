@@ -191,6 +191,14 @@ def test_dump_ir_writes_every_stage(cache_dir, tmp_path):
     assert ".entry scale" in (folder / "kernel.ptx").read_text()
 
 
+def test_the_key_names_the_compiler_build(monkeypatch):
+    # A rebuilt libtilelang (another build ID) must not find the old entries.
+    before = cache.kernel_key("module {}", "sm_90a", 4, 3)
+    assert before == cache.kernel_key("module {}", "sm_90a", 4, 3)
+    monkeypatch.setattr(_C, "build_id", lambda: "another-build")
+    assert cache.kernel_key("module {}", "sm_90a", 4, 3) != before
+
+
 def test_disk_cache_api_rejects_bad_input(tmp_path):
     store = _C.DiskCache(str(tmp_path))
     key = _C.DiskCache.hash_key(["x"])

@@ -27,3 +27,17 @@ def test_exports_only_the_tilelang_api(native_library):
     assert functions, out
     assert all(name.startswith("tilelang::") for name in functions), functions
     assert not any("mlir::" in line or "llvm::" in line for line in out.splitlines())
+
+
+def test_build_id_is_the_loaded_librarys_gnu_build_id(native_library):
+    # The disk cache keys on it, so that a rebuilt compiler never reuses
+    # kernels: it must be the note the linker wrote into this very file.
+    import struct
+
+    from tilelang import _C
+
+    data = native_library.read_bytes()
+    header = struct.pack("<III", 4, 20, 3) + b"GNU\0"  # namesz, descsz, NT_GNU_BUILD_ID
+    at = data.find(header)
+    assert at >= 0, "libtilelang.so has no 20-byte GNU build ID note"
+    assert _C.build_id() == data[at + len(header):at + len(header) + 20].hex()

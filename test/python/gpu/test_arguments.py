@@ -199,6 +199,25 @@ def test_bad_grids_raise_before_launching(grid, message):
     assert torch.equal(out, x * 2)
 
 
+@pytest.mark.parametrize("grid", ["2", (2, "1"), (2.0,), None])
+def test_grids_of_the_wrong_type_raise_type_errors(grid):
+    x = torch.randn(300, device="cuda")
+    out = torch.full((300,), float("nan"), device="cuda")
+    for _ in range(2):  # the slow path, then the C++ fast path
+        with pytest.raises(TypeError, match="grid must be an int or a tuple of 1 to 3 ints"):
+            K.copy_kernel[grid](x, out, 300, BLOCK=256)
+    torch.cuda.synchronize()
+    assert torch.isnan(out).all()
+
+
+def test_grids_of_index_types_launch():
+    # torch (and numpy) integers have __index__: they are grid sizes too.
+    x = torch.randn(300, device="cuda")
+    out = torch.full((300,), float("nan"), device="cuda")
+    K.copy_kernel[(torch.tensor(2),)](x, out, 300, BLOCK=256)
+    assert torch.equal(out, x * 2)
+
+
 @pytest.mark.parametrize("grid", [(1, 65535), (1, 1, 65535), (2, 3, 4)])
 def test_largest_y_and_z_grids_launch(grid):
     # Every program copies the same block (only program_id(0) is used).
