@@ -28,6 +28,7 @@ void buildTileGPUPipeline(OpPassManager &pm, unsigned numWarps,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(tilegpu::createTileGPUCoalesce());
+  pm.addPass(tilegpu::createTileGPUAccelerateMatmul());
   pm.addPass(tilegpu::createTileGPURemoveLayoutConversions());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

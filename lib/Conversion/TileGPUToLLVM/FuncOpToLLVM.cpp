@@ -176,8 +176,6 @@ struct UnsupportedOpLowering : public ConvertOpToLLVMPattern<OpT> {
 
 void tilelang::lowering::populateUnsupportedOpPatterns(
     TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<UnsupportedOpLowering<tile::DotOp>>(
-      converter, "matrix products arrive with the tensor-core lowering");
   // Math functions NVPTX has no instruction or library call for: an error
   // here, instead of LLVM's backend stopping the process later.
   patterns.add<UnsupportedOpLowering<math::SinhOp>,

@@ -209,13 +209,10 @@ struct RedistributeLowering : public ConvertOpToLLVMPattern<OpT> {
     Location loc = op.getLoc();
     auto srcType = cast<RankedTensorType>(op.getSrc().getType());
     auto resultType = cast<RankedTensorType>(op.getType());
-    if (isa<DotOperandEncodingAttr>(resultType.getEncoding()))
-      return op.emitError("tile.dot operands cannot be lowered to PTX yet: "
-                          "matrix products arrive with the tensor-core "
-                          "lowering");
     if (!isLowerableLayout(srcType.getEncoding()) ||
         !isLowerableLayout(resultType.getEncoding()))
-      return op.emitError("only blocked layouts and their slices can be "
+      return op.emitError("only blocked, mma.sync and mma.sync operand "
+                          "layouts (and slices of them) can be "
                           "redistributed yet");
     auto writeIndex = [&](ArrayRef<Value> coords) -> Value {
       if constexpr (std::is_same_v<OpT, tile::TransOp>) {

@@ -32,8 +32,8 @@ public:
                        const mlir::LowerToLLVMOptions &options);
 };
 
-/// Whether the lowering can index `layout`: blocked layouts and slices of
-/// them. (mma and dot-operand layouts come with the tensor-core lowering.)
+/// Whether the lowering can index `layout`: blocked layouts, mma.sync
+/// accumulators and their dot operands, and slices of these.
 bool isLowerableLayout(mlir::Attribute layout);
 
 /// Per-dimension element index within a thread, for every element the
@@ -154,6 +154,11 @@ void populateMemoryOpToLLVMPatterns(TileGPUTypeConverter &converter,
                                     const ModuleAxisInfo &axisInfo);
 void populateShapeOpToLLVMPatterns(TileGPUTypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
+/// tile.dot on mma.sync, and its operands through ldmatrix.
+void populateDotOpToLLVMPatterns(TileGPUTypeConverter &converter,
+                                 mlir::RewritePatternSet &patterns);
+void populateDotOperandToLLVMPatterns(TileGPUTypeConverter &converter,
+                                      mlir::RewritePatternSet &patterns);
 void populateReduceOpToLLVMPatterns(TileGPUTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns);
 void populateScanOpToLLVMPatterns(TileGPUTypeConverter &converter,

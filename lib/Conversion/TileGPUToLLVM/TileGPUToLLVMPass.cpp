@@ -95,6 +95,8 @@ struct ConvertTileGPUToLLVMPass
     populateElementwiseOpToLLVMPatterns(converter, patterns, axisInfo);
     populateMemoryOpToLLVMPatterns(converter, patterns, axisInfo);
     populateShapeOpToLLVMPatterns(converter, patterns);
+    populateDotOperandToLLVMPatterns(converter, patterns);
+    populateDotOpToLLVMPatterns(converter, patterns);
     populateReduceOpToLLVMPatterns(converter, patterns);
     populateScanOpToLLVMPatterns(converter, patterns);
     populateAtomicOpToLLVMPatterns(converter, patterns);

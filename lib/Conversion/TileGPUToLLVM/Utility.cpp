@@ -66,15 +66,54 @@ TileGPUTypeConverter::TileGPUTypeConverter(MLIRContext *context,
 //===----------------------------------------------------------------------===//
 
 bool tilelang::lowering::isLowerableLayout(Attribute layout) {
-  if (isa_and_present<BlockedEncodingAttr>(layout))
+  if (isa_and_present<BlockedEncodingAttr>(layout) ||
+      getMmaV2Tile(layout).has_value())
     return true;
   if (auto slice = dyn_cast_if_present<SliceEncodingAttr>(layout))
     return isLowerableLayout(slice.getParent());
   return false;
 }
 
+/// Struct order of mma.sync layouts: repetitions outermost (M then N for the
+/// accumulator, the non-K dimension then K for operands), then the
+/// registers of one instruction, then the elements packed in a register.
+static ElementIndices getMmaV2ElementIndices(Attribute layout,
+                                             ArrayRef<int64_t> shape) {
+  MmaV2Tile tile = *getMmaV2Tile(layout);
+  auto reps = [&](unsigned dim) {
+    return unsigned(llvm::divideCeil(shape[dim], int64_t(tile.ctaTile[dim])));
+  };
+  ElementIndices result;
+  auto operand = dyn_cast<DotOperandEncodingAttr>(layout);
+  if (!operand) {
+    for (unsigned i = 0; i < reps(0); ++i)
+      for (unsigned j = 0; j < reps(1); ++j)
+        for (unsigned e = 0; e < 4; ++e)
+          result.push_back({i * 2 + e / 2, j * 2 + e % 2});
+    return result;
+  }
+  unsigned width = operand.getKWidth();
+  if (operand.getOpIdx() == 0) {
+    for (unsigned i = 0; i < reps(0); ++i)
+      for (unsigned kk = 0; kk < reps(1); ++kk)
+        for (unsigned reg = 0; reg < 4; ++reg)
+          for (unsigned x = 0; x < width; ++x)
+            result.push_back(
+                {i * 2 + reg % 2, kk * 2 * width + (reg / 2) * width + x});
+    return result;
+  }
+  for (unsigned j = 0; j < reps(1); ++j)
+    for (unsigned kk = 0; kk < reps(0); ++kk)
+      for (unsigned reg = 0; reg < 2; ++reg)
+        for (unsigned x = 0; x < width; ++x)
+          result.push_back({kk * 2 * width + reg * width + x, j});
+  return result;
+}
+
 ElementIndices tilelang::lowering::getElementIndices(
     DistributedEncodingAttr layout, ArrayRef<int64_t> shape) {
+  if (getMmaV2Tile(layout))
+    return getMmaV2ElementIndices(layout, shape);
   if (auto blocked = dyn_cast<BlockedEncodingAttr>(layout)) {
     SmallVector<unsigned> elems = getElemsPerThread(blocked, shape);
     unsigned total = 1;
@@ -108,11 +147,75 @@ ElementIndices tilelang::lowering::getElementIndices(
   return {};
 }
 
+/// Coordinates of the elements of an mma.sync layout or operand: within a
+/// warp's instruction tile, lane = 4 * g + t holds accumulator rows g and
+/// g + 8 at columns 2t and 2t + 1; operand A rows g and g + 8 at K columns
+/// t*w + [0, w) and 4w + t*w + [0, w); operand B column g at those K rows
+/// (w = kWidth). This is the fragment layout of the PTX ISA.
+static SmallVector<SmallVector<Value>>
+emitMmaV2Coordinates(OpBuilder &b, Location loc, Attribute layout,
+                     ArrayRef<int64_t> shape) {
+  MmaV2Tile tile = *getMmaV2Tile(layout);
+  auto operand = dyn_cast<DotOperandEncodingAttr>(layout);
+  auto mma = cast<MmaEncodingAttr>(operand ? operand.getParent() : layout);
+  ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
+  auto constant = [&](int64_t value) { return i32Constant(b, loc, value); };
+  auto add = [&](Value x, Value y) { return LLVM::AddOp::create(b, loc, x, y); };
+  auto mul = [&](Value x, int64_t y) {
+    return LLVM::MulOp::create(b, loc, x, constant(y));
+  };
+  Value lane = getLaneId(b, loc), warp = getWarpId(b, loc);
+  Value group = LLVM::UDivOp::create(b, loc, lane, constant(4));
+  Value inGroup = LLVM::URemOp::create(b, loc, lane, constant(4));
+  Value warpN = LLVM::URemOp::create(b, loc, warp, constant(warps[1]));
+  Value warpM = LLVM::URemOp::create(
+      b, loc, LLVM::UDivOp::create(b, loc, warp, constant(warps[1])),
+      constant(warps[0]));
+  // Thread-dependent bases along each dimension.
+  Value rowBase = add(mul(warpM, 16), group);
+  Value colBase = add(mul(warpN, 8), mul(inGroup, 2));
+  unsigned width = operand ? operand.getKWidth() : 0;
+  Value kBase = operand ? mul(inGroup, width) : Value();
+  Value nBase = add(mul(warpN, 8), group);
+  // Position of K index `index` within the thread's K elements.
+  auto kOffset = [&](unsigned index) {
+    return (index / (2 * width)) * 8 * width +
+           ((index % (2 * width)) / width) * 4 * width + index % width;
+  };
+  SmallVector<SmallVector<Value>> result;
+  for (const SmallVector<unsigned> &index :
+       getMmaV2ElementIndices(layout, shape)) {
+    SmallVector<Value> coords(2);
+    if (!operand) {
+      coords[0] = add(rowBase, constant((index[0] / 2) * tile.ctaTile[0] +
+                                        8 * (index[0] % 2)));
+      coords[1] = add(colBase, constant((index[1] / 2) * tile.ctaTile[1] +
+                                        index[1] % 2));
+    } else if (operand.getOpIdx() == 0) {
+      coords[0] = add(rowBase, constant((index[0] / 2) * tile.ctaTile[0] +
+                                        8 * (index[0] % 2)));
+      coords[1] = add(kBase, constant(kOffset(index[1])));
+    } else {
+      coords[0] = add(kBase, constant(kOffset(index[0])));
+      coords[1] = add(nBase, constant(index[1] * tile.ctaTile[1]));
+    }
+    // A layout larger than the tensor wraps around it (replication).
+    for (unsigned dim = 0; dim < 2; ++dim)
+      if (tile.ctaTile[dim] > shape[dim])
+        coords[dim] = LLVM::URemOp::create(b, loc, coords[dim],
+                                           constant(shape[dim]));
+    result.push_back(coords);
+  }
+  return result;
+}
+
 /// Coordinates of every element of a `shape` tensor in `layout` held by
 /// this thread, in struct order.
 static SmallVector<SmallVector<Value>>
 emitCoordinates(OpBuilder &b, Location loc, DistributedEncodingAttr layout,
                 ArrayRef<int64_t> shape) {
+  if (getMmaV2Tile(layout))
+    return emitMmaV2Coordinates(b, loc, layout, shape);
   if (auto slice = dyn_cast<SliceEncodingAttr>(layout)) {
     SmallVector<int64_t> parentShape(shape);
     parentShape.insert(parentShape.begin() + slice.getDim(), 1);

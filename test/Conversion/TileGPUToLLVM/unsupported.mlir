@@ -2,13 +2,13 @@
 // reason.
 // RUN: tilelang-opt %s --convert-tilegpu-to-llvm -split-input-file -verify-diagnostics
 
-// Matrix products wait for the tensor-core lowering.
+// A dot reaches the lowering with tensor-core layouts only.
 #blocked = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 module attributes {tilegpu.num_warps = 4 : i32} {
   func.func @dot(%x: f16, %y: f32, %p: tensor<16x16x!tile.ptr<f32>, #blocked>) {
     %a = tile.splat %x : f16 -> tensor<16x16xf16, #blocked>
     %c = tile.splat %y : f32 -> tensor<16x16xf32, #blocked>
-    // expected-error @+2 {{'tile.dot' cannot be lowered to PTX yet: matrix products arrive with the tensor-core lowering}}
+    // expected-error @+2 {{tile.dot reached the LLVM lowering without tensor-core layouts (tilegpu-accelerate-matmul assigns them)}}
     // expected-error @+1 {{failed to legalize operation 'tile.dot' that was explicitly marked illegal}}
     %d = tile.dot %a, %a, %c : tensor<16x16xf16, #blocked> * tensor<16x16xf16, #blocked> -> tensor<16x16xf32, #blocked>
     tile.store %p, %d : tensor<16x16x!tile.ptr<f32>, #blocked>

@@ -1,6 +1,5 @@
 """Python kernels all the way to PTX: the frontend's tile IR goes through
-the compiler library's whole pipeline (tl.dot waits for the tensor-core
-lowering)."""
+the compiler library's whole pipeline (tl.dot on mma.sync)."""
 
 import os
 import shutil
@@ -79,9 +78,20 @@ def test_random_and_layernorm_backward_reach_ptx(arch):
            {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128}, arch=arch)
 
 
-def test_attention_stops_at_the_missing_dot_lowering():
-    with pytest.raises(tilelang.CompilationError, match="tile.dot operands cannot be lowered to PTX yet"):
-        to_ptx(kernels._attn_fwd, *_attention_args())
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_attention_runs_both_products_on_mma_sync(arch, tmp_path):
+    # q @ k^T and p @ v, 64x64x64 each with 4 warps (2x2 warps of 32x32):
+    # 2 x 4 x 4 instructions per K step of 16, 4 steps each.
+    attention = to_ptx(kernels._attn_fwd, *_attention_args(), arch=arch)
+    assert attention.ptx.count("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") == 64
+    assert "ldmatrix.sync.aligned.m8n8.x4" in attention.ptx
+    ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+    if os.path.exists(ptxas):
+        path = tmp_path / "attention.ptx"
+        path.write_text(attention.ptx)
+        result = subprocess.run([ptxas, f"-arch={arch}", str(path), "-o", "/dev/null"],
+                                capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
 
 
 def _attention_args():

@@ -85,8 +85,44 @@ tilelang::tilegpu::getElemsPerThread(DistributedEncodingAttr layout,
     elems.erase(elems.begin() + slice.getDim());
     return elems;
   }
-  // mma and dot-operand layouts are measured by the tensor-core lowering.
+  if (std::optional<MmaV2Tile> tile = getMmaV2Tile(layout)) {
+    SmallVector<unsigned> elems;
+    for (size_t dim = 0; dim < shape.size(); ++dim)
+      elems.push_back(llvm::divideCeil(shape[dim], static_cast<int64_t>(
+                                                       tile->ctaTile[dim])) *
+                      tile->perThread[dim]);
+    return elems;
+  }
+  // Layouts the lowering cannot index hold nothing it could address.
   return SmallVector<unsigned>(shape.size(), 0);
+}
+
+std::optional<MmaV2Tile> tilelang::tilegpu::getMmaV2Tile(Attribute layout) {
+  // Per warp, an accumulator tile is 16x8 (2x2 per lane); operand A is
+  // 16 x 8*kWidth (2 x 2*kWidth per lane), operand B 8*kWidth x 8
+  // (2*kWidth x 1 per lane). Warps tile M and N; operands replicate over
+  // the warps of the other dimension.
+  auto asMma = [](Attribute attr) -> MmaEncodingAttr {
+    auto mma = dyn_cast_if_present<MmaEncodingAttr>(attr);
+    if (!mma || mma.getVersion() != 2 || mma.getRank() != 2)
+      return {};
+    return mma;
+  };
+  if (MmaEncodingAttr mma = asMma(layout)) {
+    ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
+    return MmaV2Tile{{16 * warps[0], 8 * warps[1]}, {2, 2}};
+  }
+  auto operand = dyn_cast_if_present<DotOperandEncodingAttr>(layout);
+  if (!operand)
+    return std::nullopt;
+  MmaEncodingAttr mma = asMma(operand.getParent());
+  if (!mma)
+    return std::nullopt;
+  ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
+  unsigned kWidth = operand.getKWidth();
+  if (operand.getOpIdx() == 0)
+    return MmaV2Tile{{16 * warps[0], 8 * kWidth}, {2, 2 * kWidth}};
+  return MmaV2Tile{{8 * kWidth, 8 * warps[1]}, {2 * kWidth, 1}};
 }
 
 unsigned tilelang::tilegpu::getTotalElemsPerThread(Type type) {

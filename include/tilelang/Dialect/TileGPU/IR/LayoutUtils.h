@@ -33,6 +33,17 @@ BlockedEncodingAttr getDefaultBlockedEncoding(mlir::MLIRContext *context,
 /// sizePerThread * threadsPerWarp * warpsPerCTA.
 llvm::SmallVector<unsigned> getShapePerCTATile(BlockedEncodingAttr layout);
 
+/// How an mma.sync layout (version 2) or a dot operand of one repeats over
+/// a tensor: one repetition covers `ctaTile` elements across the CTA, of
+/// which each thread holds `perThread` along each dimension.
+struct MmaV2Tile {
+  llvm::SmallVector<unsigned> ctaTile;
+  llvm::SmallVector<unsigned> perThread;
+};
+/// The tile of a 2-D mma version-2 layout or of its dot operand (kWidth
+/// elements per 32-bit register); nullopt for other layouts.
+std::optional<MmaV2Tile> getMmaV2Tile(mlir::Attribute layout);
+
 /// Elements a thread holds along each dimension of a tensor of `shape`.
 llvm::SmallVector<unsigned>
 getElemsPerThread(DistributedEncodingAttr layout, llvm::ArrayRef<int64_t> shape);

@@ -1,7 +1,8 @@
 //===- Passes.td - tilegpu transformation passes -----------*- tablegen -*-===//
 //
 // Part of tilelang. Passes over tilegpu programs: choosing memory-friendly
-// layouts and removing the layout conversions they make unnecessary.
+// layouts, removing the layout conversions they make unnecessary, and putting
+// matrix products on the tensor cores.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +41,26 @@ def TileGPURemoveLayoutConversions
     in the target layout; conversions of conversions collapse, and
     conversions to the same layout fold away. What is left needs data
     movement between threads.
+  }];
+  let dependentDialects = ["::tilelang::tilegpu::TileGPUDialect"];
+}
+
+def TileGPUAccelerateMatmul
+    : Pass<"tilegpu-accelerate-matmul", "mlir::ModuleOp"> {
+  let summary = "Put every tile.dot on the tensor cores";
+  let description = [{
+    Gives each 2-D `tile.dot` an mma accumulator layout (version 2: mma.sync
+    m16n8k16 for f16/bf16, m16n8k8 tf32 for f32, m16n8k32 for i8; sm_80 and
+    newer) with warps spread so that each warp's tile is as square as the
+    shape allows, and dot-operand layouts on its operands, converting at the
+    boundaries. A loop-carried accumulator (`acc = tl.dot(a, b, acc)` in a
+    loop) is kept in the mma layout across iterations, and
+    `acc + tl.dot(a, b)` becomes `tl.dot(a, b, acc)`. An f16 accumulator is
+    widened to f32 for the product and narrowed after it.
+
+    Products the tensor cores cannot do yet (f64, fp8, f32 with
+    inputPrecision = ieee, batched 3-D dots, i8 with K < 32, targets before
+    sm_80) are reported at the dot's location.
   }];
   let dependentDialects = ["::tilelang::tilegpu::TileGPUDialect"];
 }

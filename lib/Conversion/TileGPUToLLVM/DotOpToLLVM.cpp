@@ -1,0 +1,182 @@
+//===- DotOpToLLVM.cpp - tile.dot on mma.sync -----------------------------===//
+//
+// Part of tilelang. Lowers a tile.dot whose accumulator has an mma.sync
+// layout (version 2) to one mma.sync per 16x8 output tile and K step:
+// m16n8k16 for f16/bf16, m16n8k8 tf32 for f32 (one product, or three for
+// tf32x3), m16n8k32 for i8. Operands arrive in dot-operand layouts whose
+// struct order (getElementIndices) groups each instruction's registers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileGPUToLLVM.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
+
+using namespace mlir;
+using namespace tilelang;
+using namespace tilelang::tilegpu;
+using namespace tilelang::lowering;
+
+namespace {
+
+/// One mma.sync shape and element type.
+struct MmaInstruction {
+  StringRef text;
+  unsigned aRegs, bRegs;
+  bool integer;
+};
+
+/// The instruction for operands of `element` type.
+MmaInstruction getMmaInstruction(Type element) {
+  if (element.isF16())
+    return {"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", 4, 2, false};
+  if (element.isBF16())
+    return {"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", 4, 2,
+            false};
+  if (element.isF32())
+    return {"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", 4, 2, false};
+  return {"mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", 4, 2, true};
+}
+
+/// Inline PTX that LLVM may schedule, duplicate or drop like any pure
+/// computation (unlike emitInlineAsm's side-effecting form).
+Value emitPureAsm(OpBuilder &b, Location loc, Type resultType,
+                  ValueRange operands, StringRef text, StringRef constraints) {
+  return LLVM::InlineAsmOp::create(
+             b, loc, resultType, operands, text, constraints,
+             /*has_side_effects=*/false, /*is_align_stack=*/false,
+             LLVM::tailcallkind::TailCallKind::None,
+             LLVM::AsmDialectAttr::get(b.getContext(),
+                                       LLVM::AsmDialect::AD_ATT),
+             ArrayAttr())
+      .getResult(0);
+}
+
+/// Packs `elements` (kWidth of them, 32 bits in all) into one i32 register.
+Value packRegister(OpBuilder &b, Location loc, ArrayRef<Value> elements) {
+  Type i32 = b.getI32Type();
+  if (elements.size() == 1)
+    return LLVM::BitcastOp::create(b, loc, i32, elements.front());
+  auto vectorType = VectorType::get(elements.size(), elements.front().getType());
+  Value vector = LLVM::UndefOp::create(b, loc, vectorType);
+  for (auto [index, element] : llvm::enumerate(elements))
+    vector = LLVM::InsertElementOp::create(b, loc, vector, element,
+                                           i32Constant(b, loc, index));
+  return LLVM::BitcastOp::create(b, loc, i32, vector);
+}
+
+/// f32 -> tf32 (round to nearest, ties away), kept in a 32-bit register.
+Value roundToTF32(OpBuilder &b, Location loc, Value value) {
+  return emitPureAsm(b, loc, b.getI32Type(), value,
+                     "cvt.rna.tf32.f32 $0, $1;", "=r,r");
+}
+
+/// The registers of every instruction-sized piece of an operand: for each
+/// of its struct's groups of `regs * kWidth` elements, `regs` registers.
+/// f32 operands are rounded to tf32; with `split`, the second result holds
+/// the rounding residues (as tf32) for tf32x3.
+std::pair<SmallVector<Value>, SmallVector<Value>>
+packOperand(OpBuilder &b, Location loc, ArrayRef<Value> elements,
+            unsigned kWidth, bool split) {
+  SmallVector<Value> registers, residues;
+  for (unsigned start = 0; start < elements.size(); start += kWidth) {
+    ArrayRef<Value> piece = elements.slice(start, kWidth);
+    if (!piece.front().getType().isF32()) {
+      registers.push_back(packRegister(b, loc, piece));
+      continue;
+    }
+    Value big = roundToTF32(b, loc, piece.front());
+    registers.push_back(big);
+    if (split) {
+      Value bigAsFloat = LLVM::BitcastOp::create(b, loc, b.getF32Type(), big);
+      Value rest = LLVM::FSubOp::create(b, loc, piece.front(), bigAsFloat);
+      residues.push_back(roundToTF32(b, loc, rest));
+    }
+  }
+  return {registers, residues};
+}
+
+/// tile.dot with an mma.sync accumulator -> mma.sync instructions.
+struct DotOpLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::DotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType aType = op.getA().getType(), dType = op.getType();
+    std::optional<MmaV2Tile> tile = getMmaV2Tile(dType.getEncoding());
+    auto aLayout = dyn_cast<DotOperandEncodingAttr>(aType.getEncoding());
+    if (!tile || !aLayout || !getMmaV2Tile(aLayout))
+      return op.emitError("tile.dot reached the LLVM lowering without "
+                          "tensor-core layouts (tilegpu-accelerate-matmul "
+                          "assigns them)");
+    unsigned kWidth = aLayout.getKWidth();
+    MmaInstruction instruction = getMmaInstruction(aType.getElementType());
+    unsigned repM = llvm::divideCeil(dType.getDimSize(0), tile->ctaTile[0]);
+    unsigned repN = llvm::divideCeil(dType.getDimSize(1), tile->ctaTile[1]);
+    unsigned repK = llvm::divideCeil(aType.getDimSize(1), 8 * kWidth);
+    bool split = op.getInputPrecision() == tile::InputPrecision::TF32x3 &&
+                 aType.getElementType().isF32();
+
+    auto [aRegs, aResidues] =
+        packOperand(rewriter, loc, unpackStruct(rewriter, loc, adaptor.getA()),
+                    kWidth, split);
+    auto [bRegs, bResidues] =
+        packOperand(rewriter, loc, unpackStruct(rewriter, loc, adaptor.getB()),
+                    kWidth, split);
+    SmallVector<Value> acc = unpackStruct(rewriter, loc, adaptor.getC());
+
+    Type accType = instruction.integer ? Type(rewriter.getI32Type())
+                                       : Type(rewriter.getF32Type());
+    auto resultType = LLVM::LLVMStructType::getLiteral(
+        getContext(), SmallVector<Type>(4, accType));
+    std::string text = (instruction.text +
+                        " {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, "
+                        "{$10,$11,$12,$13};")
+                           .str();
+    std::string out = instruction.integer ? "=r" : "=f";
+    std::string constraints =
+        out + "," + out + "," + out + "," + out + ",r,r,r,r,r,r,0,1,2,3";
+    // Registers of instruction (i, kk) of A and (j, kk) of B.
+    auto aSlice = [&](ArrayRef<Value> regs, unsigned i, unsigned kk) {
+      return regs.slice((i * repK + kk) * 4, 4);
+    };
+    auto bSlice = [&](ArrayRef<Value> regs, unsigned j, unsigned kk) {
+      return regs.slice((j * repK + kk) * 2, 2);
+    };
+    auto issue = [&](ArrayRef<Value> a, ArrayRef<Value> b,
+                     MutableArrayRef<Value> c) {
+      SmallVector<Value> operands(a);
+      llvm::append_range(operands, b);
+      llvm::append_range(operands, c);
+      Value result = emitPureAsm(rewriter, loc, resultType, operands, text,
+                                 constraints);
+      for (unsigned e = 0; e < 4; ++e)
+        c[e] = LLVM::ExtractValueOp::create(rewriter, loc, result,
+                                            ArrayRef<int64_t>{e});
+    };
+    for (unsigned kk = 0; kk < repK; ++kk)
+      for (unsigned i = 0; i < repM; ++i)
+        for (unsigned j = 0; j < repN; ++j) {
+          MutableArrayRef<Value> c(&acc[(i * repN + j) * 4], 4);
+          // tf32x3: the small cross terms first, then the main product.
+          if (split) {
+            issue(aSlice(aResidues, i, kk), bSlice(bRegs, j, kk), c);
+            issue(aSlice(aRegs, i, kk), bSlice(bResidues, j, kk), c);
+          }
+          issue(aSlice(aRegs, i, kk), bSlice(bRegs, j, kk), c);
+        }
+    rewriter.replaceOp(op, packStruct(rewriter, loc,
+                                      getTypeConverter()->convertType(dType),
+                                      acc));
+    return success();
+  }
+};
+
+} // namespace
+
+void tilelang::lowering::populateDotOpToLLVMPatterns(
+    TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<DotOpLowering>(converter);
+}

@@ -1,0 +1,297 @@
+//===- AccelerateMatmul.cpp - tile.dot on the tensor cores ----------------===//
+//
+// Part of tilelang. The tilegpu-accelerate-matmul pass: gives every dot an
+// mma accumulator layout and dot-operand layouts on its operands, keeps
+// loop-carried accumulators in the mma layout, folds `acc + dot(a, b)`
+// into the dot, and narrows accumulators before converting them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilelang/Dialect/TileGPU/Transforms/Passes.h"
+
+#include "tilelang/Dialect/TileGPU/IR/LayoutUtils.h"
+#include "tilelang/Dialect/TileGPU/IR/TileGPUOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace tilelang::tilegpu {
+#define GEN_PASS_DEF_TILEGPUACCELERATEMATMUL
+#include "tilelang/Dialect/TileGPU/Transforms/Passes.h.inc"
+} // namespace tilelang::tilegpu
+
+using namespace mlir;
+using namespace tilelang;
+using namespace tilelang::tilegpu;
+
+/// The compute capability in a target name ("sm_90a" -> 90), 0 if unknown.
+static unsigned getComputeCapability(ModuleOp module) {
+  auto target =
+      module->getAttrOfType<StringAttr>(TileGPUDialect::kTargetAttrName);
+  unsigned number = 0;
+  if (target && target.getValue().starts_with("sm_"))
+    (void)target.getValue().drop_front(3).take_while(llvm::isDigit).getAsInteger(
+        10, number);
+  return number;
+}
+
+/// Warps along M and N for an MxN accumulator: each split goes to the
+/// dimension whose per-warp tile is larger, as long as it keeps at least one
+/// instruction tile (16 rows, 8 columns) per warp, so warp tiles stay square
+/// and operands loaded from shared memory are reused by as many
+/// instructions as possible.
+static SmallVector<unsigned> chooseWarpsPerCTA(int64_t m, int64_t n,
+                                               unsigned numWarps) {
+  unsigned warpsM = 1, warpsN = 1;
+  while (warpsM * warpsN < numWarps) {
+    bool mFits = m / (2 * warpsM) >= 16, nFits = n / (2 * warpsN) >= 8;
+    bool preferM = m / warpsM >= n / warpsN;
+    if (mFits && (preferM || !nFits))
+      warpsM *= 2;
+    else if (nFits)
+      warpsN *= 2;
+    else
+      warpsM *= 2; // Too small for all warps: the extra ones replicate.
+  }
+  return {warpsM, warpsN};
+}
+
+/// Elements of `type` per 32-bit register of an mma.sync operand, or 0 when
+/// mma.sync has no form for it. Reports why at `dot`.
+static unsigned getKWidth(tile::DotOp dot, Type type) {
+  if (type.isF16() || type.isBF16())
+    return 2;
+  if (type.isF32()) {
+    if (dot.getInputPrecision() == tile::InputPrecision::IEEE) {
+      dot.emitError("tile.dot with inputPrecision = ieee (exact f32 "
+                    "products) cannot be lowered yet: use tf32 or tf32x3");
+      return 0;
+    }
+    return 1;
+  }
+  if (type.isInteger(8))
+    return 4;
+  dot.emitError("tile.dot on ")
+      << type << " operands cannot be lowered yet (the tensor-core lowering "
+      << "takes f16, bf16, f32 through tf32, and i8)";
+  return 0;
+}
+
+namespace {
+
+/// Rewrites one dot onto mma.sync layouts; see the pass description.
+class DotAccelerator {
+public:
+  DotAccelerator(unsigned numWarps) : numWarps(numWarps) {}
+
+  LogicalResult accelerate(tile::DotOp dot);
+
+private:
+  /// Keeps iter_arg `index` of `loop` in `layout` across iterations.
+  void carryInLayout(scf::ForOp loop, unsigned index, Attribute layout);
+
+  unsigned numWarps;
+};
+
+} // namespace
+
+LogicalResult DotAccelerator::accelerate(tile::DotOp dot) {
+  RankedTensorType aType = dot.getA().getType(), bType = dot.getB().getType();
+  RankedTensorType dType = dot.getType();
+  if (dType.getRank() != 2)
+    return dot.emitError("batched (3-D) tile.dot cannot be lowered yet");
+  Type aElement = aType.getElementType(), bElement = bType.getElementType();
+  if (aElement != bElement)
+    return dot.emitError("tile.dot operands of different types (")
+           << aElement << " and " << bElement << ") cannot be lowered yet";
+  unsigned kWidth = getKWidth(dot, aElement);
+  if (kWidth == 0)
+    return failure();
+  int64_t k = aType.getDimSize(1);
+  if (k < 8 * kWidth)
+    return dot.emitError("tile.dot on ")
+           << aElement << " needs K >= " << 8 * kWidth << ", got K = " << k;
+
+  MLIRContext *context = dot.getContext();
+  OpBuilder builder(dot);
+  Location loc = dot.getLoc();
+  auto mma = MmaEncodingAttr::get(
+      context, /*version=*/2,
+      chooseWarpsPerCTA(dType.getDimSize(0), dType.getDimSize(1), numWarps),
+      {16, 8});
+  auto convert = [&](Value value, Attribute layout) -> Value {
+    auto type = withEncoding(cast<RankedTensorType>(value.getType()), layout);
+    return ConvertLayoutOp::create(builder, loc, type, value);
+  };
+  Value a = convert(dot.getA(), DotOperandEncodingAttr::get(context, 0, mma,
+                                                            kWidth));
+  Value b = convert(dot.getB(), DotOperandEncodingAttr::get(context, 1, mma,
+                                                            kWidth));
+  // The tensor cores accumulate f16 products in f32 here: widen, then narrow.
+  Value c = convert(dot.getC(), mma);
+  Type accElement = dType.getElementType();
+  auto wideType = withEncoding(
+      RankedTensorType::get(dType.getShape(), builder.getF32Type()), mma);
+  if (accElement.isF16())
+    c = arith::ExtFOp::create(builder, loc, wideType, c);
+  Value d = tile::DotOp::create(builder, loc, c.getType(), a, b, c,
+                                dot.getInputPrecision(),
+                                dot.getMaxNumImpreciseAcc());
+  if (accElement.isF16())
+    d = arith::TruncFOp::create(builder, loc, withEncoding(dType, mma), d);
+  Value result = convert(d, dType.getEncoding());
+  dot.replaceAllUsesWith(result);
+
+  // acc = dot(a, b, acc) in a loop: keep acc in the mma layout throughout.
+  Value acc = dot.getC();
+  dot.erase();
+  auto iterArg = dyn_cast<BlockArgument>(acc);
+  auto loop = iterArg ? dyn_cast<scf::ForOp>(iterArg.getOwner()->getParentOp())
+                      : scf::ForOp();
+  if (!loop || iterArg.getArgNumber() == 0 ||
+      !(accElement.isF32() || accElement.isInteger(32)))
+    return success();
+  unsigned index = iterArg.getArgNumber() - 1;
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  if (yield.getOperand(index) == result && acc.hasOneUse())
+    carryInLayout(loop, index, mma);
+  return success();
+}
+
+void DotAccelerator::carryInLayout(scf::ForOp loop, unsigned index,
+                                   Attribute layout) {
+  BlockArgument iterArg = loop.getRegionIterArg(index);
+  auto oldType = cast<RankedTensorType>(iterArg.getType());
+  auto newType = withEncoding(oldType, layout);
+  OpBuilder builder(loop);
+  Location loc = loop.getLoc();
+  // Into the loop: the initial value.
+  OpOperand &init = loop.getInitArgsMutable()[index];
+  init.set(ConvertLayoutOp::create(builder, loc, newType, init.get()));
+  // Inside: users see the old layout until conversions fold away.
+  iterArg.setType(newType);
+  builder.setInsertionPointToStart(loop.getBody());
+  auto inside = ConvertLayoutOp::create(builder, loc, oldType, iterArg);
+  iterArg.replaceAllUsesExcept(inside, inside);
+  // Around the back edge: the yielded value.
+  Operation *yield = loop.getBody()->getTerminator();
+  builder.setInsertionPoint(yield);
+  OpOperand &yielded = yield->getOpOperand(index);
+  yielded.set(ConvertLayoutOp::create(builder, loc, newType, yielded.get()));
+  // Out of the loop: the result.
+  Value result = loop.getResult(index);
+  result.setType(newType);
+  builder.setInsertionPointAfter(loop);
+  auto outside = ConvertLayoutOp::create(builder, loc, oldType, result);
+  result.replaceAllUsesExcept(outside, outside);
+}
+
+namespace {
+
+/// acc + dot(a, b, 0) -> dot(a, b, acc) when the dot has no other use.
+template <typename AddOp>
+struct FoldAddIntoDot : public OpRewritePattern<AddOp> {
+  using OpRewritePattern<AddOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AddOp add,
+                                PatternRewriter &rewriter) const override {
+    for (unsigned side = 0; side < 2; ++side) {
+      auto dot = add->getOperand(side).template getDefiningOp<tile::DotOp>();
+      if (!dot || !dot->hasOneUse() ||
+          !(matchPattern(dot.getC(), m_Zero()) ||
+            matchPattern(dot.getC(), m_AnyZeroFloat())))
+        continue;
+      Value acc = add->getOperand(1 - side);
+      if (acc.getType() != dot.getType())
+        continue;
+      rewriter.modifyOpInPlace(dot, [&] { dot.getCMutable().assign(acc); });
+      // The accumulator must exist before the dot.
+      if (Operation *def = acc.getDefiningOp();
+          def && def->getBlock() == dot->getBlock() &&
+          dot->isBeforeInBlock(def))
+        rewriter.moveOpAfter(dot, def);
+      rewriter.replaceOp(add, dot.getResult());
+      return success();
+    }
+    return failure();
+  }
+};
+
+/// cast(convert(x: mma)) -> convert(cast(x)): an epilogue narrowing the
+/// accumulator (f32 -> f16, say) moves half the bytes through shared memory.
+struct SinkConversionThroughCast : public OpRewritePattern<ConvertLayoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ConvertLayoutOp convert,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<MmaEncodingAttr>(convert.getSrc().getType().getEncoding()) ||
+        !convert->hasOneUse())
+      return failure();
+    Operation *narrow = *convert->getUsers().begin();
+    if (!isa<arith::TruncFOp, arith::TruncIOp, arith::FPToSIOp,
+             arith::FPToUIOp>(narrow))
+      return failure();
+    auto narrowType = cast<RankedTensorType>(narrow->getResult(0).getType());
+    rewriter.setInsertionPoint(narrow);
+    Operation *early = rewriter.clone(*narrow);
+    early->setOperand(0, convert.getSrc());
+    early->getResult(0).setType(
+        withEncoding(narrowType, convert.getSrc().getType().getEncoding()));
+    rewriter.replaceOpWithNewOp<ConvertLayoutOp>(narrow, narrowType,
+                                                 early->getResult(0));
+    return success();
+  }
+};
+
+/// Puts tile.dot on the tensor cores; see Passes.td.
+struct TileGPUAccelerateMatmulPass
+    : public tilelang::tilegpu::impl::TileGPUAccelerateMatmulBase<
+          TileGPUAccelerateMatmulPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<tile::DotOp> dots;
+    module.walk([&](tile::DotOp dot) { dots.push_back(dot); });
+    if (dots.empty())
+      return;
+    std::optional<unsigned> numWarps = getNumWarps(module);
+    if (!numWarps) {
+      module.emitError("tilegpu-accelerate-matmul needs ")
+          << TileGPUDialect::kNumWarpsAttrName << " on the module";
+      return signalPassFailure();
+    }
+    if (getComputeCapability(module) < 80) {
+      dots.front().emitError("tile.dot needs tensor cores of sm_80 or newer; "
+                             "the target is ")
+          << module->getAttr(TileGPUDialect::kTargetAttrName);
+      return signalPassFailure();
+    }
+
+    RewritePatternSet folds(&getContext());
+    folds.add<FoldAddIntoDot<arith::AddFOp>, FoldAddIntoDot<arith::AddIOp>>(
+        &getContext());
+    if (failed(applyPatternsGreedily(module, std::move(folds))))
+      return signalPassFailure();
+
+    dots.clear();
+    module.walk([&](tile::DotOp dot) { dots.push_back(dot); });
+    DotAccelerator accelerator(*numWarps);
+    bool failed = false;
+    for (tile::DotOp dot : dots)
+      failed |= mlir::failed(accelerator.accelerate(dot));
+    if (failed)
+      return signalPassFailure();
+
+    // Fold the conversions that met their inverses.
+    RewritePatternSet patterns(&getContext());
+    ConvertLayoutOp::getCanonicalizationPatterns(patterns, &getContext());
+    patterns.add<SinkConversionThroughCast>(&getContext());
+    if (mlir::failed(applyPatternsGreedily(module, std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,104 @@
+// tilegpu-accelerate-matmul puts tile.dot on mma.sync layouts, keeps a
+// loop-carried accumulator in the mma layout and folds acc + dot(a, b).
+// RUN: tilelang-opt %s --tilegpu-accelerate-matmul -split-input-file -verify-diagnostics | FileCheck %s
+
+#blocked = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#acc = #tilegpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+// 128x128 with 4 warps: 2x2 warps of 64x64 each; f16 packs 2 per register.
+// CHECK-DAG: #[[MMA:.*]] = #tilegpu.mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>
+// CHECK-DAG: #[[OPA:.*]] = #tilegpu.dot_op<opIdx = 0, parent = #[[MMA]], kWidth = 2>
+// CHECK-DAG: #[[OPB:.*]] = #tilegpu.dot_op<opIdx = 1, parent = #[[MMA]], kWidth = 2>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_80"} {
+  // CHECK-LABEL: func @loop
+  // The accumulator enters the loop converted once, stays in the mma
+  // layout across iterations, and leaves converted once.
+  // CHECK: %[[INIT:.*]] = tilegpu.convert_layout %{{.*}} : tensor<128x128xf32, #{{.*}}> -> tensor<128x128xf32, #[[MMA]]>
+  // CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (tensor<128x128xf32, #[[MMA]]>)
+  // CHECK: %[[A:.*]] = tilegpu.convert_layout %{{.*}} -> tensor<128x32xf16, #[[OPA]]>
+  // CHECK: %[[B:.*]] = tilegpu.convert_layout %{{.*}} -> tensor<32x128xf16, #[[OPB]]>
+  // CHECK: %[[D:.*]] = tile.dot %[[A]], %[[B]], %[[ACC]] : tensor<128x32xf16, #[[OPA]]> * tensor<32x128xf16, #[[OPB]]> -> tensor<128x128xf32, #[[MMA]]>
+  // CHECK-NEXT: scf.yield %[[D]]
+  // CHECK: tilegpu.convert_layout %{{.*}} : tensor<128x128xf32, #[[MMA]]> -> tensor<128x128xf32, #{{.*}}>
+  func.func @loop(%a: tensor<128x32xf16, #blocked>, %b: tensor<32x128xf16, #blocked>, %n: i32) -> tensor<128x128xf32, #acc> {
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32, #acc>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x128xf32, #acc>) : i32 {
+      %d = tile.dot %a, %b, %acc : tensor<128x32xf16, #blocked> * tensor<32x128xf16, #blocked> -> tensor<128x128xf32, #acc>
+      scf.yield %d : tensor<128x128xf32, #acc>
+    }
+    return %r : tensor<128x128xf32, #acc>
+  }
+
+  // CHECK-LABEL: func @add_into_dot
+  // acc + dot(a, b) accumulates in the dot; no addf is left.
+  // CHECK-NOT: arith.addf
+  // CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : {{.*}} -> tensor<128x128xf32, #[[MMA]]>
+  // CHECK-NOT: arith.addf
+  func.func @add_into_dot(%a: tensor<128x32xf16, #blocked>, %b: tensor<32x128xf16, #blocked>, %acc: tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc> {
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32, #acc>
+    %d = tile.dot %a, %b, %zero : tensor<128x32xf16, #blocked> * tensor<32x128xf16, #blocked> -> tensor<128x128xf32, #acc>
+    %s = arith.addf %acc, %d : tensor<128x128xf32, #acc>
+    return %s : tensor<128x128xf32, #acc>
+  }
+}
+
+// -----
+
+#blocked = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
+// Warps go where the per-warp tile is larger: 64x256 with 8 warps is 2x4
+// warps of 32x64. f32 operands take tf32 (one element per register), i8
+// four per register; an f16 accumulator is widened around the product.
+// CHECK-DAG: #[[WIDE:.*]] = #tilegpu.mma<version = 2, warpsPerCTA = [2, 4], instrShape = [16, 8]>
+// CHECK-DAG: #tilegpu.dot_op<opIdx = 0, parent = #[[WIDE]], kWidth = 1>
+// CHECK-DAG: #tilegpu.dot_op<opIdx = 0, parent = #[[WIDE]], kWidth = 4>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+  // CHECK-LABEL: func @types
+  // CHECK: tile.dot {{.*}} -> tensor<64x256xf32, #[[WIDE]]>
+  // CHECK: tile.dot {{.*}} -> tensor<64x256xi32, #[[WIDE]]>
+  // CHECK: arith.extf %{{.*}} : tensor<64x256xf16, #[[WIDE]]> to tensor<64x256xf32, #[[WIDE]]>
+  // CHECK: tile.dot {{.*}} -> tensor<64x256xf32, #[[WIDE]]>
+  // CHECK: arith.truncf %{{.*}} : tensor<64x256xf32, #[[WIDE]]> to tensor<64x256xf16, #[[WIDE]]>
+  func.func @types(%af: tensor<64x32xf32, #blocked>, %bf: tensor<32x256xf32, #blocked>, %cf: tensor<64x256xf32, #blocked>,
+                   %ai: tensor<64x32xi8, #blocked>, %bi: tensor<32x256xi8, #blocked>, %ci: tensor<64x256xi32, #blocked>,
+                   %ah: tensor<64x32xf16, #blocked>, %bh: tensor<32x256xf16, #blocked>, %ch: tensor<64x256xf16, #blocked>)
+      -> (tensor<64x256xf32, #blocked>, tensor<64x256xi32, #blocked>, tensor<64x256xf16, #blocked>) {
+    %f = tile.dot %af, %bf, %cf : tensor<64x32xf32, #blocked> * tensor<32x256xf32, #blocked> -> tensor<64x256xf32, #blocked>
+    %i = tile.dot %ai, %bi, %ci : tensor<64x32xi8, #blocked> * tensor<32x256xi8, #blocked> -> tensor<64x256xi32, #blocked>
+    %h = tile.dot %ah, %bh, %ch : tensor<64x32xf16, #blocked> * tensor<32x256xf16, #blocked> -> tensor<64x256xf16, #blocked>
+    return %f, %i, %h : tensor<64x256xf32, #blocked>, tensor<64x256xi32, #blocked>, tensor<64x256xf16, #blocked>
+  }
+}
+
+// -----
+
+#blocked = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @f64(%a: tensor<16x16xf64, #blocked>, %c: tensor<16x16xf64, #blocked>) -> tensor<16x16xf64, #blocked> {
+    // expected-error @+1 {{tile.dot on 'f64' operands cannot be lowered yet (the tensor-core lowering takes f16, bf16, f32 through tf32, and i8)}}
+    %d = tile.dot %a, %a, %c : tensor<16x16xf64, #blocked> * tensor<16x16xf64, #blocked> -> tensor<16x16xf64, #blocked>
+    return %d : tensor<16x16xf64, #blocked>
+  }
+}
+
+// -----
+
+#blocked = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @ieee(%a: tensor<16x16xf32, #blocked>, %c: tensor<16x16xf32, #blocked>) -> tensor<16x16xf32, #blocked> {
+    // expected-error @+1 {{tile.dot with inputPrecision = ieee (exact f32 products) cannot be lowered yet: use tf32 or tf32x3}}
+    %d = tile.dot %a, %a, %c inputPrecision = ieee : tensor<16x16xf32, #blocked> * tensor<16x16xf32, #blocked> -> tensor<16x16xf32, #blocked>
+    return %d : tensor<16x16xf32, #blocked>
+  }
+}
+
+// -----
+
+#blocked = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @short_i8(%a: tensor<16x16xi8, #blocked>, %c: tensor<16x16xi32, #blocked>) -> tensor<16x16xi32, #blocked> {
+    // expected-error @+1 {{tile.dot on 'i8' needs K >= 32, got K = 16}}
+    %d = tile.dot %a, %a, %c : tensor<16x16xi8, #blocked> * tensor<16x16xi8, #blocked> -> tensor<16x16xi32, #blocked>
+    return %d : tensor<16x16xi32, #blocked>
+  }
+}
