@@ -59,7 +59,154 @@ def define(jit, tl):
         mask = offs < n
         tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
 
-    return {"layer_norm_fwd": layer_norm_fwd, "softmax": softmax, "tiny": tiny}
+    @jit
+    def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                      stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                      BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
+                      GROUP_SIZE_M: tl.constexpr):
+        # C (M x N) = A (M x K) @ B (K x N), one BLOCK_SIZE_M x BLOCK_SIZE_N tile of
+        # C per program. Any strides: transposed or padded operands need no copy.
+        #
+        # Grouped ordering: consecutive program ids walk down a column of
+        # GROUP_SIZE_M row-tiles before moving to the next column of tiles, so the
+        # programs running at the same time share rows of A and columns of B in L2.
+        pid = tl.program_id(axis=0)
+        tiles_m = tl.cdiv(M, BLOCK_SIZE_M)
+        tiles_n = tl.cdiv(N, BLOCK_SIZE_N)
+        tiles_per_group = GROUP_SIZE_M * tiles_n
+        group = pid // tiles_per_group
+        group_first_m = group * GROUP_SIZE_M
+        group_rows = min(tiles_m - group_first_m, GROUP_SIZE_M)  # the last group may be shorter
+        pid_in_group = pid % tiles_per_group
+        pid_m = group_first_m + pid_in_group % group_rows
+        pid_n = pid_in_group // group_rows
+
+        rows = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
+        cols = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+        ks = tl.arange(0, BLOCK_SIZE_K)
+        a_tile = a_ptr + rows[:, None] * stride_am + ks[None, :] * stride_ak
+        b_tile = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
+        row_ok = rows[:, None] < M
+        col_ok = cols[None, :] < N
+
+        # Integer operands (int8) accumulate exactly in int32, floating-point
+        # ones in fp32; the store converts to C's element type.
+        acc_dtype = tl.int32 if a_ptr.dtype.element_ty == tl.int8 else tl.float32
+        acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=acc_dtype)
+        for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
+            k_left = K - k * BLOCK_SIZE_K  # masked-off elements of the last K step load as 0
+            a = tl.load(a_tile, mask=row_ok & (ks[None, :] < k_left), other=0)
+            b = tl.load(b_tile, mask=(ks[:, None] < k_left) & col_ok, other=0)
+            acc = tl.dot(a, b, acc, out_dtype=acc_dtype)  # Triton wants out_dtype=int32 for int8
+            a_tile += BLOCK_SIZE_K * stride_ak
+            b_tile += BLOCK_SIZE_K * stride_bk
+        c = acc.to(c_ptr.dtype.element_ty)
+        tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn, c, mask=row_ok & col_ok)
+
+    @jit
+    def matmul_bias_relu_kernel(a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K,
+                                stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                                BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
+                                BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr):
+        # C = relu(A @ B + bias[None, :]) with a fused epilogue: the bias add, the
+        # relu and the cast are ordinary tile ops on the fp32 accumulator. Same
+        # main loop and program order as matmul_kernel (floating-point operands).
+        pid = tl.program_id(axis=0)
+        tiles_m = tl.cdiv(M, BLOCK_SIZE_M)
+        tiles_n = tl.cdiv(N, BLOCK_SIZE_N)
+        tiles_per_group = GROUP_SIZE_M * tiles_n
+        group_first_m = (pid // tiles_per_group) * GROUP_SIZE_M
+        group_rows = min(tiles_m - group_first_m, GROUP_SIZE_M)
+        pid_m = group_first_m + (pid % tiles_per_group) % group_rows
+        pid_n = (pid % tiles_per_group) // group_rows
+
+        rows = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
+        cols = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+        ks = tl.arange(0, BLOCK_SIZE_K)
+        a_tile = a_ptr + rows[:, None] * stride_am + ks[None, :] * stride_ak
+        b_tile = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
+        row_ok = rows[:, None] < M
+        col_ok = cols[None, :] < N
+        acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
+            k_left = K - k * BLOCK_SIZE_K
+            a = tl.load(a_tile, mask=row_ok & (ks[None, :] < k_left), other=0.0)
+            b = tl.load(b_tile, mask=(ks[:, None] < k_left) & col_ok, other=0.0)
+            acc = tl.dot(a, b, acc)
+            a_tile += BLOCK_SIZE_K * stride_ak
+            b_tile += BLOCK_SIZE_K * stride_bk
+        bias = tl.load(bias_ptr + cols, mask=cols < N, other=0.0).to(tl.float32)
+        acc = acc + bias[None, :]
+        acc = tl.maximum(acc, 0.0)
+        c = acc.to(c_ptr.dtype.element_ty)
+        tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn, c, mask=row_ok & col_ok)
+
+    return {"layer_norm_fwd": layer_norm_fwd, "softmax": softmax, "tiny": tiny,
+            "matmul_kernel": matmul_kernel, "matmul_bias_relu_kernel": matmul_bias_relu_kernel}
+
+
+# The launch options of a matmul: the kernel's four constexprs and the
+# num_warps/num_stages launch options, as one dict (the keyword arguments of
+# the launch). A tilelang.Config or triton.Config works too (see
+# matmul_launch_options), so that an autotuned config can replace it.
+MATMUL_DEFAULT_CONFIG = {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8,
+                         "num_warps": 4, "num_stages": 3}
+
+
+def matmul_launch_options(config=None):
+    """The launch keywords of `config`: a dict such as MATMUL_DEFAULT_CONFIG
+    (keys it lacks keep their default), or a Config object of tilelang's or
+    Triton's autotuner (its kwargs plus num_warps and num_stages)."""
+    options = dict(MATMUL_DEFAULT_CONFIG)
+    if config is None:
+        return options
+    if isinstance(config, dict):
+        options.update(config)
+    else:
+        options.update(config.kwargs, num_warps=config.num_warps, num_stages=config.num_stages)
+    return options
+
+
+def matmul_grid(m, n, options):
+    """The 1-D grid of matmul_kernel: one program per tile of C."""
+    tiles_m = -(-m // options["BLOCK_SIZE_M"])
+    tiles_n = -(-n // options["BLOCK_SIZE_N"])
+    return (tiles_m * tiles_n,)
+
+
+def matmul_args(a, b, out, bias=None):
+    """The run-time arguments of matmul_kernel (with `bias`, of
+    matmul_bias_relu_kernel) for C = A @ B into `out`, in order."""
+    m, k = a.shape
+    n = b.shape[1]
+    operands = (a, b) if bias is None else (a, b, bias)
+    return (*operands, out, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+            out.stride(0), out.stride(1))
+
+
+def matmul(a, b, kernel, config=None, out=None, out_dtype=None, bias=None):
+    """C = A @ B with `kernel` (define(...)["matmul_kernel"], tilelang's or
+    Triton's); with `bias`, `kernel` is define(...)["matmul_bias_relu_kernel"]
+    and C = relu(A @ B + bias). A (M x K) and B (K x N) are 2-D CUDA tensors of
+    one dtype, with any strides. C is `out` (any strides, M x N) or a new
+    tensor of `out_dtype`, which defaults to A's dtype (int32 for int8
+    operands). `config`: see matmul_launch_options. Returns C."""
+    if a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[0]:
+        raise ValueError(f"matmul: shapes {tuple(a.shape)} and {tuple(b.shape)} do not multiply")
+    if a.dtype != b.dtype:
+        raise ValueError(f"matmul: operands of different dtypes ({a.dtype}, {b.dtype})")
+    m, n = a.shape[0], b.shape[1]
+    if out is None:
+        import torch
+
+        if out_dtype is None:
+            out_dtype = torch.int32 if a.dtype == torch.int8 else a.dtype
+        out = torch.empty((m, n), device=a.device, dtype=out_dtype)
+    elif tuple(out.shape) != (m, n):
+        raise ValueError(f"matmul: out has shape {tuple(out.shape)}, expected {(m, n)}")
+    options = matmul_launch_options(config)
+    kernel[matmul_grid(m, n, options)](*matmul_args(a, b, out, bias), **options)
+    return out
 
 
 def layernorm_inputs(torch, m, n, dtype=None):

@@ -7,8 +7,9 @@ can be tried without a GPU or torch. A result is a dict:
    "rows": [row, ...], "errors": [{"kernel", "shape", "impl", "error"}, ...]}
 
 and a row is {"kernel", "shape", "impl", "ms", "GB/s"} for the bandwidth
-kernels (layernorm, softmax) or {"kernel", "shape", "impl", "us"} for the
-launch overhead (microseconds per launch).
+kernels (layernorm, softmax), {"kernel", "shape", "impl", "ms", "TFLOP/s"}
+for the compute-bound ones (matmul), or {"kernel", "shape", "impl", "us"}
+for the launch overhead (microseconds per launch).
 """
 
 import json
@@ -47,6 +48,8 @@ def _cell(row):
         return "-"
     if "us" in row:
         return f"{row['us']} us"
+    if "TFLOP/s" in row:
+        return f"{row['ms']} ms, {row['TFLOP/s']} TFLOP/s"
     return f"{row['ms']} ms, {row['GB/s']} GB/s"
 
 
@@ -101,8 +104,8 @@ def markdown(result):
 
 
 def plot(result, path):
-    """Writes a PNG: one subplot per kernel, GB/s per shape and implementation
-    as grouped bars (us per launch for the launch overhead). Returns False,
+    """Writes a PNG: one subplot per kernel, GB/s (or TFLOP/s) per shape and
+    implementation as grouped bars (us per launch for the launch overhead). Returns False,
     writing nothing, when matplotlib is not importable."""
     try:
         import matplotlib
@@ -119,8 +122,14 @@ def plot(result, path):
     colors = {"tilelang": "tab:blue", "torch": "tab:orange", "triton": "tab:green"}
     for ax, (kernel, shapes) in zip(axes[0], grouped.items()):
         impls = _impls_of(shapes)
-        launch = all("us" in row for by_impl in shapes.values() for row in by_impl.values())
-        key, unit = ("us", "us per launch (lower is better)") if launch else ("GB/s", "GB/s (higher is better)")
+        rows = [row for by_impl in shapes.values() for row in by_impl.values()]
+        launch = all("us" in row for row in rows)
+        if launch:
+            key, unit = "us", "us per launch (lower is better)"
+        elif all("TFLOP/s" in row for row in rows):
+            key, unit = "TFLOP/s", "TFLOP/s (higher is better)"
+        else:
+            key, unit = "GB/s", "GB/s (higher is better)"
         bar = 0.8 / len(impls)
         for i, impl in enumerate(impls):
             xs, ys = [], []

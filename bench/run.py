@@ -1,12 +1,15 @@
 """Benchmarks on the GPU: tilelang next to torch and Triton in one run.
 
-  python bench/run.py [--out DIR] [--only layernorm,softmax,launch]
+  python bench/run.py [--out DIR] [--only layernorm,softmax,launch,matmul|all]
 
   layernorm  layernorm forward, fp16, at the anchor shapes of the H100 notes
   softmax    Triton's fused-softmax tutorial kernel (one row per program),
              fp16 and fp32, 4096 rows of 1024 to 12288 columns
   launch     host overhead of launching a 1-block, 3-argument kernel from a
              Python loop (2000 launches)
+  matmul     Triton's tutorial matmul (grouped order, fp32 accumulator), fp16
+             and bf16, 1024^3 to 8192^3 and 16x8192x8192, in TFLOP/s, next
+             to cuBLAS (torch.matmul)
 
 Every tilelang result is checked against a float64 torch reference before it
 is timed. Writes results.json, results.md and (with matplotlib) results.png
@@ -41,7 +44,11 @@ except ImportError:  # Triton is optional
 LAYERNORM_SHAPES = [(4096, 1024), (4096, 4096), (16384, 8192), (8192, 12288)]
 SOFTMAX_SHAPES = [(4096, 1024), (4096, 4096), (4096, 8192), (4096, 12288)]
 SOFTMAX_DTYPES = [torch.float16, torch.float32]
-DTYPE_NAMES = {torch.float16: "fp16", torch.float32: "fp32"}
+# (M, N, K): cubes, and a skinny product (16 rows: bound by reading B).
+MATMUL_SHAPES = [(1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192),
+                 (16, 8192, 8192)]
+MATMUL_DTYPES = [torch.float16, torch.bfloat16]
+DTYPE_NAMES = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32"}
 
 
 def log(message):
@@ -89,6 +96,15 @@ class Run:
         """Times each implementation; tilelang's output goes through `check`
         (which raises when it is wrong) after its first run and before it is
         timed. GB/s counts `bytes_moved` per call."""
+        self.measure(kernel, shape, impls, check, "GB/s", lambda ms: bytes_moved / ms / 1e6)
+
+    def throughput(self, kernel, shape, impls, flops, check):
+        """As bandwidth, in TFLOP/s: `flops` floating-point operations per call."""
+        self.measure(kernel, shape, impls, check, "TFLOP/s", lambda ms: flops / ms / 1e9)
+
+    def measure(self, kernel, shape, impls, check, unit, rate):
+        """Times each implementation (tilelang's checked first); the row has
+        the median ms and `unit`: rate(ms)."""
         for name, fn in impls.items():
             try:
                 fn()
@@ -99,10 +115,9 @@ class Run:
             except Exception as exc:  # noqa: BLE001 - recorded, the run goes on
                 self.fail(kernel, shape, name, exc)
                 continue
-            row = {"kernel": kernel, "shape": shape, "impl": name, "ms": round(ms, 4),
-                   "GB/s": round(bytes_moved / ms / 1e6, 1)}
+            row = {"kernel": kernel, "shape": shape, "impl": name, "ms": round(ms, 4), unit: round(rate(ms), 1)}
             self.rows.append(row)
-            log(f"    {shape:<16} {name:<9} {row['ms']:>9.4f} ms {row['GB/s']:>8.1f} GB/s")
+            log(f"    {shape:<16} {name:<9} {row['ms']:>9.4f} ms {row[unit]:>8.1f} {unit}")
 
 
 def layernorm(run, tl_kernels, tt_kernels):
@@ -226,20 +241,88 @@ def launch(run, tl_kernels, tt_kernels, launches=2000, repeats=7):
         run.fail("launch", "C++ loop of cuLaunchKernel (floor)", "tilelang", exc)
 
 
-BENCHMARKS = {"layernorm": layernorm, "softmax": softmax, "launch": launch}
+def matmul_config(m, n, k):
+    """The config each matmul shape runs with: one fixed, reasonable choice
+    per shape until the autotuner picks them (it will replace this function;
+    a tilelang.Config or triton.Config may stand in for the dict, see
+    bench/kernels.py's matmul_launch_options). Shared by tilelang and Triton."""
+    if m <= 16:  # skinny: bound by reading B; many narrow tiles keep the SMs busy
+        return {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 128, "GROUP_SIZE_M": 1,
+                "num_warps": 4, "num_stages": 4}
+    if max(m, n) <= 2048:  # at most 256 tiles of 128x128: smaller tiles than below fill the GPU
+        return {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8,
+                "num_warps": 4, "num_stages": 3}
+    return {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8,
+            "num_warps": 8, "num_stages": 3}
+
+
+def matmul_error_bound(a, b, ref):
+    """Elementwise bound on |C - ref| for C = A @ B (fp16/bf16) computed with
+    an fp32 accumulator and stored in A's type: the accumulation of K exact
+    products, (K + 2) * 2^-22 * (|A| @ |B|) (twice the truncation bound), plus
+    the rounding to the output type, u * |ref|."""
+    u_out = {torch.float16: 2.0**-11, torch.bfloat16: 2.0**-8}[a.dtype]
+    k = a.shape[1]
+    accumulation = (k + 2) * 2.0**-22 * (a.double().abs() @ b.double().abs())
+    return u_out * ref.abs() + (1 + u_out) * accumulation + 2.0**-24
+
+
+def matmul(run, tl_kernels, tt_kernels):
+    """C = A @ B with bench/kernels.py's matmul_kernel (the same source under
+    tilelang and Triton, with the same config), next to cuBLAS through
+    torch.matmul. TFLOP/s counts 2 M N K per call."""
+    for dtype in MATMUL_DTYPES:
+        for m, n, k in MATMUL_SHAPES:
+            shape = f"{m}x{n}x{k} {DTYPE_NAMES[dtype]}"
+            try:
+                a = torch.randn(m, k, device="cuda", dtype=dtype)
+                b = torch.randn(k, n, device="cuda", dtype=dtype)
+                c = torch.full((m, n), float("nan"), device="cuda", dtype=dtype)
+                c_torch = torch.empty_like(c)
+                c_triton = torch.empty_like(c)
+                config = matmul_config(m, n, k)
+            except Exception as exc:  # noqa: BLE001
+                run.fail("matmul", shape, "setup", exc)
+                continue
+
+            def check():
+                ref = a.double() @ b.double()
+                error = (c.double() - ref).abs()
+                bound = matmul_error_bound(a, b, ref)
+                if not bool((error <= bound).all()):  # also false for NaN: unwritten elements
+                    worst = int((error / bound).nan_to_num(float("inf")).argmax())
+                    raise AssertionError(f"tilelang matmul {shape} is wrong: {int((~(error <= bound)).sum())} "
+                                         f"elements beyond the error bound; worst: error "
+                                         f"{error.flatten()[worst].item():.3g}, bound {bound.flatten()[worst].item():.3g}")
+
+            impls = {"tilelang": lambda: bench_kernels.matmul(a, b, tl_kernels["matmul_kernel"], config, out=c),
+                     "torch": lambda: torch.matmul(a, b, out=c_torch)}
+            if tt_kernels is not None:
+                impls["triton"] = lambda: bench_kernels.matmul(a, b, tt_kernels["matmul_kernel"], config,
+                                                               out=c_triton)
+            run.throughput("matmul", shape, impls, 2.0 * m * n * k, check)
+            del a, b, c, c_torch, c_triton
+
+
+BENCHMARKS = {"layernorm": layernorm, "softmax": softmax, "launch": launch, "matmul": matmul}
+# What a run without --only does: every benchmark.
+DEFAULT_BENCHMARKS = ["layernorm", "softmax", "launch", "matmul"]
 
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path("build/bench"),
                         help="folder for results.json, results.md and results.png (default: build/bench)")
-    parser.add_argument("--only", default=",".join(BENCHMARKS),
-                        help=f"comma-separated benchmarks to run (default: {','.join(BENCHMARKS)})")
+    parser.add_argument("--only", default=",".join(DEFAULT_BENCHMARKS),
+                        help=f"comma-separated benchmarks to run, of {','.join(BENCHMARKS)}, or all "
+                             f"(default: {','.join(DEFAULT_BENCHMARKS)})")
     args = parser.parse_args(argv)
     chosen = [name.strip() for name in args.only.split(",") if name.strip()]
+    if chosen == ["all"]:
+        chosen = list(BENCHMARKS)
     unknown = [name for name in chosen if name not in BENCHMARKS]
     if unknown or not chosen:
-        parser.error(f"--only takes a comma-separated subset of {','.join(BENCHMARKS)}; got {args.only!r}")
+        parser.error(f"--only takes a comma-separated subset of {','.join(BENCHMARKS)}, or all; got {args.only!r}")
     args.only = [name for name in BENCHMARKS if name in chosen]
     return args
 

@@ -225,7 +225,8 @@ static void compileImpl(const std::string &source,
   keep("tile");
 
   PassManager toTileGPU(&session.context, ModuleOp::getOperationName());
-  buildTileGPUPipeline(toTileGPU, options.numWarps, options.arch);
+  buildTileGPUPipeline(toTileGPU, options.numWarps, options.numStages,
+                       options.arch);
   if (!session.run(toTileGPU, *module))
     return;
   keep("tilegpu");

@@ -18,7 +18,7 @@ using namespace mlir;
 namespace tilelang {
 
 void buildTileGPUPipeline(OpPassManager &pm, unsigned numWarps,
-                          const std::string &arch) {
+                          unsigned numStages, const std::string &arch) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   ConvertTileToTileGPUOptions options;
@@ -30,6 +30,11 @@ void buildTileGPUPipeline(OpPassManager &pm, unsigned numWarps,
   pm.addPass(tilegpu::createTileGPUCoalesce());
   pm.addPass(tilegpu::createTileGPUAccelerateMatmul());
   pm.addPass(tilegpu::createTileGPURemoveLayoutConversions());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  tilegpu::TileGPUPipelineOptions pipelineOptions;
+  pipelineOptions.numStages = numStages;
+  pm.addPass(tilegpu::createTileGPUPipeline(pipelineOptions));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

@@ -15,9 +15,10 @@
 
 namespace tilelang {
 
-/// tile -> tilegpu: layouts for `numWarps`, coalescing, conversion removal.
+/// tile -> tilegpu: layouts for `numWarps`, coalescing, tensor-core dots,
+/// conversion removal, and software pipelining with `numStages` buffers.
 void buildTileGPUPipeline(mlir::OpPassManager &pm, unsigned numWarps,
-                          const std::string &arch);
+                          unsigned numStages, const std::string &arch);
 
 /// tilegpu -> LLVM + NVVM dialects.
 void buildLLVMPipeline(mlir::OpPassManager &pm);

@@ -31,8 +31,7 @@ MmaInstruction getMmaInstruction(Type element) {
   if (element.isF16())
     return {"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", 4, 2, false};
   if (element.isBF16())
-    return {"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", 4, 2,
-            false};
+    return {"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", 4, 2, false};
   if (element.isF32())
     return {"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", 4, 2, false};
   return {"mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", 4, 2, true};
@@ -57,7 +56,8 @@ Value packRegister(OpBuilder &b, Location loc, ArrayRef<Value> elements) {
   Type i32 = b.getI32Type();
   if (elements.size() == 1)
     return LLVM::BitcastOp::create(b, loc, i32, elements.front());
-  auto vectorType = VectorType::get(elements.size(), elements.front().getType());
+  auto vectorType =
+      VectorType::get(elements.size(), elements.front().getType());
   Value vector = LLVM::UndefOp::create(b, loc, vectorType);
   for (auto [index, element] : llvm::enumerate(elements))
     vector = LLVM::InsertElementOp::create(b, loc, vector, element,
@@ -67,8 +67,8 @@ Value packRegister(OpBuilder &b, Location loc, ArrayRef<Value> elements) {
 
 /// f32 -> tf32 (round to nearest, ties away), kept in a 32-bit register.
 Value roundToTF32(OpBuilder &b, Location loc, Value value) {
-  return emitPureAsm(b, loc, b.getI32Type(), value,
-                     "cvt.rna.tf32.f32 $0, $1;", "=r,r");
+  return emitPureAsm(b, loc, b.getI32Type(), value, "cvt.rna.tf32.f32 $0, $1;",
+                     "=r,r");
 }
 
 /// The registers of every instruction-sized piece of an operand: for each
@@ -131,10 +131,10 @@ struct DotOpLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
                                        : Type(rewriter.getF32Type());
     auto resultType = LLVM::LLVMStructType::getLiteral(
         getContext(), SmallVector<Type>(4, accType));
-    std::string text = (instruction.text +
-                        " {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, "
-                        "{$10,$11,$12,$13};")
-                           .str();
+    std::string text =
+        (instruction.text + " {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, "
+                            "{$10,$11,$12,$13};")
+            .str();
     std::string out = instruction.integer ? "=r" : "=f";
     std::string constraints =
         out + "," + out + "," + out + "," + out + ",r,r,r,r,r,r,0,1,2,3";
@@ -150,8 +150,8 @@ struct DotOpLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
       SmallVector<Value> operands(a);
       llvm::append_range(operands, b);
       llvm::append_range(operands, c);
-      Value result = emitPureAsm(rewriter, loc, resultType, operands, text,
-                                 constraints);
+      Value result =
+          emitPureAsm(rewriter, loc, resultType, operands, text, constraints);
       for (unsigned e = 0; e < 4; ++e)
         c[e] = LLVM::ExtractValueOp::create(rewriter, loc, result,
                                             ArrayRef<int64_t>{e});
@@ -167,9 +167,9 @@ struct DotOpLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
           }
           issue(aSlice(aRegs, i, kk), bSlice(bRegs, j, kk), c);
         }
-    rewriter.replaceOp(op, packStruct(rewriter, loc,
-                                      getTypeConverter()->convertType(dType),
-                                      acc));
+    rewriter.replaceOp(
+        op,
+        packStruct(rewriter, loc, getTypeConverter()->convertType(dType), acc));
     return success();
   }
 };

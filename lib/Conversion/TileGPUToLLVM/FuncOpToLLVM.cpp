@@ -192,15 +192,8 @@ void tilelang::lowering::populateUnsupportedOpPatterns(
                UnsupportedOpLowering<math::FPowIOp>,
                UnsupportedOpLowering<math::IPowIOp>>(
       converter, "no libdevice-free lowering of this function exists yet");
-  patterns.add<UnsupportedOpLowering<tilegpu::LocalAllocOp>,
-               UnsupportedOpLowering<tilegpu::LocalLoadOp>,
-               UnsupportedOpLowering<tilegpu::LocalStoreOp>,
-               UnsupportedOpLowering<tilegpu::AsyncCopyGlobalToLocalOp>,
-               UnsupportedOpLowering<tilegpu::AsyncCommitGroupOp>,
-               UnsupportedOpLowering<tilegpu::AsyncWaitOp>,
-               UnsupportedOpLowering<tilegpu::MemDescIndexOp>,
-               UnsupportedOpLowering<tilegpu::LocalDeallocOp>>(
-      converter, "shared-memory buffers arrive with software pipelining");
+  patterns.add<UnsupportedOpLowering<tilegpu::LocalStoreOp>>(
+      converter, "software pipelining fills buffers with async copies only");
 }
 
 void tilelang::lowering::populateFuncOpToLLVMPatterns(

@@ -133,6 +133,33 @@ mlir::Value toStorage(mlir::OpBuilder &builder, mlir::Location loc,
 mlir::Value fromStorage(mlir::OpBuilder &builder, mlir::Location loc,
                         mlir::Value stored, mlir::Type llvmElementType);
 
+/// A 2-D tile in shared memory laid out by a #tilegpu.shared encoding: rows
+/// along order[0], `vec`-element vectors XOR-swizzled by
+/// (row / perPhase) % maxPhase.
+struct SwizzledTile {
+  unsigned contiguousDim;
+  int64_t rowLength;
+  unsigned vec, perPhase, maxPhase;
+
+  SwizzledTile(llvm::ArrayRef<int64_t> shape,
+               tilegpu::SharedEncodingAttr encoding);
+  /// Element offset (i32) of the element at `coords` (i32 values).
+  mlir::Value emitOffset(mlir::OpBuilder &b, mlir::Location loc,
+                         llvm::ArrayRef<mlir::Value> coords) const;
+};
+
+/// Whether emitLdMatrixOperand can read an operand of `type` from `tile`:
+/// a 16-bit mma.sync operand whose rows hold whole 8-element vectors.
+bool canLoadWithLdMatrix(mlir::RankedTensorType type,
+                         const SwizzledTile &tile);
+/// Reads an mma.sync operand of `type` from the tile at `base` with
+/// ldmatrix.x4 (.trans when K is not the contiguous dimension); returns
+/// the operand's struct.
+mlir::Value emitLdMatrixOperand(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::Value base, const SwizzledTile &tile,
+                                mlir::RankedTensorType type,
+                                const mlir::TypeConverter &converter);
+
 /// Shared-memory bytes an op needs as scratch (0 if none).
 int64_t getScratchBytes(mlir::Operation *op);
 
@@ -154,6 +181,13 @@ void populateMemoryOpToLLVMPatterns(TileGPUTypeConverter &converter,
                                     const ModuleAxisInfo &axisInfo);
 void populateShapeOpToLLVMPatterns(TileGPUTypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
+/// Places every local_alloc buffer after the `scratchBytes` scratch area
+/// (attribute tilegpu.offset) and returns the kernel's shared-memory bytes.
+int64_t allocateSharedBuffers(mlir::ModuleOp module, int64_t scratchBytes);
+/// Pipeline buffers, cp.async and its groups.
+void populateAsyncCopyToLLVMPatterns(TileGPUTypeConverter &converter,
+                                     mlir::RewritePatternSet &patterns,
+                                     const ModuleAxisInfo &axisInfo);
 /// tile.dot on mma.sync, and its operands through ldmatrix.
 void populateDotOpToLLVMPatterns(TileGPUTypeConverter &converter,
                                  mlir::RewritePatternSet &patterns);

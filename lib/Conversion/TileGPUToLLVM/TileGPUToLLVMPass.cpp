@@ -74,11 +74,12 @@ struct ConvertTileGPUToLLVMPass
     if (fp8.wasInterrupted())
       return signalPassFailure();
 
-    int64_t scratch = computeScratchBytes(module);
+    int64_t shared =
+        allocateSharedBuffers(module, computeScratchBytes(module));
     OpBuilder builder(context);
     module->setAttr(tilegpu::TileGPUDialect::kSharedBytesAttrName,
-                    builder.getI32IntegerAttr(scratch));
-    if (scratch > 0 && !module.lookupSymbol(kSharedMemorySymbol)) {
+                    builder.getI32IntegerAttr(shared));
+    if (shared > 0 && !module.lookupSymbol(kSharedMemorySymbol)) {
       builder.setInsertionPointToStart(module.getBody());
       auto arrayType = LLVM::LLVMArrayType::get(builder.getI8Type(), 0);
       LLVM::GlobalOp::create(builder, module.getLoc(), arrayType,
@@ -97,6 +98,7 @@ struct ConvertTileGPUToLLVMPass
     populateShapeOpToLLVMPatterns(converter, patterns);
     populateDotOperandToLLVMPatterns(converter, patterns);
     populateDotOpToLLVMPatterns(converter, patterns);
+    populateAsyncCopyToLLVMPatterns(converter, patterns, axisInfo);
     populateReduceOpToLLVMPatterns(converter, patterns);
     populateScanOpToLLVMPatterns(converter, patterns);
     populateAtomicOpToLLVMPatterns(converter, patterns);

@@ -49,6 +49,14 @@ TileGPUTypeConverter::TileGPUTypeConverter(MLIRContext *context,
   addConversion([context](tile::PointerType type) -> Type {
     return LLVM::LLVMPointerType::get(context, type.getAddressSpace());
   });
+  // A shared-memory buffer is its address; async tokens order nothing
+  // once lowered (the PTX groups do).
+  addConversion([context](MemDescType) -> Type {
+    return LLVM::LLVMPointerType::get(context, 3);
+  });
+  addConversion([context](AsyncTokenType) -> Type {
+    return IntegerType::get(context, 32);
+  });
   addConversion([this](RankedTensorType type) -> std::optional<Type> {
     if (!isLowerableLayout(type.getEncoding()))
       return std::nullopt;
@@ -56,8 +64,8 @@ TileGPUTypeConverter::TileGPUTypeConverter(MLIRContext *context,
     if (!element)
       return std::nullopt;
     unsigned count = getTotalElemsPerThread(type);
-    return LLVM::LLVMStructType::getLiteral(
-        type.getContext(), SmallVector<Type>(count, element));
+    return LLVM::LLVMStructType::getLiteral(type.getContext(),
+                                            SmallVector<Type>(count, element));
   });
 }
 
@@ -110,8 +118,9 @@ static ElementIndices getMmaV2ElementIndices(Attribute layout,
   return result;
 }
 
-ElementIndices tilelang::lowering::getElementIndices(
-    DistributedEncodingAttr layout, ArrayRef<int64_t> shape) {
+ElementIndices
+tilelang::lowering::getElementIndices(DistributedEncodingAttr layout,
+                                      ArrayRef<int64_t> shape) {
   if (getMmaV2Tile(layout))
     return getMmaV2ElementIndices(layout, shape);
   if (auto blocked = dyn_cast<BlockedEncodingAttr>(layout)) {
@@ -160,7 +169,9 @@ emitMmaV2Coordinates(OpBuilder &b, Location loc, Attribute layout,
   auto mma = cast<MmaEncodingAttr>(operand ? operand.getParent() : layout);
   ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
   auto constant = [&](int64_t value) { return i32Constant(b, loc, value); };
-  auto add = [&](Value x, Value y) { return LLVM::AddOp::create(b, loc, x, y); };
+  auto add = [&](Value x, Value y) {
+    return LLVM::AddOp::create(b, loc, x, y);
+  };
   auto mul = [&](Value x, int64_t y) {
     return LLVM::MulOp::create(b, loc, x, constant(y));
   };
@@ -189,8 +200,8 @@ emitMmaV2Coordinates(OpBuilder &b, Location loc, Attribute layout,
     if (!operand) {
       coords[0] = add(rowBase, constant((index[0] / 2) * tile.ctaTile[0] +
                                         8 * (index[0] % 2)));
-      coords[1] = add(colBase, constant((index[1] / 2) * tile.ctaTile[1] +
-                                        index[1] % 2));
+      coords[1] = add(
+          colBase, constant((index[1] / 2) * tile.ctaTile[1] + index[1] % 2));
     } else if (operand.getOpIdx() == 0) {
       coords[0] = add(rowBase, constant((index[0] / 2) * tile.ctaTile[0] +
                                         8 * (index[0] % 2)));
@@ -202,8 +213,8 @@ emitMmaV2Coordinates(OpBuilder &b, Location loc, Attribute layout,
     // A layout larger than the tensor wraps around it (replication).
     for (unsigned dim = 0; dim < 2; ++dim)
       if (tile.ctaTile[dim] > shape[dim])
-        coords[dim] = LLVM::URemOp::create(b, loc, coords[dim],
-                                           constant(shape[dim]));
+        coords[dim] =
+            LLVM::URemOp::create(b, loc, coords[dim], constant(shape[dim]));
     result.push_back(coords);
   }
   return result;
@@ -324,8 +335,8 @@ tilelang::lowering::getDimDistribution(DistributedEncodingAttr layout,
 //===----------------------------------------------------------------------===//
 
 SmallVector<Value> tilelang::lowering::unpackStruct(OpBuilder &builder,
-                                                   Location loc,
-                                                   Value packed) {
+                                                    Location loc,
+                                                    Value packed) {
   auto type = dyn_cast<LLVM::LLVMStructType>(packed.getType());
   if (!type)
     return {packed};
@@ -346,10 +357,10 @@ Value tilelang::lowering::packStruct(OpBuilder &builder, Location loc,
 }
 
 SmallVector<Value> tilelang::lowering::getElements(OpBuilder &builder,
-                                                  Location loc,
-                                                  Value converted,
-                                                  Type originalType,
-                                                  unsigned count) {
+                                                   Location loc,
+                                                   Value converted,
+                                                   Type originalType,
+                                                   unsigned count) {
   if (isa<RankedTensorType>(originalType))
     return unpackStruct(builder, loc, converted);
   return SmallVector<Value>(count, converted);
@@ -362,20 +373,21 @@ void tilelang::lowering::replaceWithElements(
     rewriter.replaceOp(op, elements.front());
     return;
   }
-  rewriter.replaceOp(op, packStruct(rewriter, op->getLoc(),
-                                    converter.convertType(resultType),
-                                    elements));
+  rewriter.replaceOp(op,
+                     packStruct(rewriter, op->getLoc(),
+                                converter.convertType(resultType), elements));
 }
 
-LLVM::InlineAsmOp tilelang::lowering::emitInlineAsm(
-    OpBuilder &builder, Location loc, TypeRange resultTypes,
-    ValueRange operands, StringRef text, StringRef constraints) {
+LLVM::InlineAsmOp
+tilelang::lowering::emitInlineAsm(OpBuilder &builder, Location loc,
+                                  TypeRange resultTypes, ValueRange operands,
+                                  StringRef text, StringRef constraints) {
   Type resultType;
   if (resultTypes.size() == 1)
     resultType = resultTypes.front();
   else if (!resultTypes.empty())
-    resultType = LLVM::LLVMStructType::getLiteral(
-        builder.getContext(), llvm::to_vector(resultTypes));
+    resultType = LLVM::LLVMStructType::getLiteral(builder.getContext(),
+                                                  llvm::to_vector(resultTypes));
   return LLVM::InlineAsmOp::create(
       builder, loc, resultType ? TypeRange(resultType) : TypeRange(), operands,
       text, constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
@@ -385,9 +397,9 @@ LLVM::InlineAsmOp tilelang::lowering::emitInlineAsm(
 }
 
 SmallVector<Value> tilelang::lowering::inlineCombineRegion(OpBuilder &builder,
-                                                          Region &region,
-                                                          ValueRange earlier,
-                                                          ValueRange later) {
+                                                           Region &region,
+                                                           ValueRange earlier,
+                                                           ValueRange later) {
   Block &block = region.front();
   IRMapping mapping;
   for (auto [arg, input] : llvm::zip_equal(
@@ -430,8 +442,7 @@ Value tilelang::lowering::getWarpId(OpBuilder &builder, Location loc) {
 Value tilelang::lowering::getSharedMemoryBase(OpBuilder &builder, Location loc,
                                               Operation *op) {
   auto ptrType = LLVM::LLVMPointerType::get(builder.getContext(), 3);
-  return LLVM::AddressOfOp::create(builder, loc, ptrType,
-                                   kSharedMemorySymbol);
+  return LLVM::AddressOfOp::create(builder, loc, ptrType, kSharedMemorySymbol);
 }
 
 void tilelang::lowering::emitBarrier(OpBuilder &builder, Location loc) {
@@ -466,6 +477,29 @@ Value tilelang::lowering::fromStorage(OpBuilder &builder, Location loc,
   return stored;
 }
 
+SwizzledTile::SwizzledTile(ArrayRef<int64_t> shape, SharedEncodingAttr encoding)
+    : contiguousDim(encoding.getOrder()[0]),
+      rowLength(shape[encoding.getOrder()[0]]), vec(encoding.getVec()),
+      perPhase(encoding.getPerPhase()), maxPhase(encoding.getMaxPhase()) {}
+
+Value SwizzledTile::emitOffset(OpBuilder &b, Location loc,
+                               ArrayRef<Value> coords) const {
+  auto constant = [&](int64_t value) { return i32Constant(b, loc, value); };
+  Value row = coords[1 - contiguousDim], column = coords[contiguousDim];
+  Value phase = LLVM::URemOp::create(
+      b, loc, LLVM::UDivOp::create(b, loc, row, constant(perPhase)),
+      constant(maxPhase));
+  Value chunk = LLVM::UDivOp::create(b, loc, column, constant(vec));
+  Value swizzled = LLVM::XOrOp::create(b, loc, chunk, phase);
+  Value inChunk = LLVM::URemOp::create(b, loc, column, constant(vec));
+  Value rowStart = LLVM::MulOp::create(b, loc, row, constant(rowLength));
+  return LLVM::AddOp::create(
+      b, loc, rowStart,
+      LLVM::AddOp::create(b, loc,
+                          LLVM::MulOp::create(b, loc, swizzled, constant(vec)),
+                          inChunk));
+}
+
 /// Bytes one element of a tile type takes in shared memory.
 static int64_t storageBytes(Type elementType) {
   if (isa<tile::PointerType>(elementType))
@@ -486,10 +520,10 @@ int64_t tilelang::lowering::getScratchBytes(Operation *op) {
     auto type = cast<RankedTensorType>(scan.getSrcs().front().getType());
     int64_t bytes = 0;
     for (Value src : scan.getSrcs())
-      bytes += llvm::alignTo(
-          type.getNumElements() *
-              storageBytes(getElementTypeOrSelf(src.getType())),
-          16);
+      bytes +=
+          llvm::alignTo(type.getNumElements() *
+                            storageBytes(getElementTypeOrSelf(src.getType())),
+                        16);
     return bytes;
   }
   if (auto reduce = dyn_cast<tile::ReduceOp>(op)) {
@@ -502,9 +536,10 @@ int64_t tilelang::lowering::getScratchBytes(Operation *op) {
         srcType.getNumElements() / srcType.getDimSize(reduce.getAxis());
     int64_t bytes = 0;
     for (Value src : reduce.getSrcs())
-      bytes += llvm::alignTo(distribution->distinctWarps * sliceElements *
-                                 storageBytes(getElementTypeOrSelf(src.getType())),
-                             16);
+      bytes +=
+          llvm::alignTo(distribution->distinctWarps * sliceElements *
+                            storageBytes(getElementTypeOrSelf(src.getType())),
+                        16);
     return bytes;
   }
   return 0;

@@ -18,12 +18,13 @@ module attributes {tilegpu.num_warps = 4 : i32} {
 
 // -----
 
-// Shared-memory buffers wait for software pipelining.
+// A buffer initialized from a tensor has no lowering (pipelining allocates
+// uninitialized ones and fills them with async copies).
 #blocked = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
 #shared = #tilegpu.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [0]>
 module attributes {tilegpu.num_warps = 4 : i32} {
   func.func @local_alloc(%x: tensor<128xf32, #blocked>) {
-    // expected-error @+2 {{'tilegpu.local_alloc' cannot be lowered to PTX yet: shared-memory buffers arrive with software pipelining}}
+    // expected-error @+2 {{only uninitialized buffers placed by the shared memory allocation can be lowered}}
     // expected-error @+1 {{failed to legalize operation 'tilegpu.local_alloc' that was explicitly marked illegal}}
     %m = tilegpu.local_alloc %x : (tensor<128xf32, #blocked>) -> !tilegpu.memdesc<128xf32, #shared>
     return

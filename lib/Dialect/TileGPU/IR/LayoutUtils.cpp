@@ -43,10 +43,8 @@ BlockedEncodingAttr tilelang::tilegpu::getBlockedEncoding(
                                   warpsPerCTA, order);
 }
 
-BlockedEncodingAttr
-tilelang::tilegpu::getDefaultBlockedEncoding(MLIRContext *context,
-                                             ArrayRef<int64_t> shape,
-                                             unsigned numWarps) {
+BlockedEncodingAttr tilelang::tilegpu::getDefaultBlockedEncoding(
+    MLIRContext *context, ArrayRef<int64_t> shape, unsigned numWarps) {
   size_t rank = shape.size();
   SmallVector<unsigned> sizePerThread(rank, 1), order;
   for (size_t dim = rank; dim-- > 0;)
@@ -95,6 +93,19 @@ tilelang::tilegpu::getElemsPerThread(DistributedEncodingAttr layout,
   }
   // Layouts the lowering cannot index hold nothing it could address.
   return SmallVector<unsigned>(shape.size(), 0);
+}
+
+SharedEncodingAttr tilelang::tilegpu::getSwizzledSharedEncoding(
+    MLIRContext *context, ArrayRef<int64_t> shape, ArrayRef<unsigned> order,
+    unsigned elementBits) {
+  unsigned vec = std::max(1u, 128 / elementBits);
+  int64_t rowLength = shape[order[0]];
+  int64_t rowBytes = rowLength * elementBits / 8;
+  unsigned perPhase =
+      std::max<int64_t>(1, 128 / std::max<int64_t>(1, rowBytes));
+  unsigned maxPhase =
+      std::max<int64_t>(1, std::min<int64_t>(rowLength / vec, 8 / perPhase));
+  return SharedEncodingAttr::get(context, vec, perPhase, maxPhase, order);
 }
 
 std::optional<MmaV2Tile> tilelang::tilegpu::getMmaV2Tile(Attribute layout) {
@@ -152,10 +163,10 @@ tilelang::tilegpu::permuteBlockedEncoding(BlockedEncodingAttr layout,
   SmallVector<unsigned> order;
   for (unsigned dim : layout.getOrder())
     order.push_back(inverse[dim]);
-  return BlockedEncodingAttr::get(
-      layout.getContext(), permute(layout.getSizePerThread()),
-      permute(layout.getThreadsPerWarp()), permute(layout.getWarpsPerCTA()),
-      order);
+  return BlockedEncodingAttr::get(layout.getContext(),
+                                  permute(layout.getSizePerThread()),
+                                  permute(layout.getThreadsPerWarp()),
+                                  permute(layout.getWarpsPerCTA()), order);
 }
 
 RankedTensorType tilelang::tilegpu::withEncoding(RankedTensorType type,

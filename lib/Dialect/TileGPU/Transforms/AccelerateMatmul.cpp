@@ -34,8 +34,10 @@ static unsigned getComputeCapability(ModuleOp module) {
       module->getAttrOfType<StringAttr>(TileGPUDialect::kTargetAttrName);
   unsigned number = 0;
   if (target && target.getValue().starts_with("sm_"))
-    (void)target.getValue().drop_front(3).take_while(llvm::isDigit).getAsInteger(
-        10, number);
+    (void)target.getValue()
+        .drop_front(3)
+        .take_while(llvm::isDigit)
+        .getAsInteger(10, number);
   return number;
 }
 
@@ -127,10 +129,10 @@ LogicalResult DotAccelerator::accelerate(tile::DotOp dot) {
     auto type = withEncoding(cast<RankedTensorType>(value.getType()), layout);
     return ConvertLayoutOp::create(builder, loc, type, value);
   };
-  Value a = convert(dot.getA(), DotOperandEncodingAttr::get(context, 0, mma,
-                                                            kWidth));
-  Value b = convert(dot.getB(), DotOperandEncodingAttr::get(context, 1, mma,
-                                                            kWidth));
+  Value a =
+      convert(dot.getA(), DotOperandEncodingAttr::get(context, 0, mma, kWidth));
+  Value b =
+      convert(dot.getB(), DotOperandEncodingAttr::get(context, 1, mma, kWidth));
   // The tensor cores accumulate f16 products in f32 here: widen, then narrow.
   Value c = convert(dot.getC(), mma);
   Type accElement = dType.getElementType();
@@ -138,9 +140,9 @@ LogicalResult DotAccelerator::accelerate(tile::DotOp dot) {
       RankedTensorType::get(dType.getShape(), builder.getF32Type()), mma);
   if (accElement.isF16())
     c = arith::ExtFOp::create(builder, loc, wideType, c);
-  Value d = tile::DotOp::create(builder, loc, c.getType(), a, b, c,
-                                dot.getInputPrecision(),
-                                dot.getMaxNumImpreciseAcc());
+  Value d =
+      tile::DotOp::create(builder, loc, c.getType(), a, b, c,
+                          dot.getInputPrecision(), dot.getMaxNumImpreciseAcc());
   if (accElement.isF16())
     d = arith::TruncFOp::create(builder, loc, withEncoding(dType, mma), d);
   Value result = convert(d, dType.getEncoding());

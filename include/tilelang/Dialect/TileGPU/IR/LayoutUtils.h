@@ -44,6 +44,15 @@ struct MmaV2Tile {
 /// elements per 32-bit register); nullopt for other layouts.
 std::optional<MmaV2Tile> getMmaV2Tile(mlir::Attribute layout);
 
+/// The shared layout that ldmatrix reads without bank conflicts: rows along
+/// `order[0]`, 16-byte vectors XOR-swizzled so that any 8 consecutive rows
+/// fall in distinct 16-byte bank groups (rows shorter than 128 bytes share
+/// a phase).
+SharedEncodingAttr getSwizzledSharedEncoding(mlir::MLIRContext *context,
+                                             llvm::ArrayRef<int64_t> shape,
+                                             llvm::ArrayRef<unsigned> order,
+                                             unsigned elementBits);
+
 /// Elements a thread holds along each dimension of a tensor of `shape`.
 llvm::SmallVector<unsigned>
 getElemsPerThread(DistributedEncodingAttr layout, llvm::ArrayRef<int64_t> shape);

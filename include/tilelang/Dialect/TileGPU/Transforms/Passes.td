@@ -65,4 +65,34 @@ def TileGPUAccelerateMatmul
   let dependentDialects = ["::tilelang::tilegpu::TileGPUDialect"];
 }
 
+def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::ModuleOp"> {
+  let summary = "Software-pipeline the global loads that feed tensor-core dots";
+  let description = [{
+    In an scf.for whose body loads a tile from global memory and converts it
+    to an mma.sync operand, the load becomes an asynchronous copy (cp.async)
+    into one of `num-stages` shared-memory buffers, issued `num-stages - 1`
+    iterations ahead: a prologue fills the first stages, and each iteration
+    waits for its own stage, reads it with local_load (ldmatrix), then
+    starts the copy for iteration i + num-stages - 1 into the stage the
+    previous iteration has finished reading, so global memory latency
+    overlaps the tensor-core work. One barrier per iteration orders a
+    stage's reads before it is refilled and publishes each copy to the CTA.
+
+    The addresses and masks of future iterations come from cloning the ops
+    that compute them, with the induction variable advanced and the
+    loop-carried pointers stepped ahead (carried as extra iter_args); copies
+    for iterations past the end are masked off entirely. Loads are
+    pipelined when their addresses depend only on the induction variable,
+    loop invariants and loop-carried values updated by pure ops, their
+    element type is 16-bit, their `other` is absent or zero, and axis info
+    proves at least 4 contiguous, aligned bytes per thread (cp.async's
+    smallest copy). `num-stages` below 2 leaves loops alone.
+  }];
+  let options = [
+    Option<"numStages", "num-stages", "unsigned", "3",
+           "Shared-memory buffers per pipelined load (loads in flight + 1)">
+  ];
+  let dependentDialects = ["::tilelang::tilegpu::TileGPUDialect"];
+}
+
 #endif // TILELANG_DIALECT_TILEGPU_TRANSFORMS_PASSES_TD

@@ -1,0 +1,196 @@
+//===- AsyncCopyToLLVM.cpp - pipeline buffers and cp.async ----------------===//
+//
+// Part of tilelang. Lowers the shared-memory buffers of software pipelining
+// and the copies that fill them: local_alloc becomes the buffer's address
+// (offsets assigned by allocateSharedBuffers), memdesc_index a stage's
+// address within it, async_copy_global_to_local one cp.async per vector of
+// each thread's elements (zero-filled where masked off), and the commit and
+// wait ops cp.async.commit_group and cp.async.wait_group.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileGPUToLLVM.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace tilelang;
+using namespace tilelang::tilegpu;
+using namespace tilelang::lowering;
+
+/// The attribute holding a buffer's byte offset in dynamic shared memory.
+static constexpr llvm::StringLiteral kOffsetAttrName = "tilegpu.offset";
+
+int64_t tilelang::lowering::allocateSharedBuffers(ModuleOp module,
+                                                  int64_t scratchBytes) {
+  // Buffers live after the scratch area for the whole kernel: pipelines
+  // hold a few at a time, so reuse would save little.
+  int64_t start = llvm::alignTo(scratchBytes, 128), offset = start;
+  Builder builder(module.getContext());
+  module.walk([&](LocalAllocOp alloc) {
+    alloc->setAttr(kOffsetAttrName, builder.getI64IntegerAttr(offset));
+    offset = llvm::alignTo(offset + alloc.getType().getSizeInBytes(), 128);
+  });
+  return offset == start ? scratchBytes : offset;
+}
+
+namespace {
+
+/// local_alloc of an uninitialized buffer -> its address.
+struct LocalAllocLowering : public ConvertOpToLLVMPattern<LocalAllocOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(LocalAllocOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto offset = op->getAttrOfType<IntegerAttr>(kOffsetAttrName);
+    if (op.getSrc() || !offset)
+      return op.emitError("only uninitialized buffers placed by the shared "
+                          "memory allocation can be lowered");
+    Location loc = op.getLoc();
+    Value base = getSharedMemoryBase(rewriter, loc, op);
+    rewriter.replaceOpWithNewOp<LLVM::GEPOp>(
+        op, base.getType(), rewriter.getI8Type(), base,
+        ArrayRef<LLVM::GEPArg>{int32_t(offset.getInt())});
+    return success();
+  }
+};
+
+/// local_dealloc -> nothing (buffers are placed statically).
+struct LocalDeallocLowering : public ConvertOpToLLVMPattern<LocalDeallocOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(LocalDeallocOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// memdesc_index -> the stage's address: base + index * stage bytes.
+struct MemDescIndexLowering : public ConvertOpToLLVMPattern<MemDescIndexOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(MemDescIndexOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value offset = LLVM::MulOp::create(
+        rewriter, loc, adaptor.getIndex(),
+        i32Constant(rewriter, loc, op.getType().getSizeInBytes()));
+    rewriter.replaceOpWithNewOp<LLVM::GEPOp>(
+        op, adaptor.getSrc().getType(), rewriter.getI8Type(), adaptor.getSrc(),
+        ValueRange{offset});
+    return success();
+  }
+};
+
+/// async_copy_global_to_local -> cp.async of 4, 8 or 16 bytes per vector.
+struct AsyncCopyLowering
+    : public ConvertOpToLLVMPattern<AsyncCopyGlobalToLocalOp> {
+  AsyncCopyLowering(TileGPUTypeConverter &converter,
+                    const ModuleAxisInfo &axisInfo)
+      : ConvertOpToLLVMPattern(converter), axisInfo(axisInfo) {}
+
+  LogicalResult
+  matchAndRewrite(AsyncCopyGlobalToLocalOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto ptrsType = cast<RankedTensorType>(op.getPtrs().getType());
+    MemDescType buffer = op.getDst().getType();
+    auto encoding = dyn_cast<SharedEncodingAttr>(buffer.getEncoding());
+    if (!encoding || buffer.getShape().size() != 2)
+      return op.emitError("async copies fill 2-D #tilegpu.shared buffers only");
+    if (op.getOther())
+      return op.emitError("async copies zero-fill masked-off elements; "
+                          "'other' is not supported");
+    SwizzledTile smem(buffer.getShape(), encoding);
+    Type element = buffer.getElementType();
+    unsigned elementBytes = element.getIntOrFloatBitWidth() / 8;
+    unsigned dim = getFastestDim(ptrsType);
+    unsigned width = std::min(
+        {getContiguousPerThread(ptrsType),
+         axisInfo.getPointerVectorWidth(op.getPtrs(), dim, elementBytes),
+         axisInfo.getMaskConstancy(op.getMask(), dim), smem.vec});
+    if (dim != smem.contiguousDim || width * elementBytes < 4)
+      return op.emitError("async copy of ")
+             << width * elementBytes
+             << "-byte pieces: cp.async needs 4, 8 or 16 contiguous, aligned "
+                "bytes along the buffer's rows";
+
+    SmallVector<Value> ptrs = unpackStruct(rewriter, loc, adaptor.getPtrs());
+    SmallVector<Value> masks =
+        op.getMask() ? unpackStruct(rewriter, loc, adaptor.getMask())
+                     : SmallVector<Value>();
+    SmallVector<SmallVector<Value>> coords =
+        emitElementCoordinates(rewriter, loc, ptrsType);
+    Type llvmElement = getTypeConverter()->convertType(element);
+    auto sharedPtr = LLVM::LLVMPointerType::get(getContext(), 3);
+    unsigned bytes = width * elementBytes;
+    // .cg (L2 only) for whole 16-byte lines; .ca is the only form for less.
+    std::string text =
+        llvm::formatv("cp.async.{0}.shared.global [$0], [$1], {1}, $2;",
+                      bytes == 16 ? "cg" : "ca", bytes);
+    for (unsigned start = 0; start < ptrs.size(); start += width) {
+      Value dst = LLVM::GEPOp::create(
+          rewriter, loc, sharedPtr, llvmElement, adaptor.getDst(),
+          ValueRange{smem.emitOffset(rewriter, loc, coords[start])});
+      Value dstAddress =
+          LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI32Type(), dst);
+      // Masked-off vectors read nothing and land as zeros.
+      Value srcSize = i32Constant(rewriter, loc, bytes);
+      if (!masks.empty())
+        srcSize = LLVM::SelectOp::create(rewriter, loc, masks[start], srcSize,
+                                         i32Constant(rewriter, loc, 0));
+      emitInlineAsm(rewriter, loc, {}, {dstAddress, ptrs[start], srcSize}, text,
+                    "r,l,r");
+    }
+    rewriter.replaceOp(op, i32Constant(rewriter, loc, 0));
+    return success();
+  }
+
+  const ModuleAxisInfo &axisInfo;
+};
+
+/// async_commit_group -> cp.async.commit_group.
+struct AsyncCommitGroupLowering
+    : public ConvertOpToLLVMPattern<AsyncCommitGroupOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(AsyncCommitGroupOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    emitInlineAsm(rewriter, loc, {}, {}, "cp.async.commit_group;", "");
+    rewriter.replaceOp(op, i32Constant(rewriter, loc, 0));
+    return success();
+  }
+};
+
+/// async_wait -> cp.async.wait_group pending.
+struct AsyncWaitLowering : public ConvertOpToLLVMPattern<AsyncWaitOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(AsyncWaitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    emitInlineAsm(
+        rewriter, loc, {}, {},
+        llvm::formatv("cp.async.wait_group {0};", op.getPending()).str(), "");
+    rewriter.replaceOp(op, i32Constant(rewriter, loc, 0));
+    return success();
+  }
+};
+
+} // namespace
+
+void tilelang::lowering::populateAsyncCopyToLLVMPatterns(
+    TileGPUTypeConverter &converter, RewritePatternSet &patterns,
+    const ModuleAxisInfo &axisInfo) {
+  patterns.add<LocalAllocLowering, LocalDeallocLowering, MemDescIndexLowering,
+               AsyncCommitGroupLowering, AsyncWaitLowering>(converter);
+  patterns.add<AsyncCopyLowering>(converter, axisInfo);
+}

@@ -1,0 +1,327 @@
+//===- Pipeline.cpp - cp.async software pipelining of dot operands --------===//
+//
+// Part of tilelang. The tilegpu-pipeline pass: turns the global loads that
+// feed tensor-core operands in a loop into asynchronous copies issued
+// num_stages - 1 iterations ahead into rotating shared-memory buffers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilelang/Dialect/TileGPU/Transforms/Passes.h"
+
+#include "tilelang/Analysis/AxisInfo.h"
+#include "tilelang/Dialect/TileGPU/IR/LayoutUtils.h"
+#include "tilelang/Dialect/TileGPU/IR/TileGPUOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace tilelang::tilegpu {
+#define GEN_PASS_DEF_TILEGPUPIPELINE
+#include "tilelang/Dialect/TileGPU/Transforms/Passes.h.inc"
+} // namespace tilelang::tilegpu
+
+using namespace mlir;
+using namespace tilelang;
+using namespace tilelang::tilegpu;
+
+namespace {
+
+/// A global load whose only use converts it to an mma.sync operand.
+struct OperandLoad {
+  tile::LoadOp load;
+  ConvertLayoutOp convert;
+  SharedEncodingAttr encoding;
+  /// The load's operands and result type, which outlive it.
+  Value ptr, mask;
+  RankedTensorType type;
+};
+
+/// Pipelines one loop; see the pass description.
+class LoopPipeliner {
+public:
+  LoopPipeliner(scf::ForOp loop, unsigned numStages,
+                const ModuleAxisInfo &axisInfo)
+      : loop(loop), body(loop.getBody()), numStages(numStages),
+        axisInfo(axisInfo) {}
+
+  /// Finds the loads and the ops computing their addresses; false if there
+  /// is nothing to pipeline.
+  bool analyze();
+  void rewrite();
+
+private:
+  std::optional<OperandLoad> matchOperandLoad(ConvertLayoutOp convert);
+  /// Adds the ops computing `value` in the loop body to the slice; false if
+  /// one of them cannot be recomputed for another iteration.
+  bool addToSlice(Value value);
+  /// Clones the slice at `builder`'s position under `mapping` (induction
+  /// variable and carried iter_args already mapped).
+  void cloneSlice(OpBuilder &builder, IRMapping &mapping);
+  /// Issues the copies of one iteration into stage `stage` of each buffer
+  /// and commits them as one group; `valid` masks the whole iteration.
+  void issueCopies(OpBuilder &builder, Location loc, IRMapping &mapping,
+                   ArrayRef<Value> buffers, Value stage, Value valid);
+
+  scf::ForOp loop;
+  /// The loop's body, which moves to the rewritten loop.
+  Block *body;
+  unsigned numStages;
+  const ModuleAxisInfo &axisInfo;
+  SmallVector<OperandLoad> loads;
+  llvm::SetVector<Operation *> slice;
+  /// Iter_args the addresses depend on, in argument order.
+  llvm::SmallSetVector<unsigned, 4> carried;
+};
+
+} // namespace
+
+std::optional<OperandLoad>
+LoopPipeliner::matchOperandLoad(ConvertLayoutOp convert) {
+  RankedTensorType type = convert.getType();
+  if (!getMmaV2Tile(type.getEncoding()) ||
+      type.getElementType().getIntOrFloatBitWidth() != 16)
+    return std::nullopt;
+  auto load = convert.getSrc().getDefiningOp<tile::LoadOp>();
+  if (!load || load->getBlock() != body || !load->hasOneUse() ||
+      load.getIsVolatile())
+    return std::nullopt;
+  if (Value other = load.getOther();
+      other && !matchPattern(other, m_AnyZeroFloat()))
+    return std::nullopt;
+  auto ptrType = dyn_cast<RankedTensorType>(load.getPtr().getType());
+  auto blocked =
+      ptrType ? dyn_cast<BlockedEncodingAttr>(ptrType.getEncoding()) : nullptr;
+  if (!blocked || ptrType.getRank() != 2)
+    return std::nullopt;
+  // cp.async moves 4, 8 or 16 bytes: the same width the lowering computes.
+  unsigned dim = blocked.getOrder()[0];
+  unsigned width =
+      std::min({blocked.getSizePerThread()[dim],
+                axisInfo.getPointerVectorWidth(load.getPtr(), dim, 2),
+                axisInfo.getMaskConstancy(load.getMask(), dim), 8u});
+  if (width * 2 < 4 || type.getDimSize(dim) % 8 != 0)
+    return std::nullopt;
+  SharedEncodingAttr encoding = getSwizzledSharedEncoding(
+      loop.getContext(), type.getShape(), blocked.getOrder(), 16);
+  return OperandLoad{load,          convert,        encoding,
+                     load.getPtr(), load.getMask(), type};
+}
+
+bool LoopPipeliner::addToSlice(Value value) {
+  if (value == loop.getInductionVar())
+    return true;
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    if (arg.getOwner() != body)
+      return !loop->isAncestor(arg.getOwner()->getParentOp());
+    unsigned index = arg.getArgNumber() - 1;
+    if (!carried.insert(index))
+      return true;
+    // The carried value's update must be recomputable too.
+    return addToSlice(body->getTerminator()->getOperand(index));
+  }
+  Operation *def = value.getDefiningOp();
+  if (!loop->isAncestor(def))
+    return true; // loop invariant
+  if (def->getBlock() != body || def->getNumRegions() != 0 || !isPure(def))
+    return false;
+  if (slice.contains(def))
+    return true;
+  slice.insert(def);
+  return llvm::all_of(def->getOperands(),
+                      [&](Value operand) { return addToSlice(operand); });
+}
+
+bool LoopPipeliner::analyze() {
+  for (auto convert : body->getOps<ConvertLayoutOp>())
+    if (std::optional<OperandLoad> load = matchOperandLoad(convert))
+      loads.push_back(*load);
+  if (loads.empty())
+    return false;
+  for (OperandLoad &load : loads)
+    for (Value operand : load.load->getOperands())
+      if (!addToSlice(operand))
+        return false;
+  return true;
+}
+
+void LoopPipeliner::cloneSlice(OpBuilder &builder, IRMapping &mapping) {
+  for (Operation &op : body->without_terminator())
+    if (slice.contains(&op))
+      builder.clone(op, mapping);
+}
+
+void LoopPipeliner::issueCopies(OpBuilder &builder, Location loc,
+                                IRMapping &mapping, ArrayRef<Value> buffers,
+                                Value stage, Value valid) {
+  cloneSlice(builder, mapping);
+  auto tokenType = AsyncTokenType::get(builder.getContext());
+  SmallVector<Value> tokens;
+  for (auto [load, buffer] : llvm::zip_equal(loads, buffers)) {
+    Value ptrs = mapping.lookupOrDefault(load.ptr);
+    Type maskType = tile::getI1SameShape(ptrs.getType());
+    Value mask = tile::SplatOp::create(builder, loc, maskType, valid);
+    if (Value original = load.mask)
+      mask = arith::AndIOp::create(builder, loc,
+                                   mapping.lookupOrDefault(original), mask);
+    auto bufferType = cast<MemDescType>(buffer.getType());
+    auto stageType = MemDescType::get(
+        builder.getContext(), bufferType.getShape().drop_front(),
+        bufferType.getElementType(), bufferType.getEncoding(),
+        /*mutableMemory=*/true);
+    Value view = MemDescIndexOp::create(builder, loc, stageType, buffer, stage);
+    tokens.push_back(AsyncCopyGlobalToLocalOp::create(
+        builder, loc, tokenType, ptrs, view, mask, Value()));
+  }
+  AsyncCommitGroupOp::create(builder, loc, tokenType, tokens);
+}
+
+void LoopPipeliner::rewrite() {
+  Location loc = loop.getLoc();
+  MLIRContext *context = loop.getContext();
+  Operation *yield = body->getTerminator();
+  Value iv = loop.getInductionVar();
+  Type ivType = iv.getType();
+  OpBuilder builder(loop);
+  auto ivConstant = [&](int64_t value) -> Value {
+    return arith::ConstantOp::create(builder, loc, ivType,
+                                     builder.getIntegerAttr(ivType, value));
+  };
+  auto i32Constant = [&](int64_t value) -> Value {
+    return arith::ConstantIntOp::create(builder, loc, value, 32);
+  };
+  // Whether iteration `ivValue` exists.
+  auto inRange = [&](Value ivValue) -> Value {
+    return arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt,
+                                 ivValue, loop.getUpperBound());
+  };
+
+  // One buffer of num_stages tiles per load.
+  SmallVector<Value> buffers;
+  for (OperandLoad &load : loads) {
+    RankedTensorType type = load.type;
+    SmallVector<int64_t> shape{numStages};
+    llvm::append_range(shape, type.getShape());
+    auto bufferType = MemDescType::get(context, shape, type.getElementType(),
+                                       load.encoding, /*mutableMemory=*/true);
+    buffers.push_back(LocalAllocOp::create(builder, loc, bufferType, Value()));
+  }
+
+  // Prologue: iterations 0 .. num_stages - 2 into stages 0 .. num_stages - 2.
+  SmallVector<Value> ahead;
+  for (unsigned index : carried)
+    ahead.push_back(loop.getInitArgs()[index]);
+  for (unsigned stage = 0; stage + 1 < numStages; ++stage) {
+    Value ivValue = arith::AddIOp::create(
+        builder, loc, loop.getLowerBound(),
+        arith::MulIOp::create(builder, loc, loop.getStep(), ivConstant(stage)));
+    IRMapping mapping;
+    mapping.map(iv, ivValue);
+    for (auto [index, value] : llvm::zip_equal(carried, ahead))
+      mapping.map(loop.getRegionIterArg(index), value);
+    issueCopies(builder, loc, mapping, buffers, i32Constant(stage),
+                inRange(ivValue));
+    for (auto [position, index] : llvm::enumerate(carried))
+      ahead[position] = mapping.lookupOrDefault(yield->getOperand(index));
+  }
+
+  // The loop gains the ahead values and the read and write stages.
+  SmallVector<Value> inits(loop.getInitArgs());
+  llvm::append_range(inits, ahead);
+  inits.push_back(i32Constant(0));
+  inits.push_back(i32Constant(numStages - 1));
+  auto newLoop =
+      scf::ForOp::create(builder, loc, loop.getLowerBound(),
+                         loop.getUpperBound(), loop.getStep(), inits);
+  newLoop.getRegion().getBlocks().clear();
+  newLoop.getRegion().takeBody(loop.getRegion());
+  SmallVector<BlockArgument> aheadArgs;
+  for (Value value : ahead)
+    aheadArgs.push_back(body->addArgument(value.getType(), loc));
+  BlockArgument readStage = body->addArgument(builder.getI32Type(), loc);
+  BlockArgument writeStage = body->addArgument(builder.getI32Type(), loc);
+
+  // Wait for this iteration's stage; the barrier also tells every thread
+  // that all have finished reading the stage the copies below refill.
+  builder.setInsertionPointToStart(body);
+  AsyncWaitOp::create(builder, loc, AsyncTokenType::get(context), ValueRange(),
+                      numStages - 2);
+  BarrierOp::create(builder, loc);
+  Operation *lastRead = nullptr;
+  for (auto [load, buffer] : llvm::zip_equal(loads, buffers)) {
+    builder.setInsertionPoint(load.convert);
+    auto bufferType = cast<MemDescType>(buffer.getType());
+    auto stageType =
+        MemDescType::get(context, bufferType.getShape().drop_front(),
+                         bufferType.getElementType(), bufferType.getEncoding(),
+                         /*mutableMemory=*/true);
+    Value view =
+        MemDescIndexOp::create(builder, loc, stageType, buffer, readStage);
+    auto read = LocalLoadOp::create(builder, loc, load.type, view);
+    load.convert.replaceAllUsesWith(read.getResult());
+    load.convert.erase();
+    load.load.erase();
+    if (!lastRead || lastRead->isBeforeInBlock(read))
+      lastRead = read;
+  }
+
+  // Then start the copies for iteration i + num_stages - 1.
+  builder.setInsertionPointAfter(lastRead);
+  Value aheadIv = arith::AddIOp::create(
+      builder, loc, newLoop.getInductionVar(),
+      arith::MulIOp::create(builder, loc, newLoop.getStep(),
+                            ivConstant(numStages - 1)));
+  IRMapping mapping;
+  mapping.map(iv, aheadIv);
+  for (auto [index, arg] : llvm::zip_equal(carried, aheadArgs))
+    mapping.map(body->getArgument(index + 1), arg);
+  issueCopies(builder, loc, mapping, buffers, writeStage, inRange(aheadIv));
+  SmallVector<Value> yielded(yield->getOperands());
+  for (unsigned index : carried)
+    yielded.push_back(mapping.lookupOrDefault(yield->getOperand(index)));
+  auto nextStage = [&](Value stage) -> Value {
+    Value next = arith::AddIOp::create(builder, loc, stage, i32Constant(1));
+    Value wraps = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
+                                        next, i32Constant(numStages));
+    return arith::SelectOp::create(builder, loc, wraps, i32Constant(0), next);
+  };
+  yielded.push_back(nextStage(readStage));
+  yielded.push_back(nextStage(writeStage));
+  yield->setOperands(yielded);
+
+  // After the loop: drain the copies past the end, free the buffers.
+  builder.setInsertionPointAfter(newLoop);
+  AsyncWaitOp::create(builder, loc, AsyncTokenType::get(context), ValueRange(),
+                      0);
+  for (Value buffer : buffers)
+    LocalDeallocOp::create(builder, loc, buffer);
+  loop.replaceAllUsesWith(
+      newLoop.getResults().take_front(loop.getNumResults()));
+  loop.erase();
+}
+
+namespace {
+/// Software-pipelines dot operand loads; see Passes.td.
+struct TileGPUPipelinePass
+    : public tilelang::tilegpu::impl::TileGPUPipelineBase<TileGPUPipelinePass> {
+  using TileGPUPipelineBase::TileGPUPipelineBase;
+
+  void runOnOperation() override {
+    if (numStages < 2)
+      return;
+    ModuleOp module = getOperation();
+    SmallVector<scf::ForOp> loops;
+    module.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    ModuleAxisInfo axisInfo(module);
+    for (scf::ForOp loop : loops) {
+      LoopPipeliner pipeliner(loop, numStages, axisInfo);
+      if (pipeliner.analyze())
+        pipeliner.rewrite();
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,95 @@
+"""bench/kernels.py's matmul kernels through the frontend, on the CPU: the
+tile IR that a launch of kernels.matmul would compile (the same arguments,
+specialized as a launch specializes them, through JITFunction.warmup with
+stand-in tensors), for every element type and operand layout that
+test/python/gpu/test_matmul.py runs on the GPU. The IR is verified by
+libtilelang as part of compiling it."""
+
+import re
+
+import pytest
+
+import tilelang
+import tilelang.language as tl
+from tilelang_testing import REPO_ROOT, load_module
+
+BENCH_KERNELS = load_module("bench_kernels", REPO_ROOT / "bench" / "kernels.py")
+KERNELS = BENCH_KERNELS.define(tilelang.jit, tl)
+
+MLIR = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "int8": "i8", "int32": "i32"}
+
+
+class FakeTensor:
+    """What the launcher reads of a tensor: data_ptr, dtype (a torch dtype's
+    name), shape and strides. `layout` "col" is a transposed view."""
+
+    def __init__(self, rows, cols, dtype, layout="row", ptr=0x7F0000000000):
+        self.shape = (rows, cols)
+        self.dtype = dtype
+        self._strides = (cols, 1) if layout == "row" else (1, rows)
+        self._ptr = ptr
+
+    def data_ptr(self):
+        return self._ptr
+
+    def stride(self, dim):
+        return self._strides[dim]
+
+
+def tile_ir(kernel, a, b, c, config=None, bias=None):
+    options = BENCH_KERNELS.matmul_launch_options(config)
+    compiled = kernel.warmup(*BENCH_KERNELS.matmul_args(a, b, c, bias), **options)
+    return compiled, compiled.asm["tile"]
+
+
+@pytest.mark.parametrize("dtype,out_dtype", [("float16", "float16"), ("bfloat16", "bfloat16"),
+                                             ("float32", "float32"), ("int8", "int32"), ("float16", "float32")])
+@pytest.mark.parametrize("a_layout,b_layout", [("row", "row"), ("col", "col")])
+def test_matmul_tile_ir(dtype, out_dtype, a_layout, b_layout):
+    m, n, k = 1000, 1000, 1000
+    a = FakeTensor(m, k, dtype, a_layout)
+    b = FakeTensor(k, n, dtype, b_layout)
+    c = FakeTensor(m, n, out_dtype)
+    compiled, ir = tile_ir(KERNELS["matmul_kernel"], a, b, c)
+    el, acc = MLIR[dtype], "i32" if dtype == "int8" else "f32"
+    # tl.dot(a, b, acc) on 128x32 and 32x128 tiles, the accumulator carried by the K loop.
+    assert f"tensor<128x32x{el}> * tensor<32x128x{el}> -> tensor<128x128x{acc}>" in ir
+    assert re.search(rf"scf.for .* iter_args\(.*\) -> \(tensor<128x128x{acc}>, "
+                     rf"tensor<128x32x!tile.ptr<{el}>>, tensor<32x128x!tile.ptr<{el}>>\)", ir)
+    # Grouped program order.
+    assert "arith.minsi" in ir and "arith.remsi" in ir and "arith.divsi" in ir
+    # Masked loads (M/N and K edges) and a masked store.
+    assert len(re.findall(r"tile.load %\w+, %\w+, %\w+ :", ir)) == 2
+    assert re.search(r"tile.store %[\w#]+, %[\w#]+, %[\w#]+ :", ir)
+    # The store converts the accumulator to C's type.
+    if out_dtype in ("float16", "bfloat16"):
+        assert "arith.truncf" in ir and f"tensor<128x128x{MLIR[out_dtype]}>" in ir
+    # Unit strides are specialized to constants, as a launch does.
+    unit = {"stride_ak": a_layout == "row", "stride_am": a_layout == "col",
+            "stride_bn": b_layout == "row", "stride_bk": b_layout == "col", "stride_cn": True}
+    for name, is_one in unit.items():
+        assert (compiled.constexprs.get(name) == 1) == is_one, (name, compiled.constexprs)
+
+
+@pytest.mark.parametrize("config", [
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 16, "BLOCK_SIZE_K": 16, "num_warps": 1},
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "num_warps": 1},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64, "num_warps": 8},
+], ids=lambda c: f"{c['BLOCK_SIZE_M']}x{c['BLOCK_SIZE_N']}x{c['BLOCK_SIZE_K']}")
+def test_matmul_tile_ir_block_shapes(config):
+    a, b, c = FakeTensor(77, 129, "float16"), FakeTensor(129, 300, "float16"), FakeTensor(77, 300, "float16")
+    compiled, ir = tile_ir(KERNELS["matmul_kernel"], a, b, c, config)
+    bm, bn, bk = config["BLOCK_SIZE_M"], config["BLOCK_SIZE_N"], config["BLOCK_SIZE_K"]
+    assert f"tensor<{bm}x{bk}xf16> * tensor<{bk}x{bn}xf16> -> tensor<{bm}x{bn}xf32>" in ir
+    assert compiled.num_warps == config["num_warps"]
+
+
+def test_matmul_bias_relu_tile_ir():
+    a, b, c = FakeTensor(300, 200, "float16"), FakeTensor(200, 270, "float16"), FakeTensor(300, 270, "float16")
+    bias = FakeTensor(1, 270, "float32")
+    _, ir = tile_ir(KERNELS["matmul_bias_relu_kernel"], a, b, c, {"BLOCK_SIZE_M": 64}, bias=bias)
+    assert "tensor<64x32xf16> * tensor<32x128xf16> -> tensor<64x128xf32>" in ir
+    # The epilogue: bias broadcast over the rows, added, relu, truncated to fp16.
+    assert "tensor<1x128xf32> -> tensor<64x128xf32>" in ir
+    assert re.search(r"arith.max\w+ %\w+, %\w+ : tensor<64x128xf32>", ir)
+    assert "arith.truncf" in ir
