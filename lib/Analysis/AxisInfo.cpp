@@ -120,9 +120,9 @@ AxisInfo perDim(unsigned rank, Fn fn,
 }
 
 /// Folds a binary integer op over known constants.
-std::optional<int64_t>
-foldConstants(const AxisInfo &lhs, const AxisInfo &rhs,
-              llvm::function_ref<std::optional<int64_t>(int64_t, int64_t)> fn) {
+std::optional<int64_t> foldConstants(const AxisInfo &lhs, const AxisInfo &rhs,
+                                     llvm::function_ref<std::optional<int64_t>(
+                                         int64_t, int64_t)> fn) {
   if (lhs.getConstantValue() && rhs.getConstantValue())
     return fn(*lhs.getConstantValue(), *rhs.getConstantValue());
   return std::nullopt;
@@ -143,9 +143,9 @@ AxisInfo addInfo(const AxisInfo &lhs, const AxisInfo &rhs, bool subtract,
         if (!subtract)
           contig = std::max(
               contig, std::gcd(rhs.getContiguity(d), lhs.getConstancy(d)));
-        int64_t div =
-            std::gcd(lhs.getDivisibility(d),
-                     capDivisibility(rhs.getDivisibility(d) * rhsScale));
+        int64_t div = std::gcd(lhs.getDivisibility(d),
+                               capDivisibility(rhs.getDivisibility(d) *
+                                               rhsScale));
         return std::make_tuple(
             contig, div, std::gcd(lhs.getConstancy(d), rhs.getConstancy(d)));
       },
@@ -204,13 +204,13 @@ AxisInfo divRemInfo(const AxisInfo &lhs, const AxisInfo &rhs, bool isRem) {
         // x / c is constant over aligned runs of c consecutive values; its
         // divisibility is known only where x is not a run (every element
         // then shares x's divisibility).
-        int64_t div =
-            lhs.getContiguity(d) == 1 && lhs.getDivisibility(d) >= *divisor
-                ? lhs.getDivisibility(d) / *divisor
-                : 1;
+        int64_t div = lhs.getContiguity(d) == 1 &&
+                              lhs.getDivisibility(d) >= *divisor
+                          ? lhs.getDivisibility(d) / *divisor
+                          : 1;
         if (lhs.getDivisibility(d) >= *divisor)
-          constancy =
-              std::max(constancy, std::gcd(lhs.getContiguity(d), *divisor));
+          constancy = std::max(constancy,
+                               std::gcd(lhs.getContiguity(d), *divisor));
         return std::make_tuple(int64_t(1), div, constancy);
       },
       constant);
@@ -232,8 +232,9 @@ AxisInfo cmpInfo(arith::CmpIPredicate predicate, const AxisInfo &lhs,
     auto runAgainstBound = [&](const AxisInfo &run, const AxisInfo &bound) {
       if (bound.getConstancy(d) < run.getContiguity(d))
         return int64_t(1);
-      return std::gcd(run.getContiguity(d), std::min(run.getDivisibility(d),
-                                                     bound.getDivisibility(d)));
+      return std::gcd(run.getContiguity(d),
+                      std::min(run.getDivisibility(d),
+                               bound.getDivisibility(d)));
     };
     if (runOnLeftFlipsAtBound)
       constancy = std::max(constancy, runAgainstBound(lhs, rhs));
@@ -272,8 +273,8 @@ AxisInfoAnalysis::visitOperation(Operation *op,
       .Case([&](arith::ConstantOp constant) {
         APInt value;
         if (matchPattern(constant.getResult(), m_ConstantInt(&value)))
-          return set(0,
-                     AxisInfo::getConstantState(shape, value.getSExtValue()));
+          return set(0, AxisInfo::getConstantState(shape,
+                                                   value.getSExtValue()));
         // Non-integer splats are at least constant.
         if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
             dense && dense.isSplat())
@@ -284,16 +285,16 @@ AxisInfoAnalysis::visitOperation(Operation *op,
       })
       .Case([&](tile::MakeRangeOp range) {
         int64_t start = static_cast<int32_t>(range.getStart());
-        set(0, AxisInfo({shape[0]}, {AxisInfo::highestPowerOf2Divisor(start)},
-                        {1}));
+        set(0, AxisInfo({shape[0]},
+                        {AxisInfo::highestPowerOf2Divisor(start)}, {1}));
       })
       .Case([&](tile::SplatOp) {
         const AxisInfo &src = info(0);
         set(0, perDim(
                    shape.size(),
                    [&](unsigned d) {
-                     return std::make_tuple(int64_t(1), src.getDivisibility(0),
-                                            shape[d]);
+                     return std::make_tuple(int64_t(1),
+                                            src.getDivisibility(0), shape[d]);
                    },
                    src.getConstantValue()));
       })
@@ -334,8 +335,8 @@ AxisInfoAnalysis::visitOperation(Operation *op,
         bool scalarCondition =
             !isa<RankedTensorType>(select.getCondition().getType());
         set(0, perDim(shape.size(), [&](unsigned d) {
-              bool uniform =
-                  scalarCondition || cond.getConstancy(d) >= shape[d];
+              bool uniform = scalarCondition ||
+                             cond.getConstancy(d) >= shape[d];
               int64_t contig =
                   uniform ? std::gcd(lhs.getContiguity(d), rhs.getContiguity(d))
                           : 1;
@@ -349,9 +350,10 @@ AxisInfoAnalysis::visitOperation(Operation *op,
                   constancy);
             }));
       })
-      .Case<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp, arith::IndexCastOp,
-            tilegpu::ConvertLayoutOp, tile::BitcastOp, tile::IntToPtrOp,
-            tile::PtrToIntOp>([&](auto) { set(0, info(0)); })
+      .Case<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp,
+            arith::IndexCastOp, tilegpu::ConvertLayoutOp, tile::BitcastOp,
+            tile::IntToPtrOp, tile::PtrToIntOp>(
+          [&](auto) { set(0, info(0)); })
       .Case([&](tile::ExpandDimsOp expand) {
         const AxisInfo &src = info(0);
         unsigned axis = expand.getAxis();

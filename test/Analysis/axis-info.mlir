@@ -294,3 +294,31 @@ func.func @runs_lose_divisibility() {
   %row = tile.expand_dims %r {axis = 0 : i32} : tensor<128xi32> -> tensor<1x128xi32>
   return
 }
+
+// -----
+
+// A 2-D mask is a row mask and a column mask combined bitwise: runs of
+// equal values in both inputs stay runs in the result (gcd per dimension).
+func.func @bitwise_masks(%n: i32 {tile.divisibility = 16 : i32}, %m: i32 {tile.divisibility = 8 : i32}) {
+  // expected-remark-re @+1 {{contiguity = [64], divisibility = [1073741824], constancy = [1]{{$}}}}
+  %r = tile.make_range 0 to 64 : tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity = [1, 64], divisibility = [1, 1073741824], constancy = [1, 1]{{$}}}}
+  %cols = tile.expand_dims %r {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  // expected-remark-re @+1 {{contiguity = [1, 1], divisibility = [16, 16], constancy = [1, 64]{{$}}}}
+  %nv = tile.splat %n : i32 -> tensor<1x64xi32>
+  // expected-remark-re @+1 {{contiguity = [1, 1], divisibility = [1, 1], constancy = [1, 16]{{$}}}}
+  %col_mask = arith.cmpi slt, %cols, %nv : tensor<1x64xi32>
+  // expected-remark-re @+1 {{contiguity = [1, 1], divisibility = [1, 1], constancy = [32, 16]{{$}}}}
+  %col_mask_b = tile.broadcast %col_mask : tensor<1x64xi1> -> tensor<32x64xi1>
+  // expected-remark-re @+1 {{contiguity = [1, 1], divisibility = [8, 8], constancy = [32, 64]{{$}}}}
+  %row_mask = tile.splat %m : i32 -> tensor<32x64xi32>
+  // expected-remark-re @+1 {{contiguity = [1, 1], divisibility = [1073741824, 1073741824], constancy = [32, 64], constant = 0{{$}}}}
+  %zero = arith.constant dense<0> : tensor<32x64xi32>
+  // expected-remark-re @+1 {{contiguity = [1, 1], divisibility = [1, 1], constancy = [32, 64]{{$}}}}
+  %rows = arith.cmpi sgt, %row_mask, %zero : tensor<32x64xi32>
+  // expected-remark-re @+1 {{contiguity = [1, 1], divisibility = [1, 1], constancy = [32, 16]{{$}}}}
+  %both = arith.andi %rows, %col_mask_b : tensor<32x64xi1>
+  // expected-remark-re @+1 {{contiguity = [1, 1], divisibility = [1, 1], constancy = [32, 16]{{$}}}}
+  %either = arith.ori %rows, %col_mask_b : tensor<32x64xi1>
+  return
+}

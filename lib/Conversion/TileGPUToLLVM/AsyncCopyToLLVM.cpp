@@ -100,13 +100,13 @@ struct AsyncCopyLowering
     Location loc = op.getLoc();
     auto ptrsType = cast<RankedTensorType>(op.getPtrs().getType());
     MemDescType buffer = op.getDst().getType();
-    auto encoding = dyn_cast<SharedEncodingAttr>(buffer.getEncoding());
-    if (!encoding || buffer.getShape().size() != 2)
+    std::optional<SwizzledTile> tile = SwizzledTile::get(buffer);
+    if (!tile)
       return op.emitError("async copies fill 2-D #tilegpu.shared buffers only");
     if (op.getOther())
       return op.emitError("async copies zero-fill masked-off elements; "
                           "'other' is not supported");
-    SwizzledTile smem(buffer.getShape(), encoding);
+    const SwizzledTile &smem = *tile;
     Type element = buffer.getElementType();
     unsigned elementBytes = element.getIntOrFloatBitWidth() / 8;
     unsigned dim = getFastestDim(ptrsType);

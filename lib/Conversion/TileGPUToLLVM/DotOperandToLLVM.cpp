@@ -46,20 +46,16 @@ Value tilelang::lowering::emitLdMatrixOperand(OpBuilder &b, Location loc,
                                ValueRange{offset});
   };
   auto mma = cast<MmaEncodingAttr>(operand.getParent());
-  ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
   auto constant = [&](int64_t value) { return i32Constant(b, loc, value); };
   auto add = [&](Value x, Value y) {
     return LLVM::AddOp::create(b, loc, x, y);
   };
-  Value lane = getLaneId(b, loc), warp = getWarpId(b, loc);
+  Value lane = getLaneId(b, loc);
   Value matrix = LLVM::UDivOp::create(b, loc, lane, constant(8));
   Value rowInMatrix = LLVM::URemOp::create(b, loc, lane, constant(8));
   Value matrixLow = LLVM::URemOp::create(b, loc, matrix, constant(2));
   Value matrixHigh = LLVM::UDivOp::create(b, loc, matrix, constant(2));
-  Value warpN = LLVM::URemOp::create(b, loc, warp, constant(warps[1]));
-  Value warpM = LLVM::URemOp::create(
-      b, loc, LLVM::UDivOp::create(b, loc, warp, constant(warps[1])),
-      constant(warps[0]));
+  auto [warpM, warpN] = emitMmaWarpCoordinates(b, loc, mma);
   unsigned opIdx = operand.getOpIdx();
   unsigned kDim = opIdx == 0 ? 1 : 0, otherDim = 1 - kDim;
   // K contiguous: stored rows run along the other dimension (plain
@@ -197,18 +193,16 @@ struct LocalLoadLowering : public ConvertOpToLLVMPattern<LocalLoadOp> {
   LogicalResult
   matchAndRewrite(LocalLoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    MemDescType buffer = op.getSrc().getType();
-    auto encoding = dyn_cast<SharedEncodingAttr>(buffer.getEncoding());
+    std::optional<SwizzledTile> smem = SwizzledTile::get(op.getSrc().getType());
     RankedTensorType type = op.getType();
-    if (!encoding || buffer.getShape().size() != 2)
+    if (!smem)
       return op.emitError("local_load reads 2-D #tilegpu.shared buffers only");
-    SwizzledTile smem(buffer.getShape(), encoding);
-    if (!canLoadWithLdMatrix(type, smem))
+    if (!canLoadWithLdMatrix(type, *smem))
       return op.emitError("local_load into ")
              << type << " cannot be lowered yet (16-bit mma.sync operands "
              << "only)";
     rewriter.replaceOp(op, emitLdMatrixOperand(rewriter, op.getLoc(),
-                                               adaptor.getSrc(), smem, type,
+                                               adaptor.getSrc(), *smem, type,
                                                *getTypeConverter()));
     return success();
   }

@@ -112,6 +112,10 @@ mlir::Value i32Constant(mlir::OpBuilder &builder, mlir::Location loc,
 unsigned getContiguousPerThread(mlir::Type type);
 /// The fastest-varying dimension of a tensor's layout.
 unsigned getFastestDim(mlir::Type type);
+/// This warp's (M, N) position in the warp grid of an mma layout.
+std::pair<mlir::Value, mlir::Value>
+emitMmaWarpCoordinates(mlir::OpBuilder &builder, mlir::Location loc,
+                       tilegpu::MmaEncodingAttr mma);
 /// threadIdx.x, lane id (tid % 32) and warp id (tid / 32).
 mlir::Value getThreadId(mlir::OpBuilder &builder, mlir::Location loc);
 mlir::Value getLaneId(mlir::OpBuilder &builder, mlir::Location loc);
@@ -143,6 +147,8 @@ struct SwizzledTile {
 
   SwizzledTile(llvm::ArrayRef<int64_t> shape,
                tilegpu::SharedEncodingAttr encoding);
+  /// The tile of a 2-D buffer with a #tilegpu.shared encoding, if it is one.
+  static std::optional<SwizzledTile> get(tilegpu::MemDescType buffer);
   /// Element offset (i32) of the element at `coords` (i32 values).
   mlir::Value emitOffset(mlir::OpBuilder &b, mlir::Location loc,
                          llvm::ArrayRef<mlir::Value> coords) const;

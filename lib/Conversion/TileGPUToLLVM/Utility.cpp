@@ -167,7 +167,6 @@ emitMmaV2Coordinates(OpBuilder &b, Location loc, Attribute layout,
   MmaV2Tile tile = *getMmaV2Tile(layout);
   auto operand = dyn_cast<DotOperandEncodingAttr>(layout);
   auto mma = cast<MmaEncodingAttr>(operand ? operand.getParent() : layout);
-  ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
   auto constant = [&](int64_t value) { return i32Constant(b, loc, value); };
   auto add = [&](Value x, Value y) {
     return LLVM::AddOp::create(b, loc, x, y);
@@ -175,13 +174,10 @@ emitMmaV2Coordinates(OpBuilder &b, Location loc, Attribute layout,
   auto mul = [&](Value x, int64_t y) {
     return LLVM::MulOp::create(b, loc, x, constant(y));
   };
-  Value lane = getLaneId(b, loc), warp = getWarpId(b, loc);
+  Value lane = getLaneId(b, loc);
   Value group = LLVM::UDivOp::create(b, loc, lane, constant(4));
   Value inGroup = LLVM::URemOp::create(b, loc, lane, constant(4));
-  Value warpN = LLVM::URemOp::create(b, loc, warp, constant(warps[1]));
-  Value warpM = LLVM::URemOp::create(
-      b, loc, LLVM::UDivOp::create(b, loc, warp, constant(warps[1])),
-      constant(warps[0]));
+  auto [warpM, warpN] = emitMmaWarpCoordinates(b, loc, mma);
   // Thread-dependent bases along each dimension.
   Value rowBase = add(mul(warpM, 16), group);
   Value colBase = add(mul(warpN, 8), mul(inGroup, 2));
@@ -419,6 +415,20 @@ Value tilelang::lowering::i32Constant(OpBuilder &builder, Location loc,
                                   builder.getI32IntegerAttr(value));
 }
 
+std::pair<Value, Value>
+tilelang::lowering::emitMmaWarpCoordinates(OpBuilder &b, Location loc,
+                                           MmaEncodingAttr mma) {
+  // Warps are numbered N-fastest over the warpsPerCTA grid.
+  ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
+  Value warp = getWarpId(b, loc);
+  Value warpN =
+      LLVM::URemOp::create(b, loc, warp, i32Constant(b, loc, warps[1]));
+  Value warpM = LLVM::URemOp::create(
+      b, loc, LLVM::UDivOp::create(b, loc, warp, i32Constant(b, loc, warps[1])),
+      i32Constant(b, loc, warps[0]));
+  return {warpM, warpN};
+}
+
 Value tilelang::lowering::getThreadId(OpBuilder &builder, Location loc) {
   return NVVM::ThreadIdXOp::create(builder, loc, builder.getI32Type());
 }
@@ -481,6 +491,13 @@ SwizzledTile::SwizzledTile(ArrayRef<int64_t> shape, SharedEncodingAttr encoding)
     : contiguousDim(encoding.getOrder()[0]),
       rowLength(shape[encoding.getOrder()[0]]), vec(encoding.getVec()),
       perPhase(encoding.getPerPhase()), maxPhase(encoding.getMaxPhase()) {}
+
+std::optional<SwizzledTile> SwizzledTile::get(MemDescType buffer) {
+  auto encoding = dyn_cast<SharedEncodingAttr>(buffer.getEncoding());
+  if (!encoding || buffer.getShape().size() != 2)
+    return std::nullopt;
+  return SwizzledTile(buffer.getShape(), encoding);
+}
 
 Value SwizzledTile::emitOffset(OpBuilder &b, Location loc,
                                ArrayRef<Value> coords) const {

@@ -41,6 +41,18 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_80"} {
     %s = arith.addf %acc, %d : tensor<128x128xf32, #acc>
     return %s : tensor<128x128xf32, #acc>
   }
+
+  // CHECK-LABEL: func @narrow_first
+  // The epilogue's f32 -> f16 happens in the mma layout, so the conversion
+  // moves f16.
+  // CHECK: %[[D:.*]] = tile.dot {{.*}} -> tensor<128x128xf32, #[[MMA]]>
+  // CHECK: %[[H:.*]] = arith.truncf %[[D]] : tensor<128x128xf32, #[[MMA]]> to tensor<128x128xf16, #[[MMA]]>
+  // CHECK: tilegpu.convert_layout %[[H]] : tensor<128x128xf16, #[[MMA]]> -> tensor<128x128xf16, #{{.*}}>
+  func.func @narrow_first(%a: tensor<128x32xf16, #blocked>, %b: tensor<32x128xf16, #blocked>, %acc: tensor<128x128xf32, #acc>) -> tensor<128x128xf16, #acc> {
+    %d = tile.dot %a, %b, %acc : tensor<128x32xf16, #blocked> * tensor<32x128xf16, #blocked> -> tensor<128x128xf32, #acc>
+    %h = arith.truncf %d : tensor<128x128xf32, #acc> to tensor<128x128xf16, #acc>
+    return %h : tensor<128x128xf16, #acc>
+  }
 }
 
 // -----

@@ -212,6 +212,11 @@ int64_t MemDescType::getNumElements() const {
   return count;
 }
 
+MemDescType MemDescType::getStageType() const {
+  return MemDescType::get(getContext(), getShape().drop_front(),
+                          getElementType(), getEncoding(), getMutableMemory());
+}
+
 int64_t MemDescType::getSizeInBytes() const {
   return getNumElements() * getElementType().getIntOrFloatBitWidth() / 8;
 }

@@ -111,10 +111,7 @@ LogicalResult MemDescIndexOp::verify() {
   MemDescType src = getSrc().getType(), result = getType();
   if (src.getShape().size() < 2)
     return emitOpError("source must have a leading stage dimension");
-  MemDescType expected =
-      MemDescType::get(getContext(), src.getShape().drop_front(),
-                       src.getElementType(), src.getEncoding(),
-                       src.getMutableMemory());
+  MemDescType expected = src.getStageType();
   if (result != expected)
     return emitOpError("result must be ") << expected << ", got " << result;
   return success();

@@ -168,11 +168,7 @@ void LoopPipeliner::issueCopies(OpBuilder &builder, Location loc,
     if (Value original = load.mask)
       mask = arith::AndIOp::create(builder, loc,
                                    mapping.lookupOrDefault(original), mask);
-    auto bufferType = cast<MemDescType>(buffer.getType());
-    auto stageType = MemDescType::get(
-        builder.getContext(), bufferType.getShape().drop_front(),
-        bufferType.getElementType(), bufferType.getEncoding(),
-        /*mutableMemory=*/true);
+    auto stageType = cast<MemDescType>(buffer.getType()).getStageType();
     Value view = MemDescIndexOp::create(builder, loc, stageType, buffer, stage);
     tokens.push_back(AsyncCopyGlobalToLocalOp::create(
         builder, loc, tokenType, ptrs, view, mask, Value()));
@@ -254,11 +250,7 @@ void LoopPipeliner::rewrite() {
   Operation *lastRead = nullptr;
   for (auto [load, buffer] : llvm::zip_equal(loads, buffers)) {
     builder.setInsertionPoint(load.convert);
-    auto bufferType = cast<MemDescType>(buffer.getType());
-    auto stageType =
-        MemDescType::get(context, bufferType.getShape().drop_front(),
-                         bufferType.getElementType(), bufferType.getEncoding(),
-                         /*mutableMemory=*/true);
+    auto stageType = cast<MemDescType>(buffer.getType()).getStageType();
     Value view =
         MemDescIndexOp::create(builder, loc, stageType, buffer, readStage);
     auto read = LocalLoadOp::create(builder, loc, load.type, view);

@@ -39,6 +39,9 @@ def TileGPU_MemDescType : TileGPU_Type<"MemDesc", "memdesc"> {
     int64_t getNumElements() const;
     /// Size of the buffer in bytes.
     int64_t getSizeInBytes() const;
+    /// One stage of a multi-buffered allocation: the leading dimension
+    /// dropped (what memdesc_index gives).
+    MemDescType getStageType() const;
   }];
 }
 
