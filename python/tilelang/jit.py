@@ -130,7 +130,10 @@ class CompiledKernel:
                 cubin = entry.files.get(cache.CUBIN_FILE)
             if entry is None or (need_cubin and cubin is None):
                 if compiled is None:
-                    compiled = compile_ir(self.asm["tile"], arch=arch, num_warps=self.num_warps,
+                    # From the located text, so that errors of the lowering
+                    # (an unsupported tl.dot, say) point at the Python line;
+                    # the key above stays location-free.
+                    compiled = compile_ir(self.asm["tile-src"], arch=arch, num_warps=self.num_warps,
                                           num_stages=self.num_stages, source_name=f"<tile-ir of {self.name}>",
                                           keep_stages=True)
                 if need_cubin:

@@ -125,3 +125,18 @@ def test_good_global_constexpr():
 def test_calling_builtins_outside_kernels():
     with pytest.raises(RuntimeError, match="inside a @tilelang.jit"):
         tl.program_id(0)
+
+
+@pytest.mark.parametrize("name,signature,message", [
+    ("dot_f64", "*fp64", "tile.dot on 'f64' operands cannot be lowered yet"),
+    ("dot_i8_short_k", "*i32", "tile.dot on 'i8' needs K >= 32, got K = 16"),
+])
+def test_dots_the_tensor_cores_cannot_do_point_at_python(name, signature, message):
+    """Products the lowering rejects fail the PTX compile at the tl.dot line."""
+    kernel = getattr(ek, name).compile(signature)
+    with pytest.raises(tilelang.CompilationError) as info:
+        kernel.to_ptx("sm_90a")
+    err = info.value
+    line, col = where(name, "tl.dot")
+    assert message in str(err)
+    assert (err.file, err.line, err.column) == (FILE, line, col), str(err)
