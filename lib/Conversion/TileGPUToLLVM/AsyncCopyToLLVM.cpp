@@ -25,34 +25,55 @@ static constexpr llvm::StringLiteral kOffsetAttrName = "tilegpu.offset";
 int64_t tilelang::lowering::allocateSharedBuffers(ModuleOp module,
                                                   int64_t scratchBytes) {
   // Buffers live after the scratch area for the whole kernel: pipelines
-  // hold a few at a time, so reuse would save little.
-  int64_t start = llvm::alignTo(scratchBytes, 128), offset = start;
+  // hold a few at a time, so reuse would save little. 1024-byte alignment
+  // keeps 128-byte swizzle patterns where wgmma's descriptors expect them.
+  int64_t start = llvm::alignTo(scratchBytes, 1024), offset = start;
   Builder builder(module.getContext());
   module.walk([&](LocalAllocOp alloc) {
     alloc->setAttr(kOffsetAttrName, builder.getI64IntegerAttr(offset));
-    offset = llvm::alignTo(offset + alloc.getType().getSizeInBytes(), 128);
+    offset = llvm::alignTo(offset + alloc.getType().getSizeInBytes(), 1024);
   });
   return offset == start ? scratchBytes : offset;
 }
 
 namespace {
 
-/// local_alloc of an uninitialized buffer -> its address.
+/// Makes this thread's shared-memory writes visible to the async proxy
+/// (wgmma reads there) on Hopper; nothing before.
+void emitAsyncProxyFence(OpBuilder &b, Location loc, Operation *op) {
+  if (targetsHopper(op))
+    emitInlineAsm(b, loc, {}, {}, "fence.proxy.async.shared::cta;", "");
+}
+
+/// local_alloc -> the buffer's address; with a source, the source is
+/// written there (swizzled) between two barriers.
 struct LocalAllocLowering : public ConvertOpToLLVMPattern<LocalAllocOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
 
   LogicalResult
-  matchAndRewrite(LocalAllocOp op, OpAdaptor,
+  matchAndRewrite(LocalAllocOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto offset = op->getAttrOfType<IntegerAttr>(kOffsetAttrName);
-    if (op.getSrc() || !offset)
-      return op.emitError("only uninitialized buffers placed by the shared "
-                          "memory allocation can be lowered");
+    std::optional<SwizzledTile> tile = SwizzledTile::get(op.getType());
+    if (!offset || (op.getSrc() && !tile))
+      return op.emitError("only buffers placed by the shared memory "
+                          "allocation, and initialized ones with 2-D "
+                          "#tilegpu.shared layouts, can be lowered");
     Location loc = op.getLoc();
     Value base = getSharedMemoryBase(rewriter, loc, op);
-    rewriter.replaceOpWithNewOp<LLVM::GEPOp>(
-        op, base.getType(), rewriter.getI8Type(), base,
+    Value buffer = LLVM::GEPOp::create(
+        rewriter, loc, base.getType(), rewriter.getI8Type(), base,
         ArrayRef<LLVM::GEPArg>{int32_t(offset.getInt())});
+    if (Value src = op.getSrc()) {
+      // Earlier readers (the previous iteration's) are done first.
+      emitBarrier(rewriter, loc);
+      storeSwizzled(rewriter, loc, adaptor.getSrc(),
+                    cast<RankedTensorType>(src.getType()), buffer, *tile,
+                    *getTypeConverter());
+      emitAsyncProxyFence(rewriter, loc, op);
+      emitBarrier(rewriter, loc);
+    }
+    rewriter.replaceOp(op, buffer);
     return success();
   }
 };
@@ -180,6 +201,8 @@ struct AsyncWaitLowering : public ConvertOpToLLVMPattern<AsyncWaitOp> {
     emitInlineAsm(
         rewriter, loc, {}, {},
         llvm::formatv("cp.async.wait_group {0};", op.getPending()).str(), "");
+    // The copies may feed wgmma, which reads through the async proxy.
+    emitAsyncProxyFence(rewriter, loc, op);
     rewriter.replaceOp(op, i32Constant(rewriter, loc, 0));
     return success();
   }

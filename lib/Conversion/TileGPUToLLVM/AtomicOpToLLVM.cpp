@@ -34,19 +34,6 @@ Value i1Constant(OpBuilder &b, Location loc, bool value) {
   return LLVM::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(value));
 }
 
-/// Whether the module targets sm_90 or newer (from tilegpu.target).
-bool targetsHopper(Operation *op) {
-  auto module = op->getParentOfType<ModuleOp>();
-  auto target = module ? module->getAttrOfType<StringAttr>(
-                             TileGPUDialect::kTargetAttrName)
-                       : StringAttr();
-  int number = 0;
-  if (target && target.getValue().starts_with("sm_"))
-    target.getValue().drop_front(3).take_while(llvm::isDigit).getAsInteger(
-        10, number);
-  return number >= 90;
-}
-
 /// True in the one thread that owns each element of a tensor of `type`
 /// (lanes and warps beyond the tensor's extent hold replicas).
 Value emitOwnerPredicate(OpBuilder &b, Location loc, Type type) {

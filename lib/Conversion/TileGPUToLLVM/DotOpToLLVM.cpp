@@ -11,6 +11,7 @@
 #include "TileGPUToLLVM.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace tilelang;
@@ -174,9 +175,167 @@ struct DotOpLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
   }
 };
 
+/// Byte offset, from the tile's start, of storage position (row, column)
+/// before swizzling (the hardware applies it): column blocks of
+/// blockLength elements, each holding all rows.
+Value emitUnswizzledByteOffset(OpBuilder &b, Location loc,
+                               const SwizzledTile &smem, Value row,
+                               Value column) {
+  auto constant = [&](int64_t value) { return i32Constant(b, loc, value); };
+  Value block =
+      LLVM::UDivOp::create(b, loc, column, constant(smem.blockLength));
+  Value inBlock =
+      LLVM::URemOp::create(b, loc, column, constant(smem.blockLength));
+  Value elements = LLVM::AddOp::create(
+      b, loc,
+      LLVM::MulOp::create(b, loc, block,
+                          constant(smem.numRows * smem.blockLength)),
+      LLVM::AddOp::create(
+          b, loc, LLVM::MulOp::create(b, loc, row, constant(smem.blockLength)),
+          inBlock));
+  return LLVM::MulOp::create(b, loc, elements, constant(2));
+}
+
+/// The wgmma matrix descriptor of a 16-bit tile laid out as `smem`, for
+/// the core matrices starting at shared address `address` (i32): the
+/// address in 16-byte units, the distance between column blocks (leading
+/// byte offset) and between groups of 8 rows (stride byte offset), and the
+/// swizzle mode of the blocks' row width (128, 64 or 32 bytes).
+Value emitMatrixDescriptor(OpBuilder &b, Location loc, const SwizzledTile &smem,
+                           Value address) {
+  int64_t blockBytes = smem.blockLength * 2;
+  uint64_t mode = blockBytes == 128 ? 1 : blockBytes == 64 ? 2 : 3;
+  uint64_t leading = (smem.numRows * blockBytes) >> 4;
+  uint64_t stride = (8 * blockBytes) >> 4;
+  uint64_t fields = (leading << 16) | (stride << 32) | (mode << 62);
+  Value field = LLVM::AndOp::create(
+      b, loc, LLVM::LShrOp::create(b, loc, address, i32Constant(b, loc, 4)),
+      i32Constant(b, loc, 0x3FFF));
+  Value wide = LLVM::ZExtOp::create(b, loc, b.getI64Type(), field);
+  Value constantFields = LLVM::ConstantOp::create(
+      b, loc, b.getI64Type(), b.getI64IntegerAttr(int64_t(fields)));
+  return LLVM::OrOp::create(b, loc, wide, constantFields);
+}
+
+/// warp_group_dot -> wgmma.mma_async m64nNk16 per warpgroup tile and K
+/// step, between wgmma.fence and a commit + wait that hands the
+/// accumulators back.
+struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(WarpGroupDotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto dType = cast<RankedTensorType>(op.getD().getType());
+    std::optional<MmaV2Tile> tile = getMmaV3Tile(dType.getEncoding());
+    std::optional<SwizzledTile> aTile = SwizzledTile::get(op.getA().getType());
+    std::optional<SwizzledTile> bTile = SwizzledTile::get(op.getB().getType());
+    if (!tile || !aTile || !bTile || !dType.getElementType().isF32() ||
+        aTile->blockLength * 2 < 32 || bTile->blockLength * 2 < 32)
+      return op.emitError("warp_group_dot needs an f32 wgmma accumulator and "
+                          "swizzled operand tiles with rows of 32 bytes or "
+                          "more");
+    auto mma = cast<MmaEncodingAttr>(dType.getEncoding());
+    unsigned instrN = mma.getInstrShape()[1];
+    unsigned perInstr = instrN / 2;
+    unsigned repM = llvm::divideCeil(dType.getDimSize(0), tile->ctaTile[0]);
+    unsigned repN = llvm::divideCeil(dType.getDimSize(1), tile->ctaTile[1]);
+    unsigned repK = op.getA().getType().getShape()[1] / 16;
+    // K-major operands need no transpose; M- or N-major ones do.
+    bool transposeA = aTile->contiguousDim != 1;
+    bool transposeB = bTile->contiguousDim != 0;
+    StringRef type =
+        op.getA().getType().getElementType().isBF16() ? "bf16" : "f16";
+
+    auto constant = [&](int64_t value) {
+      return i32Constant(rewriter, loc, value);
+    };
+    auto i32 = rewriter.getI32Type();
+    Value aAddress =
+        LLVM::PtrToIntOp::create(rewriter, loc, i32, adaptor.getA());
+    Value bAddress =
+        LLVM::PtrToIntOp::create(rewriter, loc, i32, adaptor.getB());
+    auto [warpM, warpN] = emitMmaWarpCoordinates(rewriter, loc, mma);
+    Value warpgroupRow = LLVM::MulOp::create(
+        rewriter, loc, LLVM::UDivOp::create(rewriter, loc, warpM, constant(4)),
+        constant(64));
+    Value warpgroupColumn =
+        LLVM::MulOp::create(rewriter, loc, warpN, constant(instrN));
+    // The descriptor of operand tile `smem` at (non-K, K) position.
+    auto descriptor = [&](const SwizzledTile &smem, Value address, Value other,
+                          Value k, bool kContiguous) {
+      Value row = kContiguous ? other : k, column = kContiguous ? k : other;
+      Value at = LLVM::AddOp::create(
+          rewriter, loc, address,
+          emitUnswizzledByteOffset(rewriter, loc, smem, row, column));
+      return emitMatrixDescriptor(rewriter, loc, smem, at);
+    };
+
+    SmallVector<Value> acc = unpackStruct(rewriter, loc, adaptor.getC());
+    std::string outputs, ties;
+    for (unsigned r = 0; r < perInstr; ++r) {
+      outputs += (r ? ",$" : "$") + std::to_string(r);
+      ties += "," + std::to_string(r);
+    }
+    std::string text =
+        llvm::formatv("wgmma.mma_async.sync.aligned.m64n{0}k16.f32.{1}.{1} "
+                      "{{{2}}, ${3}, ${4}, 1, 1, 1, {5}, {6};",
+                      instrN, type, outputs, 2 * perInstr, 2 * perInstr + 1,
+                      int(transposeA), int(transposeB))
+            .str();
+    std::string constraints;
+    for (unsigned r = 0; r < perInstr; ++r)
+      constraints += r ? ",=f" : "=f";
+    constraints += ties + ",l,l";
+    SmallVector<Type> accTypes(perInstr, rewriter.getF32Type());
+
+    emitInlineAsm(rewriter, loc, {}, {}, "wgmma.fence.sync.aligned;", "");
+    for (unsigned i = 0; i < repM; ++i) {
+      Value m0 = LLVM::AddOp::create(rewriter, loc, warpgroupRow,
+                                     constant(i * tile->ctaTile[0]));
+      for (unsigned j = 0; j < repN; ++j) {
+        Value n0 = LLVM::AddOp::create(rewriter, loc, warpgroupColumn,
+                                       constant(j * tile->ctaTile[1]));
+        MutableArrayRef<Value> slice(&acc[(i * repN + j) * perInstr], perInstr);
+        for (unsigned kk = 0; kk < repK; ++kk) {
+          Value k0 = constant(kk * 16);
+          SmallVector<Value> operands(slice.begin(), slice.end());
+          operands.push_back(descriptor(*aTile, aAddress, m0, k0,
+                                        /*kContiguous=*/!transposeA));
+          operands.push_back(descriptor(*bTile, bAddress, n0, k0,
+                                        /*kContiguous=*/!transposeB));
+          auto product = emitInlineAsm(rewriter, loc, accTypes, operands, text,
+                                       constraints);
+          for (unsigned r = 0; r < perInstr; ++r)
+            slice[r] = LLVM::ExtractValueOp::create(
+                rewriter, loc, product.getResult(0), ArrayRef<int64_t>{r});
+        }
+      }
+    }
+    emitInlineAsm(rewriter, loc, {}, {}, "wgmma.commit_group.sync.aligned;",
+                  "");
+    // The wait hands the accumulators back: nothing reads them earlier.
+    std::string waitConstraints;
+    for (unsigned r = 0; r < acc.size(); ++r)
+      waitConstraints += r ? ",=f" : "=f";
+    for (unsigned r = 0; r < acc.size(); ++r)
+      waitConstraints += "," + std::to_string(r);
+    auto waited = emitInlineAsm(
+        rewriter, loc, SmallVector<Type>(acc.size(), rewriter.getF32Type()),
+        acc, "wgmma.wait_group.sync.aligned 0;", waitConstraints);
+    SmallVector<Value> result =
+        unpackStruct(rewriter, loc, waited.getResult(0));
+    rewriter.replaceOp(op, packStruct(rewriter, loc,
+                                      getTypeConverter()->convertType(dType),
+                                      result));
+    return success();
+  }
+};
+
 } // namespace
 
 void tilelang::lowering::populateDotOpToLLVMPatterns(
     TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<DotOpLowering>(converter);
+  patterns.add<DotOpLowering, WarpGroupDotLowering>(converter);
 }

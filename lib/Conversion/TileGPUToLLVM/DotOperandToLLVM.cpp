@@ -20,6 +20,33 @@ using namespace tilelang;
 using namespace tilelang::tilegpu;
 using namespace tilelang::lowering;
 
+void tilelang::lowering::storeSwizzled(OpBuilder &b, Location loc,
+                                       Value srcStruct,
+                                       RankedTensorType srcType, Value base,
+                                       const SwizzledTile &smem,
+                                       const TypeConverter &converter) {
+  Type elementType = converter.convertType(srcType.getElementType());
+  auto sharedPtr = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  SmallVector<Value> elements = unpackStruct(b, loc, srcStruct);
+  SmallVector<SmallVector<Value>> coords =
+      emitElementCoordinates(b, loc, srcType);
+  // Each thread's runs along the contiguous dimension (at most one vector
+  // of the swizzle each) as one vector store.
+  unsigned run = std::min(getContiguousPerThread(srcType), smem.vec);
+  unsigned bytes = run * elementType.getIntOrFloatBitWidth() / 8;
+  auto vectorType = VectorType::get(run, elementType);
+  for (unsigned start = 0; start < elements.size(); start += run) {
+    Value vector = LLVM::UndefOp::create(b, loc, vectorType);
+    for (unsigned x = 0; x < run; ++x)
+      vector = LLVM::InsertElementOp::create(
+          b, loc, vector, elements[start + x], i32Constant(b, loc, x));
+    Value address =
+        LLVM::GEPOp::create(b, loc, sharedPtr, elementType, base,
+                            ValueRange{smem.emitOffset(b, loc, coords[start])});
+    LLVM::StoreOp::create(b, loc, vector, address, bytes);
+  }
+}
+
 bool tilelang::lowering::canLoadWithLdMatrix(RankedTensorType type,
                                              const SwizzledTile &smem) {
   auto operand = dyn_cast<DotOperandEncodingAttr>(type.getEncoding());
@@ -152,32 +179,10 @@ struct DotOperandLoadLowering : public ConvertOpToLLVMPattern<ConvertLayoutOp> {
     if (!canLoadWithLdMatrix(type, smem))
       return failure();
 
-    Type elementType = getTypeConverter()->convertType(type.getElementType());
     Value base = getSharedMemoryBase(rewriter, loc, op);
-    auto sharedPtr = LLVM::LLVMPointerType::get(getContext(), 3);
-    auto address = [&](Value offset) -> Value {
-      return LLVM::GEPOp::create(rewriter, loc, sharedPtr, elementType, base,
-                                 ValueRange{offset});
-    };
-
-    // Write: each thread's runs along the contiguous dimension (at most one
-    // chunk each) as one vector store.
     emitBarrier(rewriter, loc);
-    SmallVector<Value> elements = unpackStruct(rewriter, loc, adaptor.getSrc());
-    SmallVector<SmallVector<Value>> coords =
-        emitElementCoordinates(rewriter, loc, srcType);
-    unsigned run = std::min(getContiguousPerThread(srcType), smem.vec);
-    auto vectorType = VectorType::get(run, elementType);
-    for (unsigned start = 0; start < elements.size(); start += run) {
-      Value vector = LLVM::UndefOp::create(rewriter, loc, vectorType);
-      for (unsigned x = 0; x < run; ++x)
-        vector = LLVM::InsertElementOp::create(rewriter, loc, vector,
-                                               elements[start + x],
-                                               i32Constant(rewriter, loc, x));
-      LLVM::StoreOp::create(
-          rewriter, loc, vector,
-          address(smem.emitOffset(rewriter, loc, coords[start])), run * 2);
-    }
+    storeSwizzled(rewriter, loc, adaptor.getSrc(), srcType, base, smem,
+                  *getTypeConverter());
     emitBarrier(rewriter, loc);
 
     rewriter.replaceOp(op, emitLdMatrixOperand(rewriter, loc, base, smem, type,

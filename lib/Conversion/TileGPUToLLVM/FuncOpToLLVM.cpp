@@ -62,8 +62,10 @@ struct FuncOpLowering : public ConvertOpToLLVMPattern<func::FuncOp> {
       // JIT otherwise may spend registers down to one block per SM (seen on
       // layernorm with 8 warps: 142 registers, half Triton's bandwidth).
       // Kernels with tensor-core products keep the whole register file.
-      bool hasDot = func.walk([](tile::DotOp) {
-                          return WalkResult::interrupt();
+      bool hasDot = func.walk([](Operation *op) {
+                          return isa<tile::DotOp, tilegpu::WarpGroupDotOp>(op)
+                                     ? WalkResult::interrupt()
+                                     : WalkResult::advance();
                         }).wasInterrupted();
       if (!hasDot && numWarps < 16)
         llvmFunc->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),

@@ -116,6 +116,8 @@ unsigned getFastestDim(mlir::Type type);
 std::pair<mlir::Value, mlir::Value>
 emitMmaWarpCoordinates(mlir::OpBuilder &builder, mlir::Location loc,
                        tilegpu::MmaEncodingAttr mma);
+/// Whether the module targets sm_90 or newer (from tilegpu.target).
+bool targetsHopper(mlir::Operation *op);
 /// threadIdx.x, lane id (tid % 32) and warp id (tid / 32).
 mlir::Value getThreadId(mlir::OpBuilder &builder, mlir::Location loc);
 mlir::Value getLaneId(mlir::OpBuilder &builder, mlir::Location loc);
@@ -139,11 +141,17 @@ mlir::Value fromStorage(mlir::OpBuilder &builder, mlir::Location loc,
 
 /// A 2-D tile in shared memory laid out by a #tilegpu.shared encoding: rows
 /// along order[0], `vec`-element vectors XOR-swizzled by
-/// (row / perPhase) % maxPhase.
+/// (row / perPhase) % maxPhase. Rows longer than one swizzle pattern
+/// (vec * maxPhase elements) are cut into column blocks of that width, each
+/// holding all rows: with 128-byte patterns this is the canonical layout
+/// that wgmma reads through matrix descriptors.
 struct SwizzledTile {
   unsigned contiguousDim;
   int64_t rowLength;
+  int64_t numRows;
   unsigned vec, perPhase, maxPhase;
+  /// Elements of a row in one column block.
+  int64_t blockLength;
 
   SwizzledTile(llvm::ArrayRef<int64_t> shape,
                tilegpu::SharedEncodingAttr encoding);
@@ -154,6 +162,13 @@ struct SwizzledTile {
                          llvm::ArrayRef<mlir::Value> coords) const;
 };
 
+/// Writes a distributed tensor (`srcStruct` of `srcType`, in a layout whose
+/// runs along the tile's rows stay within one swizzle vector) into the tile
+/// at `base`. No barriers.
+void storeSwizzled(mlir::OpBuilder &b, mlir::Location loc,
+                   mlir::Value srcStruct, mlir::RankedTensorType srcType,
+                   mlir::Value base, const SwizzledTile &smem,
+                   const mlir::TypeConverter &converter);
 /// Whether emitLdMatrixOperand can read an operand of `type` from `tile`:
 /// a 16-bit mma.sync operand whose rows hold whole 8-element vectors.
 bool canLoadWithLdMatrix(mlir::RankedTensorType type,

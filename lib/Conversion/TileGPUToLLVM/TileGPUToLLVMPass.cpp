@@ -85,7 +85,7 @@ struct ConvertTileGPUToLLVMPass
       LLVM::GlobalOp::create(builder, module.getLoc(), arrayType,
                              /*isConstant=*/false, LLVM::Linkage::External,
                              kSharedMemorySymbol, Attribute(),
-                             /*alignment=*/16, /*addrSpace=*/3);
+                             /*alignment=*/1024, /*addrSpace=*/3);
     }
 
     ModuleAxisInfo axisInfo(module);

@@ -75,7 +75,7 @@ TileGPUTypeConverter::TileGPUTypeConverter(MLIRContext *context,
 
 bool tilelang::lowering::isLowerableLayout(Attribute layout) {
   if (isa_and_present<BlockedEncodingAttr>(layout) ||
-      getMmaV2Tile(layout).has_value())
+      getMmaV2Tile(layout).has_value() || getMmaV3Tile(layout).has_value())
     return true;
   if (auto slice = dyn_cast_if_present<SliceEncodingAttr>(layout))
     return isLowerableLayout(slice.getParent());
@@ -118,11 +118,31 @@ static ElementIndices getMmaV2ElementIndices(Attribute layout,
   return result;
 }
 
+/// Struct order of wgmma accumulators: repetitions (M, then N), then the
+/// N/8 column groups of one instruction, then their 4 registers.
+static ElementIndices getMmaV3ElementIndices(Attribute layout,
+                                             ArrayRef<int64_t> shape) {
+  MmaV2Tile tile = *getMmaV3Tile(layout);
+  unsigned repM = llvm::divideCeil(shape[0], int64_t(tile.ctaTile[0]));
+  unsigned repN = llvm::divideCeil(shape[1], int64_t(tile.ctaTile[1]));
+  unsigned groups = tile.perThread[1] / 2;
+  ElementIndices result;
+  for (unsigned i = 0; i < repM; ++i)
+    for (unsigned j = 0; j < repN; ++j)
+      for (unsigned group = 0; group < groups; ++group)
+        for (unsigned e = 0; e < 4; ++e)
+          result.push_back(
+              {i * 2 + e / 2, j * tile.perThread[1] + group * 2 + e % 2});
+  return result;
+}
+
 ElementIndices
 tilelang::lowering::getElementIndices(DistributedEncodingAttr layout,
                                       ArrayRef<int64_t> shape) {
   if (getMmaV2Tile(layout))
     return getMmaV2ElementIndices(layout, shape);
+  if (getMmaV3Tile(layout))
+    return getMmaV3ElementIndices(layout, shape);
   if (auto blocked = dyn_cast<BlockedEncodingAttr>(layout)) {
     SmallVector<unsigned> elems = getElemsPerThread(blocked, shape);
     unsigned total = 1;
@@ -216,6 +236,46 @@ emitMmaV2Coordinates(OpBuilder &b, Location loc, Attribute layout,
   return result;
 }
 
+/// Coordinates of the elements of a wgmma accumulator: warp w of a
+/// warpgroup holds rows 16 * (w % 4) + [0, 16) of its 64; within them lane
+/// 4g + t holds rows g and g + 8 at columns 8c + 2t and 8c + 2t + 1 of
+/// every column group c (the PTX ISA's fragment layout).
+static SmallVector<SmallVector<Value>>
+emitMmaV3Coordinates(OpBuilder &b, Location loc, Attribute layout,
+                     ArrayRef<int64_t> shape) {
+  MmaV2Tile tile = *getMmaV3Tile(layout);
+  auto constant = [&](int64_t value) { return i32Constant(b, loc, value); };
+  auto add = [&](Value x, int64_t y) {
+    return LLVM::AddOp::create(b, loc, x, constant(y));
+  };
+  auto [warpM, warpN] =
+      emitMmaWarpCoordinates(b, loc, cast<MmaEncodingAttr>(layout));
+  Value lane = getLaneId(b, loc);
+  Value group = LLVM::UDivOp::create(b, loc, lane, constant(4));
+  Value inGroup = LLVM::URemOp::create(b, loc, lane, constant(4));
+  unsigned instrN = tile.perThread[1] * 4;
+  Value rowBase = LLVM::AddOp::create(
+      b, loc, LLVM::MulOp::create(b, loc, warpM, constant(16)), group);
+  Value colBase = LLVM::AddOp::create(
+      b, loc, LLVM::MulOp::create(b, loc, warpN, constant(instrN)),
+      LLVM::MulOp::create(b, loc, inGroup, constant(2)));
+  SmallVector<SmallVector<Value>> result;
+  for (const SmallVector<unsigned> &index :
+       getMmaV3ElementIndices(layout, shape)) {
+    unsigned within = index[1] % tile.perThread[1];
+    SmallVector<Value> coords{
+        add(rowBase, (index[0] / 2) * tile.ctaTile[0] + 8 * (index[0] % 2)),
+        add(colBase, (index[1] / tile.perThread[1]) * tile.ctaTile[1] +
+                         8 * (within / 2) + within % 2)};
+    for (unsigned dim = 0; dim < 2; ++dim)
+      if (tile.ctaTile[dim] > shape[dim])
+        coords[dim] = LLVM::URemOp::create(b, loc, coords[dim],
+                                           constant(shape[dim]));
+    result.push_back(coords);
+  }
+  return result;
+}
+
 /// Coordinates of every element of a `shape` tensor in `layout` held by
 /// this thread, in struct order.
 static SmallVector<SmallVector<Value>>
@@ -223,6 +283,8 @@ emitCoordinates(OpBuilder &b, Location loc, DistributedEncodingAttr layout,
                 ArrayRef<int64_t> shape) {
   if (getMmaV2Tile(layout))
     return emitMmaV2Coordinates(b, loc, layout, shape);
+  if (getMmaV3Tile(layout))
+    return emitMmaV3Coordinates(b, loc, layout, shape);
   if (auto slice = dyn_cast<SliceEncodingAttr>(layout)) {
     SmallVector<int64_t> parentShape(shape);
     parentShape.insert(parentShape.begin() + slice.getDim(), 1);
@@ -418,15 +480,37 @@ Value tilelang::lowering::i32Constant(OpBuilder &builder, Location loc,
 std::pair<Value, Value>
 tilelang::lowering::emitMmaWarpCoordinates(OpBuilder &b, Location loc,
                                            MmaEncodingAttr mma) {
-  // Warps are numbered N-fastest over the warpsPerCTA grid.
+  // mma.sync numbers warps N-fastest over the warpsPerCTA grid; wgmma
+  // M-fastest, so that the 4 warps of a warpgroup share its 64 rows.
   ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
   Value warp = getWarpId(b, loc);
+  if (mma.getVersion() == 3) {
+    Value warpM =
+        LLVM::URemOp::create(b, loc, warp, i32Constant(b, loc, warps[0]));
+    Value warpN = LLVM::URemOp::create(
+        b, loc,
+        LLVM::UDivOp::create(b, loc, warp, i32Constant(b, loc, warps[0])),
+        i32Constant(b, loc, warps[1]));
+    return {warpM, warpN};
+  }
   Value warpN =
       LLVM::URemOp::create(b, loc, warp, i32Constant(b, loc, warps[1]));
   Value warpM = LLVM::URemOp::create(
       b, loc, LLVM::UDivOp::create(b, loc, warp, i32Constant(b, loc, warps[1])),
       i32Constant(b, loc, warps[0]));
   return {warpM, warpN};
+}
+
+bool tilelang::lowering::targetsHopper(Operation *op) {
+  auto module = op->getParentOfType<ModuleOp>();
+  auto target = module ? module->getAttrOfType<StringAttr>(
+                             TileGPUDialect::kTargetAttrName)
+                       : StringAttr();
+  int number = 0;
+  if (target && target.getValue().starts_with("sm_"))
+    (void)target.getValue().drop_front(3).take_while(llvm::isDigit).getAsInteger(
+        10, number);
+  return number >= 90;
 }
 
 Value tilelang::lowering::getThreadId(OpBuilder &builder, Location loc) {
@@ -489,8 +573,10 @@ Value tilelang::lowering::fromStorage(OpBuilder &builder, Location loc,
 
 SwizzledTile::SwizzledTile(ArrayRef<int64_t> shape, SharedEncodingAttr encoding)
     : contiguousDim(encoding.getOrder()[0]),
-      rowLength(shape[encoding.getOrder()[0]]), vec(encoding.getVec()),
-      perPhase(encoding.getPerPhase()), maxPhase(encoding.getMaxPhase()) {}
+      rowLength(shape[encoding.getOrder()[0]]),
+      numRows(shape[1 - encoding.getOrder()[0]]), vec(encoding.getVec()),
+      perPhase(encoding.getPerPhase()), maxPhase(encoding.getMaxPhase()),
+      blockLength(std::min<int64_t>(rowLength, vec * maxPhase)) {}
 
 std::optional<SwizzledTile> SwizzledTile::get(MemDescType buffer) {
   auto encoding = dyn_cast<SharedEncodingAttr>(buffer.getEncoding());
@@ -502,19 +588,27 @@ std::optional<SwizzledTile> SwizzledTile::get(MemDescType buffer) {
 Value SwizzledTile::emitOffset(OpBuilder &b, Location loc,
                                ArrayRef<Value> coords) const {
   auto constant = [&](int64_t value) { return i32Constant(b, loc, value); };
+  auto mul = [&](Value x, int64_t y) {
+    return LLVM::MulOp::create(b, loc, x, constant(y));
+  };
   Value row = coords[1 - contiguousDim], column = coords[contiguousDim];
   Value phase = LLVM::URemOp::create(
       b, loc, LLVM::UDivOp::create(b, loc, row, constant(perPhase)),
       constant(maxPhase));
-  Value chunk = LLVM::UDivOp::create(b, loc, column, constant(vec));
+  Value inBlock = column;
+  Value offset = mul(row, blockLength);
+  if (blockLength < rowLength) {
+    Value block = LLVM::UDivOp::create(b, loc, column, constant(blockLength));
+    inBlock = LLVM::URemOp::create(b, loc, column, constant(blockLength));
+    offset = LLVM::AddOp::create(b, loc, offset,
+                                 mul(block, numRows * blockLength));
+  }
+  Value chunk = LLVM::UDivOp::create(b, loc, inBlock, constant(vec));
   Value swizzled = LLVM::XOrOp::create(b, loc, chunk, phase);
-  Value inChunk = LLVM::URemOp::create(b, loc, column, constant(vec));
-  Value rowStart = LLVM::MulOp::create(b, loc, row, constant(rowLength));
+  Value inChunk = LLVM::URemOp::create(b, loc, inBlock, constant(vec));
   return LLVM::AddOp::create(
-      b, loc, rowStart,
-      LLVM::AddOp::create(b, loc,
-                          LLVM::MulOp::create(b, loc, swizzled, constant(vec)),
-                          inChunk));
+      b, loc, offset,
+      LLVM::AddOp::create(b, loc, mul(swizzled, vec), inChunk));
 }
 
 /// Bytes one element of a tile type takes in shared memory.

@@ -6,7 +6,7 @@
 // The scratch space is one dynamic shared array sized for the largest user:
 // the 512 x f32 conversion in @convert (2048 bytes).
 // CHECK: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared = 2048 : i32, tilegpu.target = "sm_80"}
-// CHECK: llvm.mlir.global external @tilelang_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// CHECK: llvm.mlir.global external @tilelang_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 
 #b4 = #tilegpu.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
 #b1 = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>

@@ -18,13 +18,13 @@ module attributes {tilegpu.num_warps = 4 : i32} {
 
 // -----
 
-// A buffer initialized from a tensor has no lowering (pipelining allocates
-// uninitialized ones and fills them with async copies).
+// Buffers initialized from a tensor are 2-D swizzled tiles (wgmma
+// operands); others have no lowering.
 #blocked = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
 #shared = #tilegpu.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [0]>
 module attributes {tilegpu.num_warps = 4 : i32} {
   func.func @local_alloc(%x: tensor<128xf32, #blocked>) {
-    // expected-error @+2 {{only uninitialized buffers placed by the shared memory allocation can be lowered}}
+    // expected-error @+2 {{only buffers placed by the shared memory allocation, and initialized ones with 2-D #tilegpu.shared layouts, can be lowered}}
     // expected-error @+1 {{failed to legalize operation 'tilegpu.local_alloc' that was explicitly marked illegal}}
     %m = tilegpu.local_alloc %x : (tensor<128xf32, #blocked>) -> !tilegpu.memdesc<128xf32, #shared>
     return

@@ -59,12 +59,13 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_80"} {
 
 #blocked = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
 // Warps go where the per-warp tile is larger: 64x256 with 8 warps is 2x4
-// warps of 32x64. f32 operands take tf32 (one element per register), i8
-// four per register; an f16 accumulator is widened around the product.
+// warps of 32x64 (on sm_80: sm_90a would put the 16-bit product on wgmma).
+// f32 operands take tf32 (one element per register), i8 four per register;
+// an f16 accumulator is widened around the product.
 // CHECK-DAG: #[[WIDE:.*]] = #tilegpu.mma<version = 2, warpsPerCTA = [2, 4], instrShape = [16, 8]>
 // CHECK-DAG: #tilegpu.dot_op<opIdx = 0, parent = #[[WIDE]], kWidth = 1>
 // CHECK-DAG: #tilegpu.dot_op<opIdx = 0, parent = #[[WIDE]], kWidth = 4>
-module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_80"} {
   // CHECK-LABEL: func @types
   // CHECK: tile.dot {{.*}} -> tensor<64x256xf32, #[[WIDE]]>
   // CHECK: tile.dot {{.*}} -> tensor<64x256xi32, #[[WIDE]]>
@@ -79,6 +80,35 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
     %i = tile.dot %ai, %bi, %ci : tensor<64x32xi8, #blocked> * tensor<32x256xi8, #blocked> -> tensor<64x256xi32, #blocked>
     %h = tile.dot %ah, %bh, %ch : tensor<64x32xf16, #blocked> * tensor<32x256xf16, #blocked> -> tensor<64x256xf16, #blocked>
     return %f, %i, %h : tensor<64x256xf32, #blocked>, tensor<64x256xi32, #blocked>, tensor<64x256xf16, #blocked>
+  }
+}
+
+// -----
+
+#a = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#acc = #tilegpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+// On sm_90a a 16-bit product goes to wgmma: one warpgroup of 4 warps along
+// M, each m64n128k16 instruction covering its whole N; both operands are
+// written to 128-byte-swizzled shared tiles in their register layout's row
+// order, and the loop-carried accumulator stays in the wgmma layout.
+// CHECK-DAG: #[[WG:.*]] = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128, 16]>
+// CHECK-DAG: #[[SW:.*]] = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  // CHECK-LABEL: func @wgmma
+  // CHECK: scf.for {{.*}} -> (tensor<128x128xf32, #[[WG]]>)
+  // CHECK-DAG: %[[A:.*]] = tilegpu.local_alloc %{{.*}} : (tensor<128x64xf16, #{{.*}}>) -> !tilegpu.memdesc<128x64xf16, #[[SW]]>
+  // CHECK-DAG: %[[B:.*]] = tilegpu.local_alloc %{{.*}} : (tensor<64x128xf16, #{{.*}}>) -> !tilegpu.memdesc<64x128xf16, #[[SW]]>
+  // CHECK: tilegpu.warp_group_dot %[[A]], %[[B]], %{{.*}} : !tilegpu.memdesc<128x64xf16, #[[SW]]> * !tilegpu.memdesc<64x128xf16, #[[SW]]> -> tensor<128x128xf32, #[[WG]]>
+  func.func @wgmma(%a: tensor<128x64xf16, #a>, %b: tensor<64x128xf16, #b>, %n: i32) -> tensor<128x128xf32, #acc> {
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32, #acc>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x128xf32, #acc>) : i32 {
+      %d = tile.dot %a, %b, %acc : tensor<128x64xf16, #a> * tensor<64x128xf16, #b> -> tensor<128x128xf32, #acc>
+      scf.yield %d : tensor<128x128xf32, #acc>
+    }
+    return %r : tensor<128x128xf32, #acc>
   }
 }
 

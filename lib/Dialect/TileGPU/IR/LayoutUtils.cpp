@@ -83,7 +83,10 @@ tilelang::tilegpu::getElemsPerThread(DistributedEncodingAttr layout,
     elems.erase(elems.begin() + slice.getDim());
     return elems;
   }
-  if (std::optional<MmaV2Tile> tile = getMmaV2Tile(layout)) {
+  std::optional<MmaV2Tile> tile = getMmaV2Tile(layout);
+  if (!tile)
+    tile = getMmaV3Tile(layout);
+  if (tile) {
     SmallVector<unsigned> elems;
     for (size_t dim = 0; dim < shape.size(); ++dim)
       elems.push_back(llvm::divideCeil(shape[dim], static_cast<int64_t>(
@@ -106,6 +109,15 @@ SharedEncodingAttr tilelang::tilegpu::getSwizzledSharedEncoding(
   unsigned maxPhase =
       std::max<int64_t>(1, std::min<int64_t>(rowLength / vec, 8 / perPhase));
   return SharedEncodingAttr::get(context, vec, perPhase, maxPhase, order);
+}
+
+std::optional<MmaV2Tile> tilelang::tilegpu::getMmaV3Tile(Attribute layout) {
+  auto mma = dyn_cast_if_present<MmaEncodingAttr>(layout);
+  if (!mma || mma.getVersion() != 3 || mma.getRank() != 2)
+    return std::nullopt;
+  ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
+  unsigned n = mma.getInstrShape()[1];
+  return MmaV2Tile{{16 * warps[0], n * warps[1]}, {2, n / 4}};
 }
 
 std::optional<MmaV2Tile> tilelang::tilegpu::getMmaV2Tile(Attribute layout) {

@@ -118,6 +118,29 @@ LogicalResult MemDescIndexOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Warpgroup matrix product
+//===----------------------------------------------------------------------===//
+
+LogicalResult WarpGroupDotOp::verify() {
+  MemDescType a = getA().getType(), b = getB().getType();
+  auto c = cast<RankedTensorType>(getC().getType());
+  if (a.getShape().size() != 2 || b.getShape().size() != 2 ||
+      c.getRank() != 2)
+    return emitOpError("operands and accumulator must be 2-D");
+  if (a.getShape()[1] != b.getShape()[0] ||
+      a.getShape()[0] != c.getDimSize(0) || b.getShape()[1] != c.getDimSize(1))
+    return emitOpError("shapes do not form a product: ")
+           << a << " * " << b << " -> " << c;
+  auto mma = dyn_cast<MmaEncodingAttr>(c.getEncoding());
+  if (!mma || mma.getVersion() != 3)
+    return emitOpError("the accumulator needs an mma version-3 layout");
+  if (a.getElementType() != b.getElementType() ||
+      a.getElementType().getIntOrFloatBitWidth() != 16)
+    return emitOpError("operands must both be f16 or both bf16");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Asynchronous copies
 //===----------------------------------------------------------------------===//
 

@@ -83,12 +83,64 @@ static unsigned getKWidth(tile::DotOp dot, Type type) {
   return 0;
 }
 
+/// The wgmma layout for an MxN accumulator, or null where wgmma does not
+/// fit: warpgroups go along M while each keeps 64 rows, the rest along N;
+/// one instruction covers a warpgroup's whole N (at most 256).
+static MmaEncodingAttr chooseWgmmaLayout(MLIRContext *context, int64_t m,
+                                         int64_t n, unsigned numWarps) {
+  if (numWarps % 4 != 0 || m < 64)
+    return {};
+  unsigned warpgroups = numWarps / 4;
+  unsigned alongM = std::min<int64_t>(warpgroups, m / 64);
+  unsigned alongN = warpgroups / alongM;
+  int64_t instrN = std::min<int64_t>(256, n / alongN);
+  if (instrN < 16 || instrN % 16 != 0)
+    return {};
+  return MmaEncodingAttr::get(context, /*version=*/3, {4 * alongM, alongN},
+                              {64, unsigned(instrN), 16});
+}
+
+/// The value before any layout conversion: what a dot operand was computed
+/// as (layout assignment converts operands to provisional dot_op layouts).
+static Value lookThroughConversions(Value value) {
+  while (auto convert = value.getDefiningOp<ConvertLayoutOp>())
+    value = convert.getSrc();
+  return value;
+}
+
+/// The row order of a tile in shared memory: its register layout's, so
+/// that each thread's contiguous run stays contiguous.
+static SmallVector<unsigned> getSharedOrder(Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (auto blocked = dyn_cast<BlockedEncodingAttr>(type.getEncoding()))
+    return SmallVector<unsigned>(blocked.getOrder());
+  return {1, 0};
+}
+
+/// Whether wgmma's matrix descriptors can address `value` (a 16-bit tile)
+/// in its shared layout: swizzled rows of 32 bytes or more, and N-major
+/// instructions that start on a swizzle pattern.
+static bool fitsWgmmaDescriptors(Value value, unsigned instrN, bool isB) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<unsigned> order = getSharedOrder(value);
+  int64_t rowLength = type.getDimSize(order[0]);
+  int64_t blockLength = std::min<int64_t>(rowLength, 64);
+  if (blockLength < 16)
+    return false;
+  bool kContiguous = order[0] == (isB ? 0u : 1u);
+  if (kContiguous)
+    return true;
+  int64_t instrExtent = isB ? instrN : 64;
+  return instrExtent % blockLength == 0;
+}
+
 namespace {
 
-/// Rewrites one dot onto mma.sync layouts; see the pass description.
+/// Rewrites one dot onto tensor-core layouts; see the pass description.
 class DotAccelerator {
 public:
-  DotAccelerator(unsigned numWarps) : numWarps(numWarps) {}
+  DotAccelerator(unsigned numWarps, bool useWgmma)
+      : numWarps(numWarps), useWgmma(useWgmma) {}
 
   LogicalResult accelerate(tile::DotOp dot);
 
@@ -97,6 +149,7 @@ private:
   void carryInLayout(scf::ForOp loop, unsigned index, Attribute layout);
 
   unsigned numWarps;
+  bool useWgmma;
 };
 
 } // namespace
@@ -121,18 +174,27 @@ LogicalResult DotAccelerator::accelerate(tile::DotOp dot) {
   MLIRContext *context = dot.getContext();
   OpBuilder builder(dot);
   Location loc = dot.getLoc();
-  auto mma = MmaEncodingAttr::get(
-      context, /*version=*/2,
-      chooseWarpsPerCTA(dType.getDimSize(0), dType.getDimSize(1), numWarps),
-      {16, 8});
+  // Hopper: wgmma on operands in shared memory, for 16-bit types.
+  MmaEncodingAttr mma;
+  if (useWgmma && kWidth == 2)
+    mma = chooseWgmmaLayout(context, dType.getDimSize(0), dType.getDimSize(1),
+                            numWarps);
+  Value aSource = lookThroughConversions(dot.getA());
+  Value bSource = lookThroughConversions(dot.getB());
+  if (mma && !(fitsWgmmaDescriptors(aSource, mma.getInstrShape()[1],
+                                    /*isB=*/false) &&
+               fitsWgmmaDescriptors(bSource, mma.getInstrShape()[1],
+                                    /*isB=*/true)))
+    mma = {};
+  if (!mma)
+    mma = MmaEncodingAttr::get(
+        context, /*version=*/2,
+        chooseWarpsPerCTA(dType.getDimSize(0), dType.getDimSize(1), numWarps),
+        {16, 8});
   auto convert = [&](Value value, Attribute layout) -> Value {
     auto type = withEncoding(cast<RankedTensorType>(value.getType()), layout);
     return ConvertLayoutOp::create(builder, loc, type, value);
   };
-  Value a =
-      convert(dot.getA(), DotOperandEncodingAttr::get(context, 0, mma, kWidth));
-  Value b =
-      convert(dot.getB(), DotOperandEncodingAttr::get(context, 1, mma, kWidth));
   // The tensor cores accumulate f16 products in f32 here: widen, then narrow.
   Value c = convert(dot.getC(), mma);
   Type accElement = dType.getElementType();
@@ -140,9 +202,28 @@ LogicalResult DotAccelerator::accelerate(tile::DotOp dot) {
       RankedTensorType::get(dType.getShape(), builder.getF32Type()), mma);
   if (accElement.isF16())
     c = arith::ExtFOp::create(builder, loc, wideType, c);
-  Value d =
-      tile::DotOp::create(builder, loc, c.getType(), a, b, c,
-                          dot.getInputPrecision(), dot.getMaxNumImpreciseAcc());
+  Value d;
+  if (mma.getVersion() == 3) {
+    auto toShared = [&](Value value) -> Value {
+      auto type = cast<RankedTensorType>(value.getType());
+      auto encoding = getSwizzledSharedEncoding(context, type.getShape(),
+                                                getSharedOrder(value), 16);
+      auto bufferType =
+          MemDescType::get(context, type.getShape(), type.getElementType(),
+                           encoding, /*mutableMemory=*/false);
+      return LocalAllocOp::create(builder, loc, bufferType, value);
+    };
+    d = WarpGroupDotOp::create(builder, loc, c.getType(), toShared(aSource),
+                               toShared(bSource), c);
+  } else {
+    Value a = convert(dot.getA(),
+                      DotOperandEncodingAttr::get(context, 0, mma, kWidth));
+    Value b = convert(dot.getB(),
+                      DotOperandEncodingAttr::get(context, 1, mma, kWidth));
+    d = tile::DotOp::create(builder, loc, c.getType(), a, b, c,
+                            dot.getInputPrecision(),
+                            dot.getMaxNumImpreciseAcc());
+  }
   if (accElement.isF16())
     d = arith::TruncFOp::create(builder, loc, withEncoding(dType, mma), d);
   Value result = convert(d, dType.getEncoding());
@@ -265,7 +346,8 @@ struct TileGPUAccelerateMatmulPass
           << TileGPUDialect::kNumWarpsAttrName << " on the module";
       return signalPassFailure();
     }
-    if (getComputeCapability(module) < 80) {
+    unsigned capability = getComputeCapability(module);
+    if (capability < 80) {
       dots.front().emitError("tile.dot needs tensor cores of sm_80 or newer; "
                              "the target is ")
           << module->getAttr(TileGPUDialect::kTargetAttrName);
@@ -280,7 +362,12 @@ struct TileGPUAccelerateMatmulPass
 
     dots.clear();
     module.walk([&](tile::DotOp dot) { dots.push_back(dot); });
-    DotAccelerator accelerator(*numWarps);
+    // wgmma needs the architecture-specific target (sm_90a).
+    auto target =
+        module->getAttrOfType<StringAttr>(TileGPUDialect::kTargetAttrName);
+    bool useWgmma =
+        capability == 90 && target && target.getValue().ends_with("a");
+    DotAccelerator accelerator(*numWarps, useWgmma);
     bool failed = false;
     for (tile::DotOp dot : dots)
       failed |= mlir::failed(accelerator.accelerate(dot));

@@ -34,7 +34,9 @@ namespace {
 /// A global load whose only use converts it to an mma.sync operand.
 struct OperandLoad {
   tile::LoadOp load;
-  ConvertLayoutOp convert;
+  /// Its only user: a convert_layout to an mma.sync operand (read back with
+  /// local_load) or a local_alloc that wgmma reads (replaced by the stage).
+  Operation *consumer;
   SharedEncodingAttr encoding;
   /// The load's operands and result type, which outlive it.
   Value ptr, mask;
@@ -55,7 +57,7 @@ public:
   void rewrite();
 
 private:
-  std::optional<OperandLoad> matchOperandLoad(ConvertLayoutOp convert);
+  std::optional<OperandLoad> matchOperandLoad(Operation *consumer);
   /// Adds the ops computing `value` in the loop body to the slice; false if
   /// one of them cannot be recomputed for another iteration.
   bool addToSlice(Value value);
@@ -81,12 +83,27 @@ private:
 } // namespace
 
 std::optional<OperandLoad>
-LoopPipeliner::matchOperandLoad(ConvertLayoutOp convert) {
-  RankedTensorType type = convert.getType();
-  if (!getMmaV2Tile(type.getEncoding()) ||
-      type.getElementType().getIntOrFloatBitWidth() != 16)
+LoopPipeliner::matchOperandLoad(Operation *consumer) {
+  // The tile's shared layout: ldmatrix's for mma.sync operands, the one
+  // wgmma's descriptors were set up for otherwise.
+  Value loaded;
+  SharedEncodingAttr encoding;
+  if (auto convert = dyn_cast<ConvertLayoutOp>(consumer)) {
+    if (!getMmaV2Tile(convert.getType().getEncoding()))
+      return std::nullopt;
+    loaded = convert.getSrc();
+  } else if (auto alloc = dyn_cast<LocalAllocOp>(consumer)) {
+    encoding = dyn_cast<SharedEncodingAttr>(alloc.getType().getEncoding());
+    if (!alloc.getSrc() || !encoding)
+      return std::nullopt;
+    loaded = alloc.getSrc();
+  } else {
     return std::nullopt;
-  auto load = convert.getSrc().getDefiningOp<tile::LoadOp>();
+  }
+  auto type = cast<RankedTensorType>(loaded.getType());
+  if (type.getElementType().getIntOrFloatBitWidth() != 16)
+    return std::nullopt;
+  auto load = loaded.getDefiningOp<tile::LoadOp>();
   if (!load || load->getBlock() != body || !load->hasOneUse() ||
       load.getIsVolatile())
     return std::nullopt;
@@ -106,9 +123,13 @@ LoopPipeliner::matchOperandLoad(ConvertLayoutOp convert) {
                 axisInfo.getMaskConstancy(load.getMask(), dim), 8u});
   if (width * 2 < 4 || type.getDimSize(dim) % 8 != 0)
     return std::nullopt;
-  SharedEncodingAttr encoding = getSwizzledSharedEncoding(
-      loop.getContext(), type.getShape(), blocked.getOrder(), 16);
-  return OperandLoad{load,          convert,        encoding,
+  if (!encoding)
+    encoding = getSwizzledSharedEncoding(loop.getContext(), type.getShape(),
+                                         blocked.getOrder(), 16);
+  // Copies land along the buffer's rows.
+  if (encoding.getOrder()[0] != dim)
+    return std::nullopt;
+  return OperandLoad{load,          consumer,       encoding,
                      load.getPtr(), load.getMask(), type};
 }
 
@@ -137,8 +158,8 @@ bool LoopPipeliner::addToSlice(Value value) {
 }
 
 bool LoopPipeliner::analyze() {
-  for (auto convert : body->getOps<ConvertLayoutOp>())
-    if (std::optional<OperandLoad> load = matchOperandLoad(convert))
+  for (Operation &op : body->without_terminator())
+    if (std::optional<OperandLoad> load = matchOperandLoad(&op))
       loads.push_back(*load);
   if (loads.empty())
     return false;
@@ -249,13 +270,17 @@ void LoopPipeliner::rewrite() {
   BarrierOp::create(builder, loc);
   Operation *lastRead = nullptr;
   for (auto [load, buffer] : llvm::zip_equal(loads, buffers)) {
-    builder.setInsertionPoint(load.convert);
+    builder.setInsertionPoint(load.consumer);
     auto stageType = cast<MemDescType>(buffer.getType()).getStageType();
     Value view =
         MemDescIndexOp::create(builder, loc, stageType, buffer, readStage);
-    auto read = LocalLoadOp::create(builder, loc, load.type, view);
-    load.convert.replaceAllUsesWith(read.getResult());
-    load.convert.erase();
+    // mma.sync operands are read into registers; wgmma reads the stage.
+    Operation *read = view.getDefiningOp();
+    if (isa<ConvertLayoutOp>(load.consumer))
+      read = LocalLoadOp::create(builder, loc,
+                                 load.consumer->getResult(0).getType(), view);
+    load.consumer->replaceAllUsesWith(read->getResults());
+    load.consumer->erase();
     load.load.erase();
     if (!lastRead || lastRead->isBeforeInBlock(read))
       lastRead = read;

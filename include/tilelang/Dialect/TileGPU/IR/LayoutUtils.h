@@ -43,6 +43,10 @@ struct MmaV2Tile {
 /// The tile of a 2-D mma version-2 layout or of its dot operand (kWidth
 /// elements per 32-bit register); nullopt for other layouts.
 std::optional<MmaV2Tile> getMmaV2Tile(mlir::Attribute layout);
+/// The tile of a 2-D mma version-3 (wgmma) accumulator: warpgroups of 4
+/// warps along M cover 64 rows, each warp 16 of them with N/4 elements per
+/// lane of an m64nN instruction; nullopt for other layouts.
+std::optional<MmaV2Tile> getMmaV3Tile(mlir::Attribute layout);
 
 /// The shared layout that ldmatrix reads without bank conflicts: rows along
 /// `order[0]`, 16-byte vectors XOR-swizzled so that any 8 consecutive rows

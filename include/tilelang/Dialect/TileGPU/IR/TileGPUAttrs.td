@@ -150,7 +150,10 @@ def TileGPU_SharedEncodingAttr : TileGPU_Attr<"SharedEncoding", "shared"> {
     Rows (along `order[0]`) are stored contiguously; vectors of `vec`
     elements are XOR-swizzled by `(row / perPhase) % maxPhase` to keep
     row and column accesses free of bank conflicts. `vec = 1, perPhase = 1,
-    maxPhase = 1` is no swizzle.
+    maxPhase = 1` is no swizzle. Rows longer than `vec * maxPhase` elements
+    are stored as column blocks of that width, one after the other, each
+    holding every row: with 16-byte vectors and 8 phases this is the
+    128-byte-swizzled layout that wgmma's matrix descriptors describe.
 
     ```mlir
     #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>

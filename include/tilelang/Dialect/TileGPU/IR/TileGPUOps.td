@@ -121,6 +121,34 @@ def TileGPU_MemDescIndexOp : TileGPU_Op<"memdesc_index", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Warpgroup matrix product
+//===----------------------------------------------------------------------===//
+
+def TileGPU_WarpGroupDotOp : TileGPU_Op<"warp_group_dot", [
+    AllTypesMatch<["c", "d"]>,
+    MemoryEffects<[MemRead<TileGPU_SharedMemory>]>]> {
+  let summary = "d = a * b + c on Hopper's warpgroup tensor cores (wgmma)";
+  let description = [{
+    `a` (MxK) and `b` (KxN) are 16-bit tiles in shared memory with
+    swizzled #tilegpu.shared layouts, read by wgmma through matrix
+    descriptors; `c` and `d` have an mma version-3 layout. The product
+    completes before the op's result is available.
+
+    ```mlir
+    %d = tilegpu.warp_group_dot %a, %b, %c : !tilegpu.memdesc<128x64xf16, #shared> * !tilegpu.memdesc<64x128xf16, #shared1> -> tensor<128x128xf32, #mma3>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDesc:$a, TileGPU_MemDesc:$b,
+                       Tile_Tensor:$c);
+  let results = (outs Tile_Tensor:$d);
+  let assemblyFormat = [{
+    $a `,` $b `,` $c attr-dict `:` qualified(type($a)) `*` qualified(type($b))
+    `->` type($d)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Asynchronous copies and synchronization
 //===----------------------------------------------------------------------===//
 

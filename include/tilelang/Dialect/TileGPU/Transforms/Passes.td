@@ -49,11 +49,16 @@ def TileGPUAccelerateMatmul
     : Pass<"tilegpu-accelerate-matmul", "mlir::ModuleOp"> {
   let summary = "Put every tile.dot on the tensor cores";
   let description = [{
-    Gives each 2-D `tile.dot` an mma accumulator layout (version 2: mma.sync
-    m16n8k16 for f16/bf16, m16n8k8 tf32 for f32, m16n8k32 for i8; sm_80 and
-    newer) with warps spread so that each warp's tile is as square as the
-    shape allows, and dot-operand layouts on its operands, converting at the
-    boundaries. A loop-carried accumulator (`acc = tl.dot(a, b, acc)` in a
+    Gives each 2-D `tile.dot` an mma accumulator layout and its operands
+    the layouts that layout reads. On sm_90a, 16-bit products with M >= 64
+    and warps in groups of 4 become `tilegpu.warp_group_dot` (wgmma
+    m64nNk16): version-3 accumulators with warpgroups along M and one
+    instruction over each warpgroup's N (at most 256), operands written to
+    128/64/32-byte-swizzled shared tiles (local_alloc) that wgmma reads
+    through matrix descriptors. Otherwise, version 2: mma.sync m16n8k16 for
+    f16/bf16, m16n8k8 tf32 for f32, m16n8k32 for i8 (sm_80 and newer), with
+    warps spread so that each warp's tile is as square as the shape allows,
+    and dot-operand layouts on the operands. A loop-carried accumulator (`acc = tl.dot(a, b, acc)` in a
     loop) is kept in the mma layout across iterations, and
     `acc + tl.dot(a, b)` becomes `tl.dot(a, b, acc)`. An f16 accumulator is
     widened to f32 for the product and narrowed after it.
@@ -69,10 +74,12 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::ModuleOp"> {
   let summary = "Software-pipeline the global loads that feed tensor-core dots";
   let description = [{
     In an scf.for whose body loads a tile from global memory and converts it
-    to an mma.sync operand, the load becomes an asynchronous copy (cp.async)
+    to an mma.sync operand or writes it to a shared tile for wgmma
+    (local_alloc), the load becomes an asynchronous copy (cp.async)
     into one of `num-stages` shared-memory buffers, issued `num-stages - 1`
     iterations ahead: a prologue fills the first stages, and each iteration
-    waits for its own stage, reads it with local_load (ldmatrix), then
+    waits for its own stage, reads it with local_load (ldmatrix) or hands it
+    to wgmma directly, then
     starts the copy for iteration i + num-stages - 1 into the stage the
     previous iteration has finished reading, so global memory latency
     overlaps the tensor-core work. One barrier per iteration orders a
