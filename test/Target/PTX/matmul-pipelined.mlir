@@ -2,6 +2,7 @@
 // RUN: FileCheck %s < %t.sm80.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_80 %t.sm80.ptx -o /dev/null %}
 // RUN: tilelang-compile %s --arch=sm_90a --num-warps=4 --num-stages=4 -o %t.sm90a.ptx
+// RUN: FileCheck %s --check-prefix=HOPPER < %t.sm90a.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.sm90a.ptx -o /dev/null %}
 // RUN: tilelang-compile %s --arch=sm_80 --num-warps=4 --num-stages=1 | FileCheck %s --check-prefix=ONE
 
@@ -19,6 +20,18 @@
 // CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // CHECK: cp.async.wait_group 0;
+// On sm_90a the same loop feeds wgmma: the copies land in 64-byte (A, K = 32)
+// and 128-byte (B, N = 128) swizzled stages, fenced for the async proxy,
+// and one warpgroup issues 2 (M) x 2 (K) m64n128k16 products per iteration.
+// HOPPER-LABEL: .entry matmul_kernel
+// HOPPER: cp.async.cg.shared.global
+// HOPPER: cp.async.wait_group 2;
+// HOPPER: fence.proxy.async.shared::cta;
+// HOPPER: wgmma.fence.sync.aligned;
+// HOPPER-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// HOPPER: wgmma.commit_group.sync.aligned;
+// HOPPER: wgmma.wait_group.sync.aligned 0;
+// HOPPER-NOT: ldmatrix
 // One stage: no pipelining, loads go through registers.
 // ONE-NOT: cp.async
 func.func @matmul_kernel(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %b: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %c: !tile.ptr<f32> {tile.divisibility = 16 : i32},
