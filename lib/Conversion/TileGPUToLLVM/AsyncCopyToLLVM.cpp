@@ -22,18 +22,49 @@ using namespace tilelang::lowering;
 /// The attribute holding a buffer's byte offset in dynamic shared memory.
 static constexpr llvm::StringLiteral kOffsetAttrName = "tilegpu.offset";
 
-int64_t tilelang::lowering::allocateSharedBuffers(ModuleOp module,
-                                                  int64_t scratchBytes) {
-  // Buffers live after the scratch area for the whole kernel: pipelines
-  // hold a few at a time, so reuse would save little. 1024-byte alignment
-  // keeps 128-byte swizzle patterns where wgmma's descriptors expect them.
-  int64_t start = llvm::alignTo(scratchBytes, 1024), offset = start;
-  Builder builder(module.getContext());
+int64_t tilelang::lowering::allocateSharedMemory(ModuleOp module) {
+  // Ops in program order (blocks in region order: after scf -> cf a loop's
+  // blocks sit between what precedes and what follows it).
+  llvm::DenseMap<Operation *, int64_t> position;
+  int64_t next = 0;
+  module.walk<WalkOrder::PreOrder>(
+      [&](Operation *op) { position[op] = next++; });
+  // A buffer is live from its local_alloc to its last local_dealloc (to the
+  // end without one).
+  SmallVector<std::pair<int64_t, int64_t>> live;
+  SmallVector<LocalAllocOp> allocs;
   module.walk([&](LocalAllocOp alloc) {
+    int64_t end = -1;
+    for (Operation *user : alloc->getUsers())
+      if (isa<LocalDeallocOp>(user))
+        end = std::max(end, position[user]);
+    live.push_back({position[alloc], end < 0 ? next : end});
+    allocs.push_back(alloc);
+  });
+  // Scratch sits at offset 0. Ops that need it while buffers are live get
+  // their own room below the buffers; the others (an epilogue after a
+  // pipelined loop, say) reuse the dead buffers' space.
+  int64_t scratchWhileLive = 0, scratchElsewhere = 0;
+  module.walk([&](Operation *op) {
+    int64_t bytes = getScratchBytes(op);
+    if (bytes == 0)
+      return;
+    int64_t at = position[op];
+    bool overlaps = llvm::any_of(live, [&](auto range) {
+      return range.first < at && at < range.second;
+    });
+    int64_t &need = overlaps ? scratchWhileLive : scratchElsewhere;
+    need = std::max(need, bytes);
+  });
+  // 1024-byte alignment keeps 128-byte swizzle patterns where wgmma's
+  // descriptors expect them.
+  int64_t offset = allocs.empty() ? 0 : llvm::alignTo(scratchWhileLive, 1024);
+  Builder builder(module.getContext());
+  for (LocalAllocOp alloc : allocs) {
     alloc->setAttr(kOffsetAttrName, builder.getI64IntegerAttr(offset));
     offset = llvm::alignTo(offset + alloc.getType().getSizeInBytes(), 1024);
-  });
-  return offset == start ? scratchBytes : offset;
+  }
+  return std::max({offset, scratchWhileLive, scratchElsewhere});
 }
 
 namespace {

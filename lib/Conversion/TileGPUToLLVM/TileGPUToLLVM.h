@@ -202,9 +202,12 @@ void populateMemoryOpToLLVMPatterns(TileGPUTypeConverter &converter,
                                     const ModuleAxisInfo &axisInfo);
 void populateShapeOpToLLVMPatterns(TileGPUTypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
-/// Places every local_alloc buffer after the `scratchBytes` scratch area
-/// (attribute tilegpu.offset) and returns the kernel's shared-memory bytes.
-int64_t allocateSharedBuffers(mlir::ModuleOp module, int64_t scratchBytes);
+/// Lays out the kernel's shared memory and returns its size: the scratch
+/// area at offset 0 (as large as the largest need of one op), and every
+/// local_alloc buffer (attribute tilegpu.offset) after the scratch that ops
+/// need while buffers are live; scratch used only while no buffer is live
+/// reuses the buffers' space.
+int64_t allocateSharedMemory(mlir::ModuleOp module);
 /// Pipeline buffers, cp.async and its groups.
 void populateAsyncCopyToLLVMPatterns(TileGPUTypeConverter &converter,
                                      mlir::RewritePatternSet &patterns,

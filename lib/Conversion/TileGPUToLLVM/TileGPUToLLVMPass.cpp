@@ -32,16 +32,6 @@ using namespace tilelang::lowering;
 
 namespace {
 
-/// Bytes of scratch shared memory the module needs: the largest need of
-/// any one op, since ops use it one at a time between barriers.
-int64_t computeScratchBytes(ModuleOp module) {
-  int64_t bytes = 0;
-  module.walk([&](Operation *op) {
-    bytes = std::max(bytes, getScratchBytes(op));
-  });
-  return bytes;
-}
-
 /// Lowers tilegpu to LLVM + NVVM; see Passes.td.
 struct ConvertTileGPUToLLVMPass
     : public tilelang::impl::ConvertTileGPUToLLVMBase<
@@ -74,8 +64,7 @@ struct ConvertTileGPUToLLVMPass
     if (fp8.wasInterrupted())
       return signalPassFailure();
 
-    int64_t shared =
-        allocateSharedBuffers(module, computeScratchBytes(module));
+    int64_t shared = allocateSharedMemory(module);
     OpBuilder builder(context);
     module->setAttr(tilegpu::TileGPUDialect::kSharedBytesAttrName,
                     builder.getI32IntegerAttr(shared));

@@ -5,6 +5,7 @@
 // RUN: FileCheck %s --check-prefix=HOPPER < %t.sm90a.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.sm90a.ptx -o /dev/null %}
 // RUN: tilelang-compile %s --arch=sm_80 --num-warps=4 --num-stages=1 | FileCheck %s --check-prefix=ONE
+// RUN: tilelang-compile %s --arch=sm_90a --num-warps=4 --num-stages=4 --report -o /dev/null 2>&1 | FileCheck %s --check-prefix=SHARED
 
 // The matmul of matmul.mlir with 16-byte aligned arguments, so that each
 // thread's 8 f16 along K (A) and N (B) are one aligned 16-byte piece:
@@ -32,6 +33,10 @@
 // HOPPER: wgmma.commit_group.sync.aligned;
 // HOPPER: wgmma.wait_group.sync.aligned 0;
 // HOPPER-NOT: ldmatrix
+// Shared memory: 4 stages of A (128x32 f16) and B (32x128 f16) take 64 KiB;
+// the epilogue's 64 KiB conversion of the f32 result runs after the loop,
+// when the stages are dead, and reuses their space.
+// SHARED: 65536 bytes of shared memory
 // One stage: no pipelining, loads go through registers.
 // ONE-NOT: cp.async
 func.func @matmul_kernel(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %b: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %c: !tile.ptr<f32> {tile.divisibility = 16 : i32},

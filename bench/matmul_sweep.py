@@ -1,0 +1,67 @@
+"""Times the bundled matmul over a few configs at given shapes (tilelang,
+and Triton where importable), to choose bench/run.py's matmul configs and
+to compare compiler changes. Prints TFLOP/s per config; checks each result
+against torch.matmul first.
+
+  python bench/matmul_sweep.py [--shapes 4096,8192] [--dtype bf16]
+"""
+
+import argparse
+import pathlib
+import sys
+
+import torch
+
+import tilelang
+import tilelang.language as tl
+from tilelang.testing import do_bench
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import kernels as bench_kernels  # noqa: E402
+
+CONFIGS = [
+    # (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages)
+    (128, 256, 64, 8, 3),
+    (128, 256, 64, 8, 4),
+    (256, 128, 64, 8, 4),
+    (128, 128, 64, 8, 4),
+    (128, 128, 64, 4, 5),
+    (128, 256, 32, 8, 5),
+    (64, 256, 64, 4, 4),
+    (128, 256, 64, 12, 4),
+]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shapes", default="4096,8192")
+    parser.add_argument("--dtype", default="bf16", choices=["bf16", "fp16"])
+    args = parser.parse_args()
+    dtype = torch.bfloat16 if args.dtype == "bf16" else torch.float16
+    ours = bench_kernels.define(tilelang.jit, tl)["matmul_kernel"]
+    for size in (int(s) for s in args.shapes.split(",")):
+        a = torch.randn(size, size, device="cuda", dtype=dtype)
+        b = torch.randn(size, size, device="cuda", dtype=dtype)
+        reference = torch.matmul(a, b)
+        flops = 2 * size ** 3
+        torch_ms = do_bench(lambda: torch.matmul(a, b))
+        print(f"{size}^3 {args.dtype}: torch {flops / torch_ms / 1e9:.1f} TFLOP/s", flush=True)
+        for bm, bn, bk, warps, stages in CONFIGS:
+            config = {"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": 8,
+                      "num_warps": warps, "num_stages": stages}
+            name = f"{bm}x{bn}x{bk} w{warps} s{stages}"
+            try:
+                c = bench_kernels.matmul(a, b, ours, config)
+                error = (c.float() - reference.float()).abs().max().item()
+                scale = reference.float().abs().max().item()
+                if error > 0.02 * scale:
+                    print(f"  {name}: WRONG (max error {error:.3g})", flush=True)
+                    continue
+                ms = do_bench(lambda: bench_kernels.matmul(a, b, ours, config, out=c))
+                print(f"  {name}: {flops / ms / 1e9:.1f} TFLOP/s", flush=True)
+            except Exception as exc:  # a config that cannot run is reported, not fatal
+                print(f"  {name}: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
