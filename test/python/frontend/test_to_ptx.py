@@ -1,5 +1,6 @@
 """Python kernels all the way to PTX: the frontend's tile IR goes through
-the compiler library's whole pipeline (tl.dot on mma.sync)."""
+the compiler library's whole pipeline (tl.dot on mma.sync, or wgmma on
+sm_90a)."""
 
 import os
 import shutil
@@ -79,12 +80,17 @@ def test_random_and_layernorm_backward_reach_ptx(arch):
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
-def test_attention_runs_both_products_on_mma_sync(arch, tmp_path):
-    # q @ k^T and p @ v, 64x64x64 each with 4 warps (2x2 warps of 32x32):
-    # 2 x 4 x 4 instructions per K step of 16, 4 steps each.
+def test_attention_runs_both_products_on_tensor_cores(arch, tmp_path):
+    # q @ k^T and p @ v, 64x64x64 each with 4 warps. sm_80: mma.sync, 2x2
+    # warps of 32x32, 2 x 4 x 4 instructions per K step of 16, 4 steps each.
+    # sm_90a: wgmma, one warpgroup, one m64n64k16 per K step.
     attention = to_ptx(kernels._attn_fwd, *_attention_args(), arch=arch)
-    assert attention.ptx.count("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") == 64
-    assert "ldmatrix.sync.aligned.m8n8.x4" in attention.ptx
+    if arch == "sm_80":
+        assert attention.ptx.count("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") == 64
+        assert "ldmatrix.sync.aligned.m8n8.x4" in attention.ptx
+    else:
+        assert attention.ptx.count("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16") == 8
+        assert "mma.sync" not in attention.ptx
     ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
     if os.path.exists(ptxas):
         path = tmp_path / "attention.ptx"
