@@ -76,3 +76,33 @@ def test_layernorm_tuned_then_reused(tmp_path):
                              capture_output=True, text=True, env=dict(os.environ, TILELANG_CACHE_DIR=str(cache)))
     assert listing.returncode == 0 and "pruned" in listing.stdout
     print(listing.stdout)
+
+
+def run_matmul_tuning(cache_dir, size):
+    script = BENCH / "autotune_matmul.py"
+    env = dict(os.environ, TILELANG_CACHE_DIR=str(cache_dir))
+    result = subprocess.run([sys.executable, str(script), "--size", str(size)], capture_output=True, text=True,
+                            env=env, timeout=600)
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    assert out["relative_error"] < 2e-2, out
+    return out
+
+
+def test_matmul_space_tuned_then_reused(tmp_path):
+    """The bundled matmul's space: every config that fits is timed once and
+    checked through the winner's result; what does not fit (256x256x64 at 4
+    stages: 256 KiB of shared memory) is pruned before it launches; a second
+    process reuses every record and times nothing."""
+    cache = tmp_path / "cache"
+    first = run_matmul_tuning(cache, 1024)
+    store = json.loads((cache / "autotune.json").read_text())
+    (entry,) = store["entries"].values()
+    assert entry["kernel"] == "matmul_kernel" and entry["key"] == {"M": 1024, "N": 1024, "K": 1024}
+    statuses = [r["status"] for r in entry["records"]]
+    assert len(statuses) == first["configs"] and statuses.count("pruned") >= 1, entry["records"]
+    pruned = [r for r in entry["records"] if r["status"] == "pruned"]
+    assert any("shared memory" in r.get("reason", "") for r in pruned), pruned
+    assert first["timed"] == statuses.count("ok"), first
+    second = run_matmul_tuning(cache, 1024)
+    assert second["timed"] == 0 and second["best"] == first["best"], second

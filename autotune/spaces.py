@@ -1,0 +1,40 @@
+"""Tuning spaces for the bundled kernels: plain dicts of meta-parameters
+plus num_warps and num_stages, turned into tilelang.Config objects by
+``configs``. Each space says what it is for; the autotuner prunes what a
+device cannot run (shared memory, threads) before launching anything."""
+
+from typing import Any, Dict, List
+
+# Matmul on Hopper and Ampere: wgmma wants M tiles of 64 per warpgroup and
+# N up to 256 per instruction; K tiles of 64 fill 128-byte swizzled rows.
+# The 256x256 entry does not fit in shared memory at 4 stages: it is there
+# to be pruned (and shown as such by the inspector).
+MATMUL: List[Dict[str, Any]] = [
+    dict(BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, GROUP_SIZE_M=8, num_warps=warps, num_stages=stages)
+    for bm, bn, bk, warps, stages in [
+        (128, 256, 64, 8, 3), (128, 256, 64, 8, 4), (256, 128, 64, 8, 3), (256, 128, 64, 8, 4),
+        (128, 128, 64, 4, 3), (128, 128, 64, 4, 4), (128, 128, 64, 8, 3), (128, 128, 64, 8, 4),
+        (64, 256, 64, 4, 3), (64, 256, 64, 4, 4), (128, 256, 32, 8, 4), (128, 256, 32, 8, 5),
+        (128, 64, 64, 4, 4), (64, 128, 64, 4, 4), (64, 64, 64, 4, 4), (128, 128, 32, 4, 4),
+        (256, 256, 64, 8, 4),
+    ]
+]
+
+# Layernorm forward: one row per program; the block covers a row in as few
+# passes as registers allow.
+LAYERNORM: List[Dict[str, Any]] = [
+    dict(BLOCK_SIZE=block, num_warps=warps)
+    for block in (1024, 2048, 4096, 8192) for warps in (4, 8, 16)
+]
+
+
+def configs(space: List[Dict[str, Any]]):
+    """The space as tilelang.Config objects."""
+    import tilelang
+
+    result = []
+    for entry in space:
+        meta = {k: v for k, v in entry.items() if k not in ("num_warps", "num_stages")}
+        result.append(tilelang.Config(meta, num_warps=entry.get("num_warps", 4),
+                                      num_stages=entry.get("num_stages", 3)))
+    return result

@@ -1,0 +1,62 @@
+"""Tunes the bundled matmul over autotune/spaces.py's MATMUL space at one
+shape and reports how long the first call took (compiling every config,
+pruning what cannot run, timing the rest) and what a second call costs.
+Run it twice with the same TILELANG_CACHE_DIR: the second process finds
+every config's record in the store and times nothing.
+
+  python bench/autotune_matmul.py [--size 4096] [--dtype bf16]
+
+Prints one JSON line: seconds for the tuning call, configs timed and
+pruned in this process, the best config, and the max error against
+torch.matmul.
+"""
+
+import argparse
+import json
+import pathlib
+import sys
+import time
+
+import torch
+
+import tilelang
+import tilelang.language as tl
+from tilelang.autotune import core
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT))
+import kernels as bench_kernels  # noqa: E402
+from autotune import spaces  # noqa: E402
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=4096)
+    parser.add_argument("--dtype", default="bf16", choices=["bf16", "fp16"])
+    args = parser.parse_args()
+    dtype = torch.bfloat16 if args.dtype == "bf16" else torch.float16
+    kernel = bench_kernels.define(tilelang.jit, tl)["matmul_kernel"]
+    tuned = tilelang.autotune(configs=spaces.configs(spaces.MATMUL), key=["M", "N", "K"])(kernel)
+    m = n = k = args.size
+    a = torch.randn(m, k, device="cuda", dtype=dtype)
+    b = torch.randn(k, n, device="cuda", dtype=dtype)
+    c = torch.empty(m, n, device="cuda", dtype=dtype)
+
+    def grid(meta):
+        return (-(-m // meta["BLOCK_SIZE_M"]) * -(-n // meta["BLOCK_SIZE_N"]),)
+
+    start = time.perf_counter()
+    tuned[grid](*bench_kernels.matmul_args(a, b, c))
+    torch.cuda.synchronize()
+    seconds = time.perf_counter() - start
+    reference = torch.matmul(a.float(), b.float())
+    error = (c.float() - reference).abs().max().item() / reference.abs().max().item()
+    print(json.dumps({"size": args.size, "dtype": args.dtype, "configs": len(spaces.MATMUL),
+                      "tuning_seconds": round(seconds, 2), "timed": core.stats.benchmarks,
+                      "compiled": core.stats.compiled, "reused": core.stats.reused,
+                      "best": str(tuned.best_config), "relative_error": error}))
+
+
+if __name__ == "__main__":
+    main()
