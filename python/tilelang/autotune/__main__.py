@@ -153,7 +153,8 @@ def cmd_plot(store: _store.Store, args) -> int:
         ax.barh([r["config"] for r in timed], [r["time_ms"] for r in timed])
         ax.invert_yaxis()
         ax.set_xlabel("time (ms)")
-        ax.set_title(f"{e.get('kernel')} [{_key_text(e)}] on {e.get('device')}")
+        # Two lines, so that long config labels leave the title room.
+        ax.set_title(f"{e.get('kernel')} [{_key_text(e)}]\non {e.get('device')}", loc="left")
     fig.tight_layout()
     fig.savefig(args.output)
     print(f"wrote {args.output}", file=sys.stderr)
