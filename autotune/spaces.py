@@ -28,6 +28,14 @@ LAYERNORM: List[Dict[str, Any]] = [
 ]
 
 
+def matmul_work(args: Dict[str, Any]) -> Dict[str, float]:
+    """The work of one matmul_kernel call, for the autotuner's rates: 2MNK
+    flops; A and B read once and C written once (the least traffic)."""
+    m, n, k = args["M"], args["N"], args["K"]
+    element = args["a_ptr"].element_size()
+    return {"flops": 2.0 * m * n * k, "bytes": float(element * (m * k + k * n + m * n))}
+
+
 def configs(space: List[Dict[str, Any]]):
     """The space as tilelang.Config objects."""
     import tilelang

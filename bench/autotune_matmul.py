@@ -37,7 +37,8 @@ def main():
     args = parser.parse_args()
     dtype = torch.bfloat16 if args.dtype == "bf16" else torch.float16
     kernel = bench_kernels.define(tilelang.jit, tl)["matmul_kernel"]
-    tuned = tilelang.autotune(configs=spaces.configs(spaces.MATMUL), key=["M", "N", "K"])(kernel)
+    tuned = tilelang.autotune(configs=spaces.configs(spaces.MATMUL), key=["M", "N", "K"],
+                              work=spaces.matmul_work)(kernel)
     m = n = k = args.size
     a = torch.randn(m, k, device="cuda", dtype=dtype)
     b = torch.randn(k, n, device="cuda", dtype=dtype)

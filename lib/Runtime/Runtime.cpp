@@ -31,7 +31,10 @@ constexpr int CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X = 5;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y = 6;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z = 7;
+constexpr int CU_DEVICE_ATTRIBUTE_CLOCK_RATE = 13;
 constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
+constexpr int CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE = 36;
+constexpr int CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH = 37;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
@@ -216,6 +219,15 @@ Status getCurrentDevice(DeviceInfo &info) {
                          result.maxGridDim[1]));
   TILELANG_TRY(attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z,
                          result.maxGridDim[2]));
+  // Clocks and bus width only estimate peaks (autotuning reports); a
+  // driver that no longer reports one leaves it 0.
+  driver.cuDeviceGetAttribute(&result.clockRateKHz,
+                              CU_DEVICE_ATTRIBUTE_CLOCK_RATE, device);
+  driver.cuDeviceGetAttribute(&result.memoryClockRateKHz,
+                              CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, device);
+  driver.cuDeviceGetAttribute(&result.memoryBusWidthBits,
+                              CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH,
+                              device);
   cache[device] = result;
   info = result;
   return Status::success();

@@ -283,6 +283,9 @@ PYBIND11_MODULE(_C, m) {
         result["max_shared_per_block"] = info.maxSharedPerBlockOptin;
         result["max_grid"] = py::make_tuple(
             info.maxGridDim[0], info.maxGridDim[1], info.maxGridDim[2]);
+        result["clock_khz"] = info.clockRateKHz;
+        result["memory_clock_khz"] = info.memoryClockRateKHz;
+        result["memory_bus_bits"] = info.memoryBusWidthBits;
         return result;
       },
       "Properties of the current device (initializes the driver).");

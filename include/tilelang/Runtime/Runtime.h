@@ -39,6 +39,9 @@ struct DeviceInfo {
   /// Shared memory a block may use after opting in, in bytes.
   int maxSharedPerBlockOptin = 0;
   int maxGridDim[3] = {0, 0, 0};
+  /// Peak SM and memory clocks (kHz) and the memory bus width (bits); 0
+  /// where the driver does not report them.
+  int clockRateKHz = 0, memoryClockRateKHz = 0, memoryBusWidthBits = 0;
 };
 
 /// Opens libcuda, initializes it and makes the current device's primary

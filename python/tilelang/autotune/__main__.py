@@ -48,11 +48,13 @@ def cmd_ls(store: _store.Store, args) -> int:
     if not entries:
         print(f"no entries in {store.path}")
         return 0
-    rows = [("ENTRY", "KERNEL", "KEY", "DEVICE", "BEST CONFIG", "TIME", "CONFIGS", "DATE")]
+    rows = [("ENTRY", "KERNEL", "KEY", "DEVICE", "BEST CONFIG", "TIME", "ACHIEVED", "CONFIGS", "DATE")]
     for eid, e in entries:
         best = e.get("best") or {}
         rows.append((eid[:12], e.get("kernel", "?"), _key_text(e), e.get("device", "?"), best.get("config", "-"),
-                     _time_text(best.get("time_ms")), str(len(e["records"])), e.get("updated", "?")[:19]))
+                     _time_text(best.get("time_ms")),
+                     _store.achieved_text(e.get("work"), e.get("peak"), best.get("time_ms")) or "-",
+                     str(len(e["records"])), e.get("updated", "?")[:19]))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
@@ -81,11 +83,18 @@ def cmd_show(store: _store.Store, args) -> int:
         print(f"  device: {e.get('device')} ({e.get('arch')})   compiler: {compiler.get('version')} "
               f"[{str(compiler.get('build_id', ''))[:12]}]   updated: {e.get('updated')}")
         print(f"  best: {best.get('config', '-')}  {_time_text(best.get('time_ms'))}")
-        rows = [("", "CONFIG", "TIME", "STATUS", "REASON")]
+        if e.get("work"):
+            work = ", ".join(f"{k} {e['work'][k]:.4g}" for k in ("flops", "bytes") if k in e["work"])
+            peak = e.get("peak") or {}
+            peaks = ", ".join(f"{peak[k]:.0f} {unit}" for k, unit in (("tflops", "TFLOP/s"), ("gbps", "GB/s"))
+                              if peak.get(k))
+            print(f"  work per call: {work}   device peak (estimated): {peaks or 'unknown'}")
+        rows = [("", "CONFIG", "TIME", "ACHIEVED", "STATUS", "REASON")]
         for r in _sorted_records(e):
             mark = "*" if r.get("id") == best.get("id") else ""
-            rows.append((mark, r.get("config", "?"), _time_text(r.get("time_ms")), r.get("status", "?"),
-                         r.get("reason") or ""))
+            rows.append((mark, r.get("config", "?"), _time_text(r.get("time_ms")),
+                         _store.achieved_text(e.get("work"), e.get("peak"), r.get("time_ms")),
+                         r.get("status", "?"), r.get("reason") or ""))
         widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
         for row in rows:
             print("  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())

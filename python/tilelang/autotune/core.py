@@ -161,16 +161,38 @@ def compiler_identity() -> Dict[str, str]:
     return {"version": _C.version(), "build_id": _C.build_id()}
 
 
+#: Dense 16-bit tensor-core FLOP per clock per SM, by compute capability:
+#: Hopper's wgmma, A100's mma.sync, and the consumer/Ada parts' half rate
+#: with f32 accumulation. Other parts have no estimate.
+TENSOR_FLOP_PER_CLOCK_PER_SM = {(9, 0): 4096, (8, 0): 2048, (8, 6): 1024, (8, 7): 1024, (8, 9): 1024}
+
+
+def estimate_peaks(info: Dict[str, Any]) -> Dict[str, Optional[float]]:
+    """The device's peak 16-bit tensor TFLOP/s (SMs x clock x the rate
+    above) and DRAM GB/s (2 transfers per memory clock over the bus), from
+    ``_C.device_info()``; None where the driver or the table has no answer."""
+    sms, clock = info.get("multiprocessors", 0), info.get("clock_khz", 0)
+    rate = TENSOR_FLOP_PER_CLOCK_PER_SM.get(tuple(info.get("capability", ())))
+    tflops = sms * clock * 1e3 * rate / 1e12 if sms and clock and rate else None
+    memory_clock, bus = info.get("memory_clock_khz", 0), info.get("memory_bus_bits", 0)
+    gbps = 2 * memory_clock * 1e3 * bus / 8 / 1e9 if memory_clock and bus else None
+    return {"tflops": tflops, "gbps": gbps}
+
+
 def device_properties() -> Dict[str, Any]:
-    """name, arch, max_shared_per_block and max_threads_per_block of the
-    current device (the CPU tests replace this function)."""
+    """name, arch, max_shared_per_block, max_threads_per_block and the
+    estimated peaks of the current device (the CPU tests replace this
+    function)."""
     from tilelang import _C
     from tilelang.jit import _current_arch
 
     info = _C.device_info()
     return {"name": info["name"], "arch": _current_arch(),
             "max_shared_per_block": int(info["max_shared_per_block"]),
-            "max_threads_per_block": int(info.get("max_threads_per_block", MAX_THREADS_PER_BLOCK))}
+            "max_threads_per_block": int(info.get("max_threads_per_block", MAX_THREADS_PER_BLOCK)),
+            "peak": estimate_peaks(info)}
+
+
 
 
 def entry_id(kernel_hash: str, key: Dict[str, Any], dtypes: List[str], device: str,
@@ -209,7 +231,7 @@ class Autotuner:
     def __init__(self, fn, configs: List[Config], key: List[str], prune_configs_by: Optional[dict] = None,
                  reset_to_zero: Optional[List[str]] = None, restore_value: Optional[List[str]] = None,
                  warmup: int = 25, rep: int = 100, do_bench: Optional[Callable] = None,
-                 store_path: Optional[str] = None):
+                 store_path: Optional[str] = None, work: Optional[Callable[[Dict[str, Any]], dict]] = None):
         if not configs:
             configs = [Config({})]
         self.fn = fn
@@ -223,6 +245,7 @@ class Autotuner:
         self.warmup_ms, self.rep_ms = warmup, rep
         self._do_bench = do_bench
         self.store_path = store_path
+        self.work = work
         self.cache: Dict[Any, Config] = {}  # key tuple -> best config (in this process)
         self.best_config: Optional[Config] = None
         self.last_sweep: Optional[dict] = None  # the entry written by the last sweep
@@ -332,6 +355,11 @@ class Autotuner:
                   "device": device["name"], "arch": device.get("arch"), "compiler": compiler,
                   "best": {"id": best.ident(), "config": str(best), "time_ms": best_ms},
                   "updated": _store.timestamp()}
+        # Declared work turns times into rates (and % of the device's peaks).
+        work = self._declared_work(nargs)
+        if work:
+            fields["work"] = work
+            fields["peak"] = device.get("peak")
         if store is not None and new_records:
             def change(current):
                 merged = {r["id"]: r for r in (current or {}).get("records", [])}
@@ -345,9 +373,22 @@ class Autotuner:
                 _warn(f"could not write the autotuning store {store.path}: {exc}")
         if knobs.print_autotuning():
             origin = f"sweep of {len(todo)} configs took {elapsed:.2f} s" if todo else "from the store"
-            print(f"Autotuning {self.__name__} for key {key}: best config {best}; {best_ms:.4f} ms ({origin})",
-                  file=sys.stderr)
+            rate = _store.achieved_text(work, device.get("peak"), best_ms)
+            print(f"Autotuning {self.__name__} for key {key}: best config {best}; {best_ms:.4f} ms"
+                  f"{', ' + rate if rate else ''} ({origin})", file=sys.stderr)
         return best
+
+    def _declared_work(self, nargs) -> Optional[dict]:
+        """The kernel's declared work for these arguments ({"flops",
+        "bytes"}, numbers), or None; a failing declaration is a warning."""
+        if self.work is None:
+            return None
+        try:
+            declared = self.work(dict(nargs))
+            return {k: float(declared[k]) for k in ("flops", "bytes") if declared.get(k)}
+        except Exception as exc:  # noqa: BLE001 - a user callback must not break tuning
+            _warn(f"the work declared for {self.__name__} could not be computed: {_first_line(exc)}")
+            return None
 
     def _sweep(self, configs: List[Config], grid, args, kwargs, nargs, device) -> Dict[str, dict]:
         """Compiles, prunes and times ``configs``; one record per config."""
@@ -467,13 +508,17 @@ def _warn(message: str) -> None:
 
 def autotune(configs: List[Config], key: List[str], prune_configs_by: Optional[dict] = None,
              reset_to_zero: Optional[List[str]] = None, restore_value: Optional[List[str]] = None,
-             warmup: int = 25, rep: int = 100, do_bench: Optional[Callable] = None):
+             warmup: int = 25, rep: int = 100, do_bench: Optional[Callable] = None,
+             work: Optional[Callable[[Dict[str, Any]], dict]] = None):
     """Triton's ``@triton.autotune``, stacked on ``@tilelang.jit``, with
-    results persisted in the cache directory's autotune.json."""
+    results persisted in the cache directory's autotune.json. Beyond
+    Triton: ``work(args_by_name)`` may declare the work of a call,
+    ``{"flops": ..., "bytes": ...}``, so that results read as TFLOP/s and
+    GB/s and as a share of the device's peaks."""
 
     def decorator(fn):
         return Autotuner(fn, configs, key, prune_configs_by=prune_configs_by, reset_to_zero=reset_to_zero,
-                         restore_value=restore_value, warmup=warmup, rep=rep, do_bench=do_bench)
+                         restore_value=restore_value, warmup=warmup, rep=rep, do_bench=do_bench, work=work)
 
     return decorator
 

@@ -157,3 +157,31 @@ def matches(entry: dict, entry_id: str, name: str) -> bool:
     """Whether ``name`` selects this entry: its kernel name, or a prefix (at
     least 6 characters) of its entry id."""
     return entry.get("kernel") == name or (len(name) >= 6 and entry_id.startswith(name))
+
+
+def achieved(work: Optional[dict], peak: Optional[dict], time_ms: Optional[float]) -> Dict[str, float]:
+    """TFLOP/s and GB/s of ``work`` ({"flops", "bytes"}) done in ``time_ms``,
+    with their percentages of ``peak`` where known."""
+    result: Dict[str, float] = {}
+    if not work or not time_ms:
+        return result
+    seconds = time_ms / 1e3
+    for unit, amount, scale, peak_key in (("TFLOP/s", work.get("flops"), 1e12, "tflops"),
+                                          ("GB/s", work.get("bytes"), 1e9, "gbps")):
+        if amount:
+            value = amount / seconds / scale
+            result[unit] = value
+            if peak and peak.get(peak_key):
+                result[f"% of peak {unit}"] = 100 * value / peak[peak_key]
+    return result
+
+
+def achieved_text(work: Optional[dict], peak: Optional[dict], time_ms: Optional[float]) -> str:
+    """``achieved`` as "520.3 TFLOP/s (53%)" (empty without declared work)."""
+    values = achieved(work, peak, time_ms)
+    parts = []
+    for unit in ("TFLOP/s", "GB/s"):
+        if unit in values:
+            percent = values.get(f"% of peak {unit}")
+            parts.append(f"{values[unit]:.1f} {unit}" + (f" ({percent:.0f}%)" if percent is not None else ""))
+    return ", ".join(parts)

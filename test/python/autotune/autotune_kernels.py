@@ -50,4 +50,5 @@ class FakeTimer:
         return 1.0 + abs(block - 256) / 1000 + abs(config.num_warps - 4) / 100 + config.num_stages / 1e4
 
 
-FAKE_DEVICE = {"name": "Fake GPU", "arch": "sm_90a", "max_shared_per_block": 232448, "max_threads_per_block": 1024}
+FAKE_DEVICE = {"name": "Fake GPU", "arch": "sm_90a", "max_shared_per_block": 232448, "max_threads_per_block": 1024,
+               "peak": {"tflops": 1000.0, "gbps": 4000.0}}

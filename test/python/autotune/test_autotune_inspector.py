@@ -27,7 +27,8 @@ def filled(tmp_path, monkeypatch):
     monkeypatch.setattr(core.Autotuner, "_launch", lambda self, grid, config, args, kwargs: None)
     space = [Config({"BLOCK": 64}), Config({"BLOCK": 256}), Config({"BLOCK": 256}, num_warps=8),
              Config({"BLOCK": 3}), Config({"BLOCK": 128}, num_warps=64)]
-    kernel = tilelang.autotune(configs=space, key=["n"], do_bench=K.FakeTimer())(K.row_sum)
+    kernel = tilelang.autotune(configs=space, key=["n"], do_bench=K.FakeTimer(),
+                               work=lambda nargs: {"bytes": 4e9 * nargs["n"]})(K.row_sum)
     for n in (8, 4096):
         kernel[(1,)](K.FakeTensor([n]), K.FakeTensor([1]), n)
     return cache / "autotune.json"
@@ -66,6 +67,10 @@ def test_show(filled):
     statuses = [("ok" in r, "pruned" in r) for r in rows]
     assert statuses == [(True, False)] * 3 + [(False, True)] * 2
     assert "power of 2" in out and "2048 threads per block" in out
+    # Declared work (4e9 bytes per element of n) against the fake 4000 GB/s:
+    # n = 8 moves 32e9 bytes: in 1.0003 ms (its best) that is 31990.4 GB/s.
+    assert "work per call: bytes 3.2e+10   device peak (estimated): 1000 TFLOP/s, 4000 GB/s" in out
+    assert "31990.4 GB/s (800%)" in out
     missing = inspector(filled, "show", "nope", check=False)
     assert missing.returncode == 1 and "no entry" in missing.stderr
 

@@ -291,3 +291,37 @@ def test_store_helpers(tmp_path):
     assert store.get("abcdef123")["kernel"] == "k"
     assert store_mod.matches(store.get("abcdef123"), "abcdef123", "abcdef")
     assert store.clear("k") == 1 and store.entries() == {}
+
+
+def test_declared_work_gives_rates_and_shares_of_peak(env, monkeypatch, capsys):
+    """work(args) -> flops and bytes: the entry keeps them with the device's
+    peaks, and the printed winner reads as TFLOP/s and GB/s with their share
+    of the peaks (the fake device: 1000 TFLOP/s, 4000 GB/s; best 1.0003 ms)."""
+    monkeypatch.setenv("TILELANG_PRINT_AUTOTUNING", "1")
+    work = lambda nargs: {"flops": 2e12 * nargs["n"] / 8, "bytes": 1e9 * nargs["n"]}  # noqa: E731
+    make(SPACE[:2], K.FakeTimer(), work=work)[(1,)](*args())
+    (entry,) = entries(env["store"]).values()
+    assert entry["work"] == {"flops": 2e12, "bytes": 8e9}
+    assert entry["peak"] == {"tflops": 1000.0, "gbps": 4000.0}
+    err = capsys.readouterr().err
+    # 2e12 flops in 1.0003 ms = 1999.4 TFLOP/s (200% of the fake peak); 8e9 bytes = 7997.6 GB/s.
+    assert "1999.4 TFLOP/s (200%), 7997.6 GB/s (200%)" in err
+
+
+def test_a_failing_work_declaration_is_a_warning(env):
+    with pytest.warns(RuntimeWarning, match="the work declared for row_sum could not be computed"):
+        make(SPACE[:2], K.FakeTimer(), work=lambda nargs: nargs["missing"])[(1,)](*args())
+    (entry,) = entries(env["store"]).values()
+    assert "work" not in entry
+
+
+def test_peak_estimates_from_device_attributes():
+    """An H100 SXM as the driver reports it: 132 SMs at 1980 MHz, HBM3 at
+    2619 MHz on a 5120-bit bus."""
+    h100 = {"multiprocessors": 132, "clock_khz": 1980000, "capability": (9, 0),
+            "memory_clock_khz": 2619000, "memory_bus_bits": 5120}
+    peaks = core.estimate_peaks(h100)
+    assert peaks["tflops"] == pytest.approx(132 * 1.98e9 * 4096 / 1e12)
+    assert peaks["gbps"] == pytest.approx(2 * 2.619e9 * 640 / 1e9)
+    unknown = core.estimate_peaks(dict(h100, capability=(7, 5), memory_clock_khz=0))
+    assert unknown == {"tflops": None, "gbps": None}

@@ -104,5 +104,11 @@ def test_matmul_space_tuned_then_reused(tmp_path):
     pruned = [r for r in entry["records"] if r["status"] == "pruned"]
     assert any("shared memory" in r.get("reason", "") for r in pruned), pruned
     assert first["timed"] == statuses.count("ok"), first
+    # Declared work: 2 * 1024^3 flops, and rates against the device's peaks.
+    assert entry["work"]["flops"] == 2 * 1024 ** 3 and entry["peak"]["tflops"] > 0, entry
     second = run_matmul_tuning(cache, 1024)
     assert second["timed"] == 0 and second["best"] == first["best"], second
+    shown = subprocess.run([sys.executable, "-m", "tilelang.autotune", "show", "matmul_kernel"],
+                           capture_output=True, text=True, env=dict(os.environ, TILELANG_CACHE_DIR=str(cache)))
+    assert shown.returncode == 0 and "TFLOP/s (" in shown.stdout, shown.stdout
+    print(shown.stdout)
