@@ -10,6 +10,7 @@
 
 #include "DiagnosticCapture.h"
 #include "Pipeline.h"
+#include "Recovery.h"
 #include "tilelang/Dialect/TileGPU/IR/TileGPUDialect.h"
 #include "tilelang/InitAllDialects.h"
 #include "tilelang/InitAllPasses.h"
@@ -23,8 +24,6 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/Config/llvm-config.h"
-#include "llvm/Support/CrashRecoveryContext.h"
-#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -96,39 +95,6 @@ private:
   DiagnosticCapture capture;
   std::vector<Diagnostic> &diagnostics;
 };
-
-/// Runs `body` so that a crash or an LLVM fatal error inside it becomes an
-/// "internal compiler error" diagnostic instead of ending the process (the
-/// user's Python interpreter). Crash recovery installs process-wide signal
-/// handlers, so it is enabled only while a compilation runs, and
-/// compilations run one at a time.
-/// Returns false (after adding a diagnostic) if it had to recover.
-bool runRecoverably(std::vector<Diagnostic> &diagnostics,
-                    llvm::function_ref<void()> body) {
-  static std::mutex mutex;
-  std::lock_guard<std::mutex> lock(mutex);
-  std::string fatalMessage;
-  llvm::ScopedFatalErrorHandler fatalHandler(
-      [](void *data, const char *reason, bool) {
-        *static_cast<std::string *>(data) = reason;
-      },
-      &fatalMessage);
-  llvm::CrashRecoveryContext::Enable();
-  llvm::CrashRecoveryContext recovery;
-  bool completed = recovery.RunSafely(body);
-  llvm::CrashRecoveryContext::Disable();
-  if (completed)
-    return true;
-  Diagnostic diagnostic;
-  diagnostic.file = "<compiler>";
-  diagnostic.message =
-      "internal compiler error: " +
-      (fatalMessage.empty() ? std::string("the compiler crashed")
-                            : fatalMessage) +
-      " (please report it with the input that caused it)";
-  diagnostics.push_back(std::move(diagnostic));
-  return false;
-}
 
 std::string print(ModuleOp module, const OpPrintingFlags &flags = {}) {
   std::string text;

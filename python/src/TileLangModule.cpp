@@ -291,6 +291,19 @@ PYBIND11_MODULE(_C, m) {
       "Properties of the current device (initializes the driver).");
 
   m.def("version", &tilelang::getVersion, "The compiler library's version.");
+  m.def(
+      "compiler_statistics",
+      [] {
+        tilelang::CompilerStatistics statistics =
+            tilelang::getCompilerStatistics();
+        py::dict result;
+        result["compilations"] = statistics.compilations;
+        result["recovered_crashes"] = statistics.recoveredCrashes;
+        result["peak_concurrent"] = statistics.peakConcurrent;
+        return result;
+      },
+      "Counters of this process's compilations: calls, recovered crashes, "
+      "and the most that ran at once.");
   m.def("build_id", &tilelang::getBuildId,
         "The compiler library's GNU build ID (hex), or an empty string.");
 }

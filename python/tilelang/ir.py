@@ -45,6 +45,17 @@ def compiler_version() -> str:
     return _native().version()
 
 
+def compiler_statistics() -> dict:
+    """Counters of this process's compilations.
+
+    ``compilations`` (calls started), ``recovered_crashes`` (calls whose
+    crash or LLVM fatal error became an "internal compiler error") and
+    ``peak_concurrent`` (the most calls in flight at once: calls from
+    different threads compile in parallel).
+    """
+    return dict(_native().compiler_statistics())
+
+
 def run_pipeline(
     source: str,
     pipeline: str = "",

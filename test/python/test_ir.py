@@ -1,6 +1,10 @@
 """tilelang.run_pipeline / tilelang.verify: the compiler library from Python."""
 
+import json
 import re
+import subprocess
+import sys
+import textwrap
 import threading
 
 import pytest
@@ -132,3 +136,57 @@ def test_a_crash_inside_mlir_becomes_a_compilation_error():
         with pytest.raises(CompilationError, match="internal compiler error"):
             tilelang.verify(crashing)
     assert "tile.load" in tilelang.run_pipeline(GOOD)
+
+
+# Runs in a fresh process, so that the peak of concurrent compilations is
+# this script's own and not left over from earlier tests.
+_PARALLEL_SCRIPT = textwrap.dedent(
+    """
+    import json, sys, threading
+    from tilelang import CompilationError, ir
+
+    good, crashing, threads, rounds = json.loads(sys.stdin.read())
+    barrier = threading.Barrier(threads)
+    outcomes = []
+
+    def work(index):
+        for _ in range(rounds):
+            barrier.wait()
+            try:
+                source = crashing if index % 2 else good
+                outcomes.append(("ok", ir.run_pipeline(source, "canonicalize,cse")))
+            except CompilationError as err:
+                outcomes.append(("error", str(err)))
+
+    pool = [threading.Thread(target=work, args=(i,)) for i in range(threads)]
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    print(json.dumps({"outcomes": outcomes, "stats": ir.compiler_statistics()}))
+    """
+)
+
+
+def test_compilations_from_threads_overlap_and_recover_separately():
+    # Half of the threads compile a good module, half one that crashes inside
+    # MLIR. The compilations must really run at the same time (no global
+    # lock), and each crash must come back to its own thread as an error
+    # while the good compilations next to it succeed.
+    threads, rounds = 4, 25
+    payload = json.dumps([GOOD, "func.func @f() attributes {x = array<index: 1, 0>} { return }",
+                          threads, rounds])
+    child = subprocess.run([sys.executable, "-c", _PARALLEL_SCRIPT], input=payload,
+                           capture_output=True, text=True, timeout=300)
+    assert child.returncode == 0, child.stderr
+    report = json.loads(child.stdout)
+    outcomes, stats = report["outcomes"], report["stats"]
+    assert len(outcomes) == threads * rounds
+    good = [text for kind, text in outcomes if kind == "ok"]
+    crashed = [text for kind, text in outcomes if kind == "error"]
+    assert len(good) == len(crashed) == threads * rounds // 2
+    assert len(set(good)) == 1 and "tile.load" in good[0]
+    assert all("internal compiler error" in text for text in crashed)
+    assert stats["compilations"] == threads * rounds
+    assert stats["recovered_crashes"] == threads * rounds // 2
+    assert stats["peak_concurrent"] >= 2

@@ -114,6 +114,21 @@ struct CompileResult {
 TILELANG_API CompileResult compile(const std::string &source,
                                    const CompileOptions &options);
 
+/// What this process's compilations (runPipeline and compile calls) did.
+struct CompilerStatistics {
+  /// Calls started.
+  unsigned long long compilations = 0;
+  /// Calls that crashed or hit an LLVM fatal error and were turned into an
+  /// "internal compiler error" diagnostic.
+  unsigned long long recoveredCrashes = 0;
+  /// The most calls that were in flight at the same time (calls from
+  /// different threads run concurrently).
+  unsigned peakConcurrent = 0;
+};
+
+/// The counters of this process's compilations so far.
+TILELANG_API CompilerStatistics getCompilerStatistics();
+
 /// The compiler's version, e.g. "0.1.0 (LLVM 22.1.8)".
 TILELANG_API std::string getVersion();
 

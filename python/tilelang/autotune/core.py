@@ -424,11 +424,9 @@ class Autotuner:
                 record(config, "pruned", reason=f"compilation failed: {type(exc).__name__}: {_first_line(exc)}")
         stats.compiled += len(kernels)
 
-        # 3. PTX for every config before anything is timed, in a thread pool.
-        # The binding releases the GIL, but libtilelang currently serializes
-        # compilations behind the mutex of its crash recovery (signal handlers
-        # are process-wide), so the pool overlaps the disk cache and Python
-        # work with one compilation at a time until that changes.
+        # 3. PTX for every config before anything is timed, in a thread pool:
+        # the binding releases the GIL and libtilelang compiles from several
+        # threads at once.
         arch = device.get("arch") or "sm_90a"
         ptx = {}
         if kernels:
