@@ -20,15 +20,17 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import kernels as bench_kernels  # noqa: E402
 
 CONFIGS = [
-    # (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages)
+    # (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages). On sm_90a the wgmma
+    # of one iteration stays in flight during the next, so copies run
+    # num_stages - 2 iterations ahead.
     (128, 256, 64, 8, 3),
     (128, 256, 64, 8, 4),
+    (128, 256, 32, 8, 6),
+    (128, 256, 32, 8, 7),
     (256, 128, 64, 8, 4),
-    (128, 128, 64, 8, 4),
-    (128, 128, 64, 4, 5),
-    (128, 256, 32, 8, 5),
-    (64, 256, 64, 4, 4),
-    (256, 128, 64, 8, 3),
+    (128, 128, 64, 8, 5),
+    (128, 128, 64, 4, 6),
+    (64, 256, 64, 4, 6),
 ]
 
 
@@ -36,9 +38,26 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shapes", default="4096,8192")
     parser.add_argument("--dtype", default="bf16", choices=["bf16", "fp16"])
+    parser.add_argument("--no-triton", action="store_true", help="time tilelang only")
+    parser.add_argument("--configs", default=None,
+                        help="BMxBNxBK/warps/stages,... (default: the built-in list)")
     args = parser.parse_args()
     dtype = torch.bfloat16 if args.dtype == "bf16" else torch.float16
+    configs = CONFIGS
+    if args.configs:
+        configs = []
+        for item in args.configs.split(","):
+            block, warps, stages = item.split("/")
+            configs.append((*(int(v) for v in block.split("x")), int(warps), int(stages)))
     ours = bench_kernels.define(tilelang.jit, tl)["matmul_kernel"]
+    try:
+        if args.no_triton:
+            raise ImportError("--no-triton")
+        import triton
+        import triton.language as ttl
+        theirs = bench_kernels.define(triton.jit, ttl)["matmul_kernel"]
+    except ImportError:
+        theirs = None
     for size in (int(s) for s in args.shapes.split(",")):
         a = torch.randn(size, size, device="cuda", dtype=dtype)
         b = torch.randn(size, size, device="cuda", dtype=dtype)
@@ -46,7 +65,7 @@ def main():
         flops = 2 * size ** 3
         torch_ms = do_bench(lambda: torch.matmul(a, b))
         print(f"{size}^3 {args.dtype}: torch {flops / torch_ms / 1e9:.1f} TFLOP/s", flush=True)
-        for bm, bn, bk, warps, stages in CONFIGS:
+        for bm, bn, bk, warps, stages in configs:
             config = {"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": 8,
                       "num_warps": warps, "num_stages": stages}
             name = f"{bm}x{bn}x{bk} w{warps} s{stages}"
@@ -58,7 +77,14 @@ def main():
                     print(f"  {name}: WRONG (max error {error:.3g})", flush=True)
                     continue
                 ms = do_bench(lambda: bench_kernels.matmul(a, b, ours, config, out=c))
-                print(f"  {name}: {flops / ms / 1e9:.1f} TFLOP/s", flush=True)
+                line = f"  {name}: {flops / ms / 1e9:.1f} TFLOP/s"
+                if theirs is not None:
+                    try:
+                        ms = do_bench(lambda: bench_kernels.matmul(a, b, theirs, config, out=c))
+                        line += f" (Triton {flops / ms / 1e9:.1f})"
+                    except Exception as exc:  # noqa: BLE001 - Triton may reject a config
+                        line += f" (Triton: {type(exc).__name__})"
+                print(line, flush=True)
             except Exception as exc:  # a config that cannot run is reported, not fatal
                 print(f"  {name}: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}", flush=True)
 

@@ -279,6 +279,18 @@ Status Kernel::loadImage(const std::string &image, const std::string &name,
   TILELANG_TRY(check(driver.cuModuleGetFunction(&result->function,
                                                 result->module, name.c_str()),
                      "cuModuleGetFunction", what));
+  if (sharedBytes > 48 * 1024) {
+    // The driver would only say "invalid argument".
+    DeviceInfo device;
+    TILELANG_TRY(getCurrentDevice(device));
+    if (sharedBytes > device.maxSharedPerBlockOptin)
+      return Status::error(
+          what + " needs " + std::to_string(sharedBytes) +
+          " bytes of shared memory, over the " +
+          std::to_string(device.maxSharedPerBlockOptin) + " that " +
+          device.name +
+          " allows per block (use smaller blocks or fewer num_stages)");
+  }
   if (sharedBytes > 48 * 1024)
     TILELANG_TRY(check(driver.cuFuncSetAttribute(
                            result->function,

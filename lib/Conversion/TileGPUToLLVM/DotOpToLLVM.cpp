@@ -217,6 +217,35 @@ Value emitMatrixDescriptor(OpBuilder &b, Location loc, const SwizzledTile &smem,
   return LLVM::OrOp::create(b, loc, wide, constantFields);
 }
 
+/// wgmma.wait_group `pendings` with `accumulators` (f32) tied through it:
+/// the returned values are the ones to read, so that LLVM keeps every read
+/// after the wait.
+SmallVector<Value> emitWarpGroupWait(OpBuilder &builder, Location loc,
+                                     ArrayRef<Value> accumulators,
+                                     unsigned pendings) {
+  std::string text =
+      llvm::formatv("wgmma.wait_group.sync.aligned {0};", pendings).str();
+  if (accumulators.size() < 2) {
+    // One value is returned as itself, not in a struct.
+    std::string constraints = accumulators.empty() ? "" : "=f,0";
+    auto waited = emitInlineAsm(
+        builder, loc,
+        SmallVector<Type>(accumulators.size(), builder.getF32Type()),
+        accumulators, text, constraints);
+    return SmallVector<Value>(waited.getResults());
+  }
+  std::string constraints;
+  for (unsigned r = 0; r < accumulators.size(); ++r)
+    constraints += r ? ",=f" : "=f";
+  for (unsigned r = 0; r < accumulators.size(); ++r)
+    constraints += "," + std::to_string(r);
+  auto waited = emitInlineAsm(
+      builder, loc,
+      SmallVector<Type>(accumulators.size(), builder.getF32Type()),
+      accumulators, text, constraints);
+  return unpackStruct(builder, loc, waited.getResult(0));
+}
+
 /// warp_group_dot -> wgmma.mma_async m64nNk16 per warpgroup tile and K
 /// step, between wgmma.fence and a commit + wait that hands the
 /// accumulators back.
@@ -256,7 +285,10 @@ struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
         LLVM::PtrToIntOp::create(rewriter, loc, i32, adaptor.getA());
     Value bAddress =
         LLVM::PtrToIntOp::create(rewriter, loc, i32, adaptor.getB());
-    auto [warpM, warpN] = emitMmaWarpCoordinates(rewriter, loc, mma);
+    // Descriptors derived from a warp id ptxas knows to be warp-uniform stay
+    // in uniform registers, which wgmma reads them from.
+    auto [warpM, warpN] = emitMmaWarpCoordinates(
+        rewriter, loc, mma, getUniformWarpId(rewriter, loc));
     Value warpgroupRow = LLVM::MulOp::create(
         rewriter, loc, LLVM::UDivOp::create(rewriter, loc, warpM, constant(4)),
         constant(64));
@@ -315,20 +347,46 @@ struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
     }
     emitInlineAsm(rewriter, loc, {}, {}, "wgmma.commit_group.sync.aligned;",
                   "");
-    // The wait hands the accumulators back: nothing reads them earlier.
-    std::string waitConstraints;
-    for (unsigned r = 0; r < acc.size(); ++r)
-      waitConstraints += r ? ",=f" : "=f";
-    for (unsigned r = 0; r < acc.size(); ++r)
-      waitConstraints += "," + std::to_string(r);
-    auto waited = emitInlineAsm(
-        rewriter, loc, SmallVector<Type>(acc.size(), rewriter.getF32Type()),
-        acc, "wgmma.wait_group.sync.aligned 0;", waitConstraints);
-    SmallVector<Value> result =
-        unpackStruct(rewriter, loc, waited.getResult(0));
+    // An asynchronous product hands its accumulators to a later wait.
+    if (!op.getIsAsync())
+      acc = emitWarpGroupWait(rewriter, loc, acc, 0);
     rewriter.replaceOp(op, packStruct(rewriter, loc,
                                       getTypeConverter()->convertType(dType),
-                                      result));
+                                      acc));
+    return success();
+  }
+};
+
+/// warp_group_dot_wait -> wgmma.wait_group with every accumulator register
+/// of its inputs tied through it.
+struct WarpGroupDotWaitLowering
+    : public ConvertOpToLLVMPattern<WarpGroupDotWaitOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(WarpGroupDotWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<Value> values;
+    SmallVector<unsigned> counts;
+    for (Value input : adaptor.getInputs()) {
+      SmallVector<Value> elements = unpackStruct(rewriter, loc, input);
+      if (!llvm::all_of(elements,
+                        [](Value v) { return v.getType().isF32(); }))
+        return op.emitError("warp_group_dot_wait expects f32 accumulators");
+      counts.push_back(elements.size());
+      llvm::append_range(values, elements);
+    }
+    values = emitWarpGroupWait(rewriter, loc, values, op.getPendings());
+    SmallVector<Value> results;
+    ArrayRef<Value> rest = values;
+    for (auto [output, count] : llvm::zip_equal(op.getOutputs(), counts)) {
+      results.push_back(packStruct(
+          rewriter, loc, getTypeConverter()->convertType(output.getType()),
+          rest.take_front(count)));
+      rest = rest.drop_front(count);
+    }
+    rewriter.replaceOp(op, results);
     return success();
   }
 };
@@ -337,5 +395,6 @@ struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
 
 void tilelang::lowering::populateDotOpToLLVMPatterns(
     TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<DotOpLowering, WarpGroupDotLowering>(converter);
+  patterns.add<DotOpLowering, WarpGroupDotLowering, WarpGroupDotWaitLowering>(
+      converter);
 }

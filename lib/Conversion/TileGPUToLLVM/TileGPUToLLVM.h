@@ -112,16 +112,22 @@ mlir::Value i32Constant(mlir::OpBuilder &builder, mlir::Location loc,
 unsigned getContiguousPerThread(mlir::Type type);
 /// The fastest-varying dimension of a tensor's layout.
 unsigned getFastestDim(mlir::Type type);
-/// This warp's (M, N) position in the warp grid of an mma layout.
+/// This warp's (M, N) position in the warp grid of an mma layout, from
+/// `warp` (getWarpId's when null).
 std::pair<mlir::Value, mlir::Value>
 emitMmaWarpCoordinates(mlir::OpBuilder &builder, mlir::Location loc,
-                       tilegpu::MmaEncodingAttr mma);
+                       tilegpu::MmaEncodingAttr mma,
+                       mlir::Value warp = nullptr);
 /// Whether the module targets sm_90 or newer (from tilegpu.target).
 bool targetsHopper(mlir::Operation *op);
 /// threadIdx.x, lane id (tid % 32) and warp id (tid / 32).
 mlir::Value getThreadId(mlir::OpBuilder &builder, mlir::Location loc);
 mlir::Value getLaneId(mlir::OpBuilder &builder, mlir::Location loc);
 mlir::Value getWarpId(mlir::OpBuilder &builder, mlir::Location loc);
+/// The warp id as lane 0 holds it (shfl.sync.idx), which ptxas knows to be
+/// the same in every lane: values derived from it can live in uniform
+/// registers (wgmma descriptors). Only where the whole warp is converged.
+mlir::Value getUniformWarpId(mlir::OpBuilder &builder, mlir::Location loc);
 
 /// Base address of the kernel's dynamic shared memory.
 mlir::Value getSharedMemoryBase(mlir::OpBuilder &builder, mlir::Location loc,

@@ -479,11 +479,13 @@ Value tilelang::lowering::i32Constant(OpBuilder &builder, Location loc,
 
 std::pair<Value, Value>
 tilelang::lowering::emitMmaWarpCoordinates(OpBuilder &b, Location loc,
-                                           MmaEncodingAttr mma) {
+                                           MmaEncodingAttr mma,
+                                           Value warp) {
   // mma.sync numbers warps N-fastest over the warpsPerCTA grid; wgmma
   // M-fastest, so that the 4 warps of a warpgroup share its 64 rows.
   ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
-  Value warp = getWarpId(b, loc);
+  if (!warp)
+    warp = getWarpId(b, loc);
   if (mma.getVersion() == 3) {
     Value warpM =
         LLVM::URemOp::create(b, loc, warp, i32Constant(b, loc, warps[0]));
@@ -527,6 +529,15 @@ Value tilelang::lowering::getWarpId(OpBuilder &builder, Location loc) {
   return LLVM::UDivOp::create(
       builder, loc, getThreadId(builder, loc),
       i32Constant(builder, loc, TileGPUDialect::kThreadsPerWarp));
+}
+
+Value tilelang::lowering::getUniformWarpId(OpBuilder &builder, Location loc) {
+  Type i32 = builder.getI32Type();
+  return NVVM::ShflOp::create(builder, loc, i32, i32Constant(builder, loc, -1),
+                              getWarpId(builder, loc),
+                              i32Constant(builder, loc, 0),
+                              i32Constant(builder, loc, 0x1f),
+                              NVVM::ShflKind::idx, UnitAttr());
 }
 
 //===----------------------------------------------------------------------===//

@@ -224,6 +224,19 @@ def test_matmul_configs_int8(cfg):
     check_matmul(300, 270, 200, torch.int8, cfg)
 
 
+@pytest.mark.skipif(WITH != "tilelang", reason="checks tilelang's launcher message")
+def test_shared_memory_over_the_device_limit_is_a_clear_error():
+    # 6 stages of 64x64 + 64x256 bf16 tiles: 240 KiB, over any current GPU's
+    # per-block limit (227 KiB on the H100).
+    from tilelang import _C
+
+    a = torch.randn(256, 256, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(256, 256, device="cuda", dtype=torch.bfloat16)
+    limit = _C.device_info()["max_shared_per_block"]
+    with pytest.raises(Exception, match=rf"needs \d+ bytes of shared memory, over the {limit} that .* allows"):
+        BENCH_KERNELS.matmul(a, b, KERNELS["matmul_kernel"], config(64, 256, 64, 4, 6))
+
+
 # ---------------------------------------------------------------------------
 # Strided operands and outputs
 # ---------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 //
 // Part of tilelang. The tilegpu-pipeline pass: turns the global loads that
 // feed tensor-core operands in a loop into asynchronous copies issued
-// num_stages - 1 iterations ahead into rotating shared-memory buffers.
+// num_stages - 1 iterations ahead into rotating shared-memory buffers, and
+// keeps a loop-carried wgmma product in flight across iterations.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,6 +59,16 @@ public:
 
 private:
   std::optional<OperandLoad> matchOperandLoad(Operation *consumer);
+  /// The loop's wgmma product if it can stay in flight while the next
+  /// iteration starts: it reads only pipelined stages and accumulates into
+  /// an iter_arg that nothing else reads. Null otherwise.
+  WarpGroupDotOp findAsyncDot();
+  /// Makes `asyncDot` asynchronous and waits, right after issuing it, for
+  /// all but that newest product; returns the wait.
+  Operation *waitInLoop();
+  /// Waits for the last product after `newLoop` (the rewritten loop);
+  /// returns the op whose results replace the original loop's.
+  Operation *keepDotInFlight(scf::ForOp newLoop);
   /// Adds the ops computing `value` in the loop body to the slice; false if
   /// one of them cannot be recomputed for another iteration.
   bool addToSlice(Value value);
@@ -73,6 +84,7 @@ private:
   /// The loop's body, which moves to the rewritten loop.
   Block *body;
   unsigned numStages;
+  WarpGroupDotOp asyncDot;
   const ModuleAxisInfo &axisInfo;
   SmallVector<OperandLoad> loads;
   llvm::SetVector<Operation *> slice;
@@ -167,7 +179,68 @@ bool LoopPipeliner::analyze() {
     for (Value operand : load.load->getOperands())
       if (!addToSlice(operand))
         return false;
+  asyncDot = findAsyncDot();
   return true;
+}
+
+WarpGroupDotOp LoopPipeliner::findAsyncDot() {
+  auto dots = body->getOps<WarpGroupDotOp>();
+  if (!llvm::hasSingleElement(dots))
+    return nullptr;
+  WarpGroupDotOp dot = *dots.begin();
+  auto isStage = [&](Value operand) {
+    return llvm::any_of(loads, [&](const OperandLoad &load) {
+      return load.consumer->getResult(0) == operand;
+    });
+  };
+  auto acc = dyn_cast<BlockArgument>(dot.getC());
+  if (!isStage(dot.getA()) || !isStage(dot.getB()) || !acc ||
+      acc.getOwner() != body || acc.getArgNumber() == 0 || !acc.hasOneUse() ||
+      !dot.getD().hasOneUse())
+    return nullptr;
+  OpOperand &use = *dot.getD().getUses().begin();
+  if (use.getOwner() != body->getTerminator() ||
+      use.getOperandNumber() + 1 != acc.getArgNumber())
+    return nullptr;
+  return dot;
+}
+
+Operation *LoopPipeliner::waitInLoop() {
+  Location loc = asyncDot.getLoc();
+  asyncDot.setIsAsync(true);
+  OpBuilder builder(asyncDot->getContext());
+  builder.setInsertionPointAfter(asyncDot);
+  auto inLoop = WarpGroupDotWaitOp::create(
+      builder, loc, ValueRange{asyncDot.getD()}, /*pendings=*/1);
+  asyncDot.getD().replaceAllUsesExcept(inLoop.getOutputs()[0], inLoop);
+  return inLoop;
+}
+
+Operation *LoopPipeliner::keepDotInFlight(scf::ForOp newLoop) {
+  Location loc = asyncDot.getLoc();
+  OpBuilder builder(asyncDot->getContext());
+
+  // The last product is still in flight when the loop exits. The wait for
+  // it goes on the loop's own exit path: ptxas serializes every wgmma when
+  // the wait sits where the loop's exit meets the path that skips a loop
+  // of zero iterations.
+  builder.setInsertionPoint(newLoop);
+  Value runs =
+      arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt,
+                            newLoop.getLowerBound(), newLoop.getUpperBound());
+  auto guard = scf::IfOp::create(builder, loc, newLoop.getResultTypes(), runs,
+                                 /*withElseRegion=*/true);
+  newLoop->moveBefore(guard.thenBlock(), guard.thenBlock()->end());
+  builder.setInsertionPointToEnd(guard.thenBlock());
+  unsigned index = cast<BlockArgument>(asyncDot.getC()).getArgNumber() - 1;
+  SmallVector<Value> results(newLoop.getResults());
+  results[index] = WarpGroupDotWaitOp::create(
+                       builder, loc, ValueRange{results[index]}, /*pendings=*/0)
+                       .getOutputs()[0];
+  scf::YieldOp::create(builder, loc, results);
+  builder.setInsertionPointToEnd(guard.elseBlock());
+  scf::YieldOp::create(builder, loc, newLoop.getInitArgs());
+  return guard;
 }
 
 void LoopPipeliner::cloneSlice(OpBuilder &builder, IRMapping &mapping) {
@@ -286,8 +359,16 @@ void LoopPipeliner::rewrite() {
       lastRead = read;
   }
 
-  // Then start the copies for iteration i + num_stages - 1.
-  builder.setInsertionPointAfter(lastRead);
+  // Then start the copies for iteration i + num_stages - 1, into the stage
+  // that iteration i - 1 read. A product in flight still reads it: the
+  // copies follow the wait for it and a barrier (for the other warpgroups'
+  // products), while this iteration's product runs.
+  if (asyncDot) {
+    builder.setInsertionPointAfter(waitInLoop());
+    BarrierOp::create(builder, loc);
+  } else {
+    builder.setInsertionPointAfter(lastRead);
+  }
   Value aheadIv = arith::AddIOp::create(
       builder, loc, newLoop.getInductionVar(),
       arith::MulIOp::create(builder, loc, newLoop.getStep(),
@@ -310,14 +391,16 @@ void LoopPipeliner::rewrite() {
   yielded.push_back(nextStage(writeStage));
   yield->setOperands(yielded);
 
+  Operation *replacement = asyncDot ? keepDotInFlight(newLoop) : newLoop;
+
   // After the loop: drain the copies past the end, free the buffers.
-  builder.setInsertionPointAfter(newLoop);
+  builder.setInsertionPointAfter(replacement);
   AsyncWaitOp::create(builder, loc, AsyncTokenType::get(context), ValueRange(),
                       0);
   for (Value buffer : buffers)
     LocalDeallocOp::create(builder, loc, buffer);
   loop.replaceAllUsesWith(
-      newLoop.getResults().take_front(loop.getNumResults()));
+      replacement->getResults().take_front(loop.getNumResults()));
   loop.erase();
 }
 

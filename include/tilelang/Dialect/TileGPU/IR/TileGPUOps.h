@@ -9,6 +9,8 @@
 
 #include "tilelang/Dialect/TileGPU/IR/TileGPUDialect.h"
 
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+
 #define GET_OP_CLASSES
 #include "tilelang/Dialect/TileGPU/IR/TileGPUOps.h.inc"
 

@@ -12,6 +12,7 @@ include "tilelang/Dialect/TileGPU/IR/TileGPUDialect.td"
 include "tilelang/Dialect/TileGPU/IR/TileGPUTypes.td"
 include "tilelang/Dialect/Tile/IR/TileTypes.td"
 include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 /// Shared memory, the resource of local_* ops and async copies.
@@ -132,20 +133,41 @@ def TileGPU_WarpGroupDotOp : TileGPU_Op<"warp_group_dot", [
     `a` (MxK) and `b` (KxN) are 16-bit tiles in shared memory with
     swizzled #tilegpu.shared layouts, read by wgmma through matrix
     descriptors; `c` and `d` have an mma version-3 layout. The product
-    completes before the op's result is available.
+    completes before the op's result is available, unless `isAsync` is set:
+    then it is only issued (and committed as one wgmma group), `d` may be
+    passed to nothing but a `warp_group_dot_wait` or a later asynchronous
+    product, and `a` and `b` must stay unchanged until that wait.
 
     ```mlir
     %d = tilegpu.warp_group_dot %a, %b, %c : !tilegpu.memdesc<128x64xf16, #shared> * !tilegpu.memdesc<64x128xf16, #shared1> -> tensor<128x128xf32, #mma3>
     ```
   }];
   let arguments = (ins TileGPU_MemDesc:$a, TileGPU_MemDesc:$b,
-                       Tile_Tensor:$c);
+                       Tile_Tensor:$c, UnitAttr:$isAsync);
   let results = (outs Tile_Tensor:$d);
   let assemblyFormat = [{
     $a `,` $b `,` $c attr-dict `:` qualified(type($a)) `*` qualified(type($b))
     `->` type($d)
   }];
   let hasVerifier = 1;
+}
+
+def TileGPU_WarpGroupDotWaitOp : TileGPU_Op<"warp_group_dot_wait", [
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "Wait until at most `pendings` wgmma groups are in flight";
+  let description = [{
+    Returns its inputs, the results of asynchronous `warp_group_dot`s, once
+    all but the last `pendings` committed wgmma groups of the warpgroup
+    have completed (wgmma.wait_group). The results are the values to read:
+    tying them to the wait keeps every read after it.
+
+    ```mlir
+    %done = tilegpu.warp_group_dot_wait %d {pendings = 0 : i32} : tensor<128x128xf32, #mma3>
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_Tensor>:$inputs, I32Attr:$pendings);
+  let results = (outs Variadic<Tile_Tensor>:$outputs);
+  let assemblyFormat = "$inputs attr-dict `:` type($inputs)";
 }
 
 //===----------------------------------------------------------------------===//

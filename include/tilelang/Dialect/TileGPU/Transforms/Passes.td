@@ -85,6 +85,16 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::ModuleOp"> {
     overlaps the tensor-core work. One barrier per iteration orders a
     stage's reads before it is refilled and publishes each copy to the CTA.
 
+    A wgmma product that accumulates into an iter_arg nothing else reads
+    stays in flight while the next iteration starts: it becomes an
+    asynchronous warp_group_dot followed by a wait for all but the newest
+    product (`pendings = 1`). Its stage is then still being read when the
+    next iteration issues its copies into it, so those copies move after
+    that wait and a second barrier (the other warpgroups' products). The
+    last product is waited for on the loop's exit path, inside an scf.if
+    that skips a loop of zero iterations: a wait where the exit meets the
+    zero-trip path makes ptxas serialize every wgmma of the kernel.
+
     The addresses and masks of future iterations come from cloning the ops
     that compute them, with the induction variable advanced and the
     loop-carried pointers stepped ahead (carried as extra iter_args); copies
