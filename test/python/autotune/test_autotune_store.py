@@ -325,3 +325,40 @@ def test_peak_estimates_from_device_attributes():
     assert peaks["gbps"] == pytest.approx(2 * 2.619e9 * 640 / 1e9)
     unknown = core.estimate_peaks(dict(h100, capability=(7, 5), memory_clock_khz=0))
     assert unknown == {"tflops": None, "gbps": None}
+
+
+# A sweep in a fresh process (so that the compiler's counters are the
+# sweep's own) over 8 configs, with the fakes of autotune_kernels.py.
+PARALLEL_SWEEP = textwrap.dedent(
+    """
+    import json, sys
+    import tilelang
+    from tilelang import ir
+    from tilelang.autotune import core
+    from tilelang_testing import load_module
+
+    K = load_module("autotune_kernels", sys.argv[1])
+    core.device_properties = lambda: dict(K.FAKE_DEVICE)
+    core.Autotuner._launch = lambda self, grid, config, args, kwargs: None
+    configs = [tilelang.Config({"BLOCK": b}, num_warps=w) for b in (64, 128, 256, 512) for w in (2, 4)]
+    timer = K.FakeTimer()
+    kernel = tilelang.autotune(configs=configs, key=["n"], do_bench=timer)(K.row_sum)
+    kernel[(1,)](K.FakeTensor([8]), K.FakeTensor([1]), 8)
+    print(json.dumps({"timed": len(timer.timed), "stats": ir.compiler_statistics()}))
+    """
+)
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one CPU: the pool has one worker")
+def test_configs_compile_in_parallel(tmp_path):
+    environment = dict(os.environ, TILELANG_CACHE_DIR=str(tmp_path / "cache"),
+                       PYTHONPATH=os.pathsep.join([str(pathlib.Path(__file__).parents[1])] + sys.path))
+    child = subprocess.run([sys.executable, "-c", PARALLEL_SWEEP, str(pathlib.Path(__file__).with_name(
+        "autotune_kernels.py"))], capture_output=True, text=True, timeout=300, env=environment)
+    assert child.returncode == 0, child.stderr
+    report = json.loads(child.stdout.strip().splitlines()[-1])
+    assert report["timed"] == 8
+    # Every config reached the compiler, and the thread pool had more than
+    # one compilation in flight at a time.
+    assert report["stats"]["compilations"] >= 8
+    assert report["stats"]["peak_concurrent"] >= 2
