@@ -10,6 +10,10 @@
 #   TILELANG_BENCH=1 bash scripts/gpu_host.sh run OUTDIR   # and benchmark
 #   bash scripts/gpu_host.sh exec CMD...    # there: CMD with tilelang
 #                                           # importable (e.g. under ncu)
+#   bash scripts/gpu_host.sh pack-variant NAME   # here: the current build's
+#                                           # library as variant NAME, for
+#                                           # A/B runs in one device call:
+#   TILELANG_VARIANT=NAME bash scripts/gpu_host.sh exec CMD...   # there
 #   bash scripts/gpu_host.sh install        # there: the package into
 #                                           # build/gpu-host/site, to stay
 #                                           # (scripts/setup.sh calls this
@@ -34,7 +38,9 @@ PACK=build/gpu-host
 # $work/site.
 setup_site() {
   local log=$1
-  [[ -f $PACK/libtilelang.so.xz ]] || { echo "error: $PACK/libtilelang.so.xz missing (run 'pack' first)" >&2; exit 1; }
+  local library=$PACK/libtilelang.so.xz
+  [[ -n ${TILELANG_VARIANT:-} ]] && library=$PACK/variants/$TILELANG_VARIANT.so.xz
+  [[ -f $library ]] || { echo "error: $library missing (run 'pack' or 'pack-variant' first)" >&2; exit 1; }
   if [[ -n ${2:-} ]]; then
     work=$2
     rm -rf "$work/site"
@@ -42,10 +48,10 @@ setup_site() {
   else
     work=$(mktemp -d /tmp/tilelang-host.XXXX)
   fi
-  python3 - "$work" <<'PY'
+  python3 - "$work" "$library" <<'PY'
 import lzma, pathlib, sys
 work = pathlib.Path(sys.argv[1])
-(work / "libtilelang.so").write_bytes(lzma.decompress(pathlib.Path("build/gpu-host/libtilelang.so.xz").read_bytes()))
+(work / "libtilelang.so").write_bytes(lzma.decompress(pathlib.Path(sys.argv[2]).read_bytes()))
 PY
   echo "==> building the extension against the prebuilt library"
   local start
@@ -76,6 +82,18 @@ PY
   .venv/bin/python scripts/gpu_ptx_check.py --emit "$PACK/ptx" > /dev/null
   du -sh "$PACK"
   ;;
+pack-variant)
+  name=${2:?usage: bash scripts/gpu_host.sh pack-variant NAME}
+  [[ -f build/py/lib/libtilelang.so ]] || { echo "error: build first (bash scripts/setup.sh)" >&2; exit 1; }
+  mkdir -p "$PACK/variants"
+  echo "==> compressing libtilelang.so as variant $name"
+  .venv/bin/python - "$PACK/variants/$name.so.xz" <<'PY'
+import lzma, pathlib, sys
+data = pathlib.Path("build/py/lib/libtilelang.so").read_bytes()
+pathlib.Path(sys.argv[1]).write_bytes(lzma.compress(data, preset=6))
+PY
+  du -sh "$PACK/variants"
+  ;;
 run)
   out=${2:-/tmp/tilelang-gpu-logs}
   mkdir -p "$out"
@@ -99,7 +117,7 @@ exec)
   exec "$@"
   ;;
 *)
-  echo "usage: bash scripts/gpu_host.sh pack | run [OUTDIR] | exec CMD... | install" >&2
+  echo "usage: bash scripts/gpu_host.sh pack | pack-variant NAME | run [OUTDIR] | exec CMD... | install" >&2
   exit 2
   ;;
 esac
