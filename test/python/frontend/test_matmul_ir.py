@@ -5,7 +5,10 @@ stand-in tensors), for every element type and operand layout that
 test/python/gpu/test_matmul.py runs on the GPU. The IR is verified by
 libtilelang as part of compiling it."""
 
+import os
 import re
+import shutil
+import subprocess
 
 import pytest
 
@@ -93,3 +96,37 @@ def test_matmul_bias_relu_tile_ir():
     assert "tensor<1x128xf32> -> tensor<64x128xf32>" in ir
     assert re.search(r"arith.max\w+ %\w+, %\w+ : tensor<64x128xf32>", ir)
     assert "arith.truncf" in ir
+
+
+SPACES = load_module("autotune_spaces", REPO_ROOT / "autotune" / "spaces.py")
+PTXAS = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+
+
+def _space_id(cfg):
+    return "{BLOCK_SIZE_M}x{BLOCK_SIZE_N}x{BLOCK_SIZE_K}-w{num_warps}-s{num_stages}".format(**cfg)
+
+
+@pytest.mark.skipif(not os.path.exists(PTXAS), reason="needs ptxas")
+@pytest.mark.parametrize("cfg", SPACES.MATMUL, ids=_space_id)
+def test_matmul_space_keeps_wgmma_asynchronous(cfg, tmp_path):
+    """Every config of the matmul tuning space, at 4096^3 bf16 for sm_90a:
+    the pipelined loop keeps its wgmma in flight (wait_group 1), and ptxas
+    does not serialize the wgmmas, except for lack of registers when the
+    accumulator alone needs more than 128 registers per thread (256x256
+    over 8 warps: 256)."""
+    n = 4096
+    a, b, c = (FakeTensor(n, n, "bfloat16") for _ in range(3))
+    compiled = KERNELS["matmul_kernel"].warmup(*BENCH_KERNELS.matmul_args(a, b, c),
+                                               **BENCH_KERNELS.matmul_launch_options(cfg))
+    ptx = compiled.to_ptx("sm_90a").ptx
+    assert "wgmma.mma_async" in ptx
+    assert "wgmma.wait_group.sync.aligned 1;" in ptx
+    path = tmp_path / "matmul.ptx"
+    path.write_text(ptx)
+    result = subprocess.run([PTXAS, "-arch=sm_90a", str(path), "-o", "/dev/null"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    accumulator_registers = cfg["BLOCK_SIZE_M"] * cfg["BLOCK_SIZE_N"] // (32 * cfg["num_warps"])
+    if accumulator_registers <= 128:
+        assert "Performance Loss" not in result.stdout + result.stderr, result.stdout + result.stderr
+    else:
+        assert "C7511" in result.stdout + result.stderr  # insufficient register resources
