@@ -60,12 +60,12 @@ def define(jit, tl):
         tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
 
     @jit
-    def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
-                      stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-                      BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
-                      GROUP_SIZE_M: tl.constexpr):
-        # C (M x N) = A (M x K) @ B (K x N), one BLOCK_SIZE_M x BLOCK_SIZE_N tile of
-        # C per program. Any strides: transposed or padded operands need no copy.
+    def matmul_tile(a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                    BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
+                    GROUP_SIZE_M: tl.constexpr):
+        # This program's BLOCK_SIZE_M x BLOCK_SIZE_N tile of A (M x K) @ B (K x N),
+        # with its row and column indices and which of them are in bounds. Any
+        # strides: transposed or padded operands need no copy.
         #
         # Grouped ordering: consecutive program ids walk down a column of
         # GROUP_SIZE_M row-tiles before moving to the next column of tiles, so the
@@ -90,7 +90,7 @@ def define(jit, tl):
         col_ok = cols[None, :] < N
 
         # Integer operands (int8) accumulate exactly in int32, floating-point
-        # ones in fp32; the store converts to C's element type.
+        # ones in fp32.
         acc_dtype = tl.int32 if a_ptr.dtype.element_ty == tl.int8 else tl.float32
         acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=acc_dtype)
         for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
@@ -100,6 +100,18 @@ def define(jit, tl):
             acc = tl.dot(a, b, acc, out_dtype=acc_dtype)  # Triton wants out_dtype=int32 for int8
             a_tile += BLOCK_SIZE_K * stride_ak
             b_tile += BLOCK_SIZE_K * stride_bk
+        return acc, rows, cols, row_ok, col_ok
+
+    @jit
+    def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                      stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                      BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
+                      GROUP_SIZE_M: tl.constexpr):
+        # C (M x N) = A (M x K) @ B (K x N), one BLOCK_SIZE_M x BLOCK_SIZE_N tile of
+        # C per program; the store converts to C's element type.
+        acc, rows, cols, row_ok, col_ok = matmul_tile(
+            a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+            BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K, GROUP_SIZE_M)
         c = acc.to(c_ptr.dtype.element_ty)
         tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn, c, mask=row_ok & col_ok)
 
@@ -109,32 +121,11 @@ def define(jit, tl):
                                 BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
                                 BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr):
         # C = relu(A @ B + bias[None, :]) with a fused epilogue: the bias add, the
-        # relu and the cast are ordinary tile ops on the fp32 accumulator. Same
-        # main loop and program order as matmul_kernel (floating-point operands).
-        pid = tl.program_id(axis=0)
-        tiles_m = tl.cdiv(M, BLOCK_SIZE_M)
-        tiles_n = tl.cdiv(N, BLOCK_SIZE_N)
-        tiles_per_group = GROUP_SIZE_M * tiles_n
-        group_first_m = (pid // tiles_per_group) * GROUP_SIZE_M
-        group_rows = min(tiles_m - group_first_m, GROUP_SIZE_M)
-        pid_m = group_first_m + (pid % tiles_per_group) % group_rows
-        pid_n = (pid % tiles_per_group) // group_rows
-
-        rows = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
-        cols = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
-        ks = tl.arange(0, BLOCK_SIZE_K)
-        a_tile = a_ptr + rows[:, None] * stride_am + ks[None, :] * stride_ak
-        b_tile = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
-        row_ok = rows[:, None] < M
-        col_ok = cols[None, :] < N
-        acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
-        for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
-            k_left = K - k * BLOCK_SIZE_K
-            a = tl.load(a_tile, mask=row_ok & (ks[None, :] < k_left), other=0.0)
-            b = tl.load(b_tile, mask=(ks[:, None] < k_left) & col_ok, other=0.0)
-            acc = tl.dot(a, b, acc)
-            a_tile += BLOCK_SIZE_K * stride_ak
-            b_tile += BLOCK_SIZE_K * stride_bk
+        # relu and the cast are ordinary tile ops on the fp32 accumulator
+        # (floating-point operands).
+        acc, rows, cols, row_ok, col_ok = matmul_tile(
+            a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+            BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K, GROUP_SIZE_M)
         bias = tl.load(bias_ptr + cols, mask=cols < N, other=0.0).to(tl.float32)
         acc = acc + bias[None, :]
         acc = tl.maximum(acc, 0.0)

@@ -2,7 +2,7 @@
 //
 // Part of tilelang. Lowers the shared-memory buffers of software pipelining
 // and the copies that fill them: local_alloc becomes the buffer's address
-// (offsets assigned by allocateSharedBuffers), memdesc_index a stage's
+// (offsets assigned by allocateSharedMemory), memdesc_index a stage's
 // address within it, async_copy_global_to_local one cp.async per vector of
 // each thread's elements (zero-filled where masked off), and the commit and
 // wait ops cp.async.commit_group and cp.async.wait_group.

@@ -1,10 +1,13 @@
-//===- DotOpToLLVM.cpp - tile.dot on mma.sync -----------------------------===//
+//===- DotOpToLLVM.cpp - tile.dot on mma.sync, warp_group_dot on wgmma ----===//
 //
 // Part of tilelang. Lowers a tile.dot whose accumulator has an mma.sync
 // layout (version 2) to one mma.sync per 16x8 output tile and K step:
 // m16n8k16 for f16/bf16, m16n8k8 tf32 for f32 (one product, or three for
 // tf32x3), m16n8k32 for i8. Operands arrive in dot-operand layouts whose
 // struct order (getElementIndices) groups each instruction's registers.
+// warp_group_dot becomes wgmma.mma_async on shared-memory descriptors, and
+// warp_group_dot_wait a wgmma.wait_group with the accumulators tied
+// through it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,32 +26,26 @@ namespace {
 /// One mma.sync shape and element type.
 struct MmaInstruction {
   StringRef text;
-  unsigned aRegs, bRegs;
   bool integer;
 };
 
 /// The instruction for operands of `element` type.
 MmaInstruction getMmaInstruction(Type element) {
   if (element.isF16())
-    return {"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", 4, 2, false};
+    return {"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", false};
   if (element.isBF16())
-    return {"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", 4, 2, false};
+    return {"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", false};
   if (element.isF32())
-    return {"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", 4, 2, false};
-  return {"mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", 4, 2, true};
+    return {"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", false};
+  return {"mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", true};
 }
 
 /// Inline PTX that LLVM may schedule, duplicate or drop like any pure
-/// computation (unlike emitInlineAsm's side-effecting form).
+/// computation.
 Value emitPureAsm(OpBuilder &b, Location loc, Type resultType,
                   ValueRange operands, StringRef text, StringRef constraints) {
-  return LLVM::InlineAsmOp::create(
-             b, loc, resultType, operands, text, constraints,
-             /*has_side_effects=*/false, /*is_align_stack=*/false,
-             LLVM::tailcallkind::TailCallKind::None,
-             LLVM::AsmDialectAttr::get(b.getContext(),
-                                       LLVM::AsmDialect::AD_ATT),
-             ArrayAttr())
+  return emitInlineAsm(b, loc, resultType, operands, text, constraints,
+                       /*hasSideEffects=*/false)
       .getResult(0);
 }
 
@@ -225,14 +222,9 @@ SmallVector<Value> emitWarpGroupWait(OpBuilder &builder, Location loc,
                                      unsigned pendings) {
   std::string text =
       llvm::formatv("wgmma.wait_group.sync.aligned {0};", pendings).str();
-  if (accumulators.size() < 2) {
-    // One value is returned as itself, not in a struct.
-    std::string constraints = accumulators.empty() ? "" : "=f,0";
-    auto waited = emitInlineAsm(
-        builder, loc,
-        SmallVector<Type>(accumulators.size(), builder.getF32Type()),
-        accumulators, text, constraints);
-    return SmallVector<Value>(waited.getResults());
+  if (accumulators.empty()) {
+    emitInlineAsm(builder, loc, {}, {}, text, "");
+    return {};
   }
   std::string constraints;
   for (unsigned r = 0; r < accumulators.size(); ++r)
@@ -247,7 +239,8 @@ SmallVector<Value> emitWarpGroupWait(OpBuilder &builder, Location loc,
 }
 
 /// warp_group_dot -> wgmma.mma_async m64nNk16 per warpgroup tile and K
-/// step, between wgmma.fence and a commit + wait that hands the
+/// step, between wgmma.fence and a commit; then, unless the product is
+/// asynchronous (a later warp_group_dot_wait), a wait that hands the
 /// accumulators back.
 struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;

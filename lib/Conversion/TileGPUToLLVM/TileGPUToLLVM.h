@@ -33,7 +33,8 @@ public:
 };
 
 /// Whether the lowering can index `layout`: blocked layouts, mma.sync
-/// accumulators and their dot operands, and slices of these.
+/// accumulators and their dot operands, wgmma accumulators, and slices of
+/// these.
 bool isLowerableLayout(mlir::Attribute layout);
 
 /// Per-dimension element index within a thread, for every element the
@@ -80,14 +81,17 @@ void replaceWithElements(mlir::ConversionPatternRewriter &rewriter,
                          mlir::ValueRange elements,
                          const mlir::TypeConverter &converter);
 
-/// Inline PTX with side effects (so LLVM neither drops nor reorders it
-/// across memory operations); AT&T dialect, as NVPTX expects.
+/// Inline PTX in the AT&T dialect, as NVPTX expects. With side effects (the
+/// default) LLVM neither drops nor reorders it across memory operations;
+/// without, LLVM may schedule, duplicate or drop it like any pure
+/// computation.
 mlir::LLVM::InlineAsmOp emitInlineAsm(mlir::OpBuilder &builder,
                                       mlir::Location loc,
                                       mlir::TypeRange resultTypes,
                                       mlir::ValueRange operands,
                                       llvm::StringRef text,
-                                      llvm::StringRef constraints);
+                                      llvm::StringRef constraints,
+                                      bool hasSideEffects = true);
 
 /// Clones the single-block combine region of a reduce or scan on
 /// (earlier..., later...) values and returns what it yields.
@@ -218,9 +222,10 @@ int64_t allocateSharedMemory(mlir::ModuleOp module);
 void populateAsyncCopyToLLVMPatterns(TileGPUTypeConverter &converter,
                                      mlir::RewritePatternSet &patterns,
                                      const ModuleAxisInfo &axisInfo);
-/// tile.dot on mma.sync, and its operands through ldmatrix.
+/// tile.dot on mma.sync; warp_group_dot and warp_group_dot_wait on wgmma.
 void populateDotOpToLLVMPatterns(TileGPUTypeConverter &converter,
                                  mlir::RewritePatternSet &patterns);
+/// mma.sync operands through ldmatrix (convert_layout, local_load).
 void populateDotOperandToLLVMPatterns(TileGPUTypeConverter &converter,
                                       mlir::RewritePatternSet &patterns);
 void populateReduceOpToLLVMPatterns(TileGPUTypeConverter &converter,

@@ -439,7 +439,8 @@ void tilelang::lowering::replaceWithElements(
 LLVM::InlineAsmOp
 tilelang::lowering::emitInlineAsm(OpBuilder &builder, Location loc,
                                   TypeRange resultTypes, ValueRange operands,
-                                  StringRef text, StringRef constraints) {
+                                  StringRef text, StringRef constraints,
+                                  bool hasSideEffects) {
   Type resultType;
   if (resultTypes.size() == 1)
     resultType = resultTypes.front();
@@ -448,7 +449,7 @@ tilelang::lowering::emitInlineAsm(OpBuilder &builder, Location loc,
                                                   llvm::to_vector(resultTypes));
   return LLVM::InlineAsmOp::create(
       builder, loc, resultType ? TypeRange(resultType) : TypeRange(), operands,
-      text, constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
+      text, constraints, hasSideEffects, /*is_align_stack=*/false,
       LLVM::tailcallkind::TailCallKind::None,
       LLVM::AsmDialectAttr::get(builder.getContext(), LLVM::AsmDialect::AD_ATT),
       ArrayAttr());

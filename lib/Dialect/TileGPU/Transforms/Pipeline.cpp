@@ -32,7 +32,7 @@ using namespace tilelang::tilegpu;
 
 namespace {
 
-/// A global load whose only use converts it to an mma.sync operand.
+/// A global load whose only use makes it a tensor-core operand.
 struct OperandLoad {
   tile::LoadOp load;
   /// Its only user: a convert_layout to an mma.sync operand (read back with
