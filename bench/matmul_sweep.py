@@ -7,6 +7,7 @@ against torch.matmul first.
 """
 
 import argparse
+import re
 import pathlib
 import sys
 
@@ -47,8 +48,10 @@ def main():
     if args.configs:
         configs = []
         for item in args.configs.split(","):
-            block, warps, stages = item.split("/")
-            configs.append((*(int(v) for v in block.split("x")), int(warps), int(stages)))
+            match = re.fullmatch(r"(\d+)x(\d+)x(\d+)/(\d+)/(\d+)", item.strip())
+            if not match:
+                parser.error(f"--configs: {item!r} is not BMxBNxBK/warps/stages, e.g. 128x256x64/8/4")
+            configs.append(tuple(int(v) for v in match.groups()))
     ours = bench_kernels.define(tilelang.jit, tl)["matmul_kernel"]
     try:
         if args.no_triton:

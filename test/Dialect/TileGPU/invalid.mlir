@@ -372,3 +372,23 @@ func.func @f() {
   %w = tilegpu.async_wait {pending = -1 : i32}
   return
 }
+
+// -----
+
+#mma3 = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64, 16]>
+func.func @f(%d: tensor<64x64xf32, #mma3>) -> tensor<64x64xf32, #mma3> {
+  // A wgmma wait leaves a non-negative number of groups in flight.
+  // expected-error @+1 {{pendings must be non-negative, got -1}}
+  %w = tilegpu.warp_group_dot_wait %d {pendings = -1 : i32} : tensor<64x64xf32, #mma3>
+  return %w : tensor<64x64xf32, #mma3>
+}
+
+// -----
+
+#a = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+func.func @f(%d: tensor<64x64xf32, #a>) -> tensor<64x64xf32, #a> {
+  // Only wgmma accumulators are waited for.
+  // expected-error @+1 {{waits for wgmma accumulators, which have an mma version-3 layout; got 'tensor<64x64xf32, #tilegpu.blocked}}
+  %w = tilegpu.warp_group_dot_wait %d {pendings = 0 : i32} : tensor<64x64xf32, #a>
+  return %w : tensor<64x64xf32, #a>
+}

@@ -140,6 +140,22 @@ LogicalResult WarpGroupDotOp::verify() {
   return success();
 }
 
+LogicalResult WarpGroupDotWaitOp::verify() {
+  // I32Attr accessors return unsigned values; the IR's are signed.
+  auto pendings = static_cast<int32_t>(getPendings());
+  if (pendings < 0)
+    return emitOpError("pendings must be non-negative, got ") << pendings;
+  for (Value input : getInputs()) {
+    auto mma = dyn_cast_or_null<MmaEncodingAttr>(
+        cast<RankedTensorType>(input.getType()).getEncoding());
+    if (!mma || mma.getVersion() != 3)
+      return emitOpError("waits for wgmma accumulators, which have an mma "
+                         "version-3 layout; got ")
+             << input.getType();
+  }
+  return success();
+}
+
 LogicalResult WarpGroupDotWaitOp::inferReturnTypes(
     MLIRContext *, std::optional<Location>, ValueRange operands,
     DictionaryAttr, OpaqueProperties, RegionRange,

@@ -168,6 +168,7 @@ def TileGPU_WarpGroupDotWaitOp : TileGPU_Op<"warp_group_dot_wait", [
   let arguments = (ins Variadic<Tile_Tensor>:$inputs, I32Attr:$pendings);
   let results = (outs Variadic<Tile_Tensor>:$outputs);
   let assemblyFormat = "$inputs attr-dict `:` type($inputs)";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
