@@ -167,12 +167,14 @@ Value linearize(OpBuilder &b, Location loc, ArrayRef<Value> coords,
 
 /// Moves a tensor between layouts through shared memory. `writeIndex`
 /// gives the linear slot of a source element from its coordinates; each
-/// result element reads the slot of its row-major index in the result.
+/// result element reads the slot of its row-major index in
+/// getScratchShape(op) (the result's shape, rows padded for conversions).
 Value redistribute(ConversionPatternRewriter &rewriter, Location loc,
                    Operation *op, Value srcStruct, RankedTensorType srcType,
                    RankedTensorType resultType, Type resultStructType,
                    llvm::function_ref<Value(ArrayRef<Value>)> writeIndex,
                    const TypeConverter &converter) {
+  SmallVector<int64_t> scratchShape = getScratchShape(op);
   Type elementType = converter.convertType(resultType.getElementType());
   Type storageType = getStorageType(elementType);
   Value base = getSharedMemoryBase(rewriter, loc, op);
@@ -191,7 +193,7 @@ Value redistribute(ConversionPatternRewriter &rewriter, Location loc,
   emitBarrier(rewriter, loc);
   SmallVector<Value> elements;
   for (auto &coords : emitElementCoordinates(rewriter, loc, resultType)) {
-    Value index = linearize(rewriter, loc, coords, resultType.getShape());
+    Value index = linearize(rewriter, loc, coords, scratchShape);
     Value stored = LLVM::LoadOp::create(rewriter, loc, storageType, slot(index));
     elements.push_back(fromStorage(rewriter, loc, stored, elementType));
   }
@@ -220,8 +222,11 @@ struct RedistributeLowering : public ConvertOpToLLVMPattern<OpT> {
         for (int32_t dim : op.getOrder())
           permuted.push_back(coords[dim]);
         return linearize(rewriter, loc, permuted, resultType.getShape());
+      } else if constexpr (std::is_same_v<OpT, ConvertLayoutOp>) {
+        // Same shape, rows padded as the reads expect.
+        return linearize(rewriter, loc, coords, getScratchShape(op));
       } else {
-        // Same shape (convert) or same row-major order (reshape).
+        // Same row-major order (reshape).
         return linearize(rewriter, loc, coords, srcType.getShape());
       }
     };

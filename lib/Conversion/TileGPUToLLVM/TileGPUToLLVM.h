@@ -193,6 +193,11 @@ mlir::Value emitLdMatrixOperand(mlir::OpBuilder &b, mlir::Location loc,
 
 /// Shared-memory bytes an op needs as scratch (0 if none).
 int64_t getScratchBytes(mlir::Operation *op);
+/// The shape a 2-D convert_layout lays its tensor out in through shared
+/// memory: rows padded by 16 bytes when they are 128 bytes or longer, so
+/// that the rows of an mma accumulator fall into different banks while
+/// 16-byte vectors along a row stay aligned. Other ops use their shape.
+llvm::SmallVector<int64_t> getScratchShape(mlir::Operation *op);
 
 /// Double-precision exp, log and sin/cos (cosine = true) from polynomials.
 mlir::Value emitExpF64(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);

@@ -630,10 +630,23 @@ static int64_t storageBytes(Type elementType) {
   return std::max<int64_t>(1, elementType.getIntOrFloatBitWidth() / 8);
 }
 
+SmallVector<int64_t> tilelang::lowering::getScratchShape(Operation *op) {
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<int64_t> shape(type.getShape());
+  int64_t bytes = storageBytes(type.getElementType());
+  if (isa<ConvertLayoutOp>(op) && shape.size() == 2 && bytes <= 16 &&
+      shape[1] * bytes >= 128)
+    shape[1] += 16 / bytes;
+  return shape;
+}
+
 int64_t tilelang::lowering::getScratchBytes(Operation *op) {
   if (isa<ConvertLayoutOp, tile::ReshapeOp, tile::TransOp>(op)) {
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
-    return type.getNumElements() * storageBytes(type.getElementType());
+    int64_t elements = 1;
+    for (int64_t size : getScratchShape(op))
+      elements *= size;
+    return elements * storageBytes(type.getElementType());
   }
   // A scalar atomic shares its old value through one slot.
   if (isa<tile::AtomicRMWOp, tile::AtomicCASOp>(op) &&
