@@ -18,6 +18,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -65,6 +66,13 @@ FailureOr<PTXOutput> translateToPTX(ModuleOp module, llvm::StringRef arch) {
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
+    // 32-bit pointers to shared memory (its addresses fit): the address
+    // arithmetic of copies and conversions then stays 32-bit instead of
+    // being done in 64 bits and truncated. The option is read when a
+    // target machine is created, so it is set once, before any is.
+    auto &registered = llvm::cl::getRegisteredOptions();
+    if (llvm::cl::Option *shortPointers = registered.lookup("nvptx-short-ptr"))
+      static_cast<llvm::cl::opt<bool> *>(shortPointers)->setValue(true);
   });
 
   llvm::LLVMContext llvmContext;
