@@ -60,14 +60,10 @@ def define(jit, tl):
         tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
 
     @jit
-    def matmul_tile(a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
-                    BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
-                    GROUP_SIZE_M: tl.constexpr):
-        # This program's BLOCK_SIZE_M x BLOCK_SIZE_N tile of A (M x K) @ B (K x N),
-        # with its row and column indices and which of them are in bounds. Any
-        # strides: transposed or padded operands need no copy.
-        #
-        # Grouped ordering: consecutive program ids walk down a column of
+    def grouped_tile(M, N, BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
+                     GROUP_SIZE_M: tl.constexpr):
+        # This program's tile (row, column of tiles) of an M x N product in
+        # grouped ordering: consecutive program ids walk down a column of
         # GROUP_SIZE_M row-tiles before moving to the next column of tiles, so the
         # programs running at the same time share rows of A and columns of B in L2.
         pid = tl.program_id(axis=0)
@@ -80,6 +76,16 @@ def define(jit, tl):
         pid_in_group = pid % tiles_per_group
         pid_m = group_first_m + pid_in_group % group_rows
         pid_n = pid_in_group // group_rows
+        return pid_m, pid_n
+
+    @jit
+    def matmul_tile(a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                    BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
+                    GROUP_SIZE_M: tl.constexpr):
+        # This program's BLOCK_SIZE_M x BLOCK_SIZE_N tile of A (M x K) @ B (K x N),
+        # with its row and column indices and which of them are in bounds. Any
+        # strides: transposed or padded operands need no copy.
+        pid_m, pid_n = grouped_tile(M, N, BLOCK_SIZE_M, BLOCK_SIZE_N, GROUP_SIZE_M)
 
         rows = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
         cols = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
@@ -132,8 +138,26 @@ def define(jit, tl):
         c = acc.to(c_ptr.dtype.element_ty)
         tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn, c, mask=row_ok & col_ok)
 
+    @jit
+    def matmul_descriptor_kernel(a_desc, b_desc, c_desc, M, N, K,
+                                 BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
+                                 BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr):
+        # C = A @ B through tensor descriptors (blocks BLOCK_SIZE_M x BLOCK_SIZE_K
+        # of A, BLOCK_SIZE_K x BLOCK_SIZE_N of B, BLOCK_SIZE_M x BLOCK_SIZE_N of
+        # C): the descriptors bound the blocks, so there are no masks; elements
+        # past the edges read as zero and are not written.
+        pid_m, pid_n = grouped_tile(M, N, BLOCK_SIZE_M, BLOCK_SIZE_N, GROUP_SIZE_M)
+        acc_dtype = tl.int32 if a_desc.dtype == tl.int8 else tl.float32
+        acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=acc_dtype)
+        for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
+            a = a_desc.load([pid_m * BLOCK_SIZE_M, k * BLOCK_SIZE_K])
+            b = b_desc.load([k * BLOCK_SIZE_K, pid_n * BLOCK_SIZE_N])
+            acc = tl.dot(a, b, acc, out_dtype=acc_dtype)
+        c_desc.store([pid_m * BLOCK_SIZE_M, pid_n * BLOCK_SIZE_N], acc.to(c_desc.dtype))
+
     return {"layer_norm_fwd": layer_norm_fwd, "softmax": softmax, "tiny": tiny,
-            "matmul_kernel": matmul_kernel, "matmul_bias_relu_kernel": matmul_bias_relu_kernel}
+            "matmul_kernel": matmul_kernel, "matmul_bias_relu_kernel": matmul_bias_relu_kernel,
+            "matmul_descriptor_kernel": matmul_descriptor_kernel}
 
 
 # The launch options of a matmul: the kernel's four constexprs and the
@@ -197,6 +221,28 @@ def matmul(a, b, kernel, config=None, out=None, out_dtype=None, bias=None):
         raise ValueError(f"matmul: out has shape {tuple(out.shape)}, expected {(m, n)}")
     options = matmul_launch_options(config)
     kernel[matmul_grid(m, n, options)](*matmul_args(a, b, out, bias), **options)
+    return out
+
+
+def matmul_with_descriptors(a, b, kernel, descriptor_class, config=None, out=None):
+    """C = A @ B with `kernel` (define(...)["matmul_descriptor_kernel"]) and
+    the host TensorDescriptor class of the same compiler (tilelang's or
+    Triton's). A, B and C have contiguous rows (stride 1 in the last
+    dimension). Returns C (`out`, or a new tensor of A's dtype)."""
+    if a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[0]:
+        raise ValueError(f"matmul: shapes {tuple(a.shape)} and {tuple(b.shape)} do not multiply")
+    m, k = a.shape
+    n = b.shape[1]
+    if out is None:
+        import torch
+
+        out = torch.empty((m, n), device=a.device, dtype=torch.int32 if a.dtype == torch.int8 else a.dtype)
+    options = matmul_launch_options(config)
+    bm, bn, bk = options["BLOCK_SIZE_M"], options["BLOCK_SIZE_N"], options["BLOCK_SIZE_K"]
+    a_desc = descriptor_class.from_tensor(a, [bm, bk])
+    b_desc = descriptor_class.from_tensor(b, [bk, bn])
+    c_desc = descriptor_class.from_tensor(out, [bm, bn])
+    kernel[matmul_grid(m, n, options)](a_desc, b_desc, c_desc, m, n, k, **options)
     return out
 
 

@@ -3,7 +3,11 @@ and Triton where importable), to choose bench/run.py's matmul configs and
 to compare compiler changes. Prints TFLOP/s per config; checks each result
 against torch.matmul first.
 
-  python bench/matmul_sweep.py [--shapes 4096,8192] [--dtype bf16]
+  python bench/matmul_sweep.py [--shapes 4096,8192] [--dtype bf16] [--descriptors]
+
+With --descriptors, both compilers run matmul_descriptor_kernel (blocks
+through tensor descriptors: tilelang's TensorDescriptor, Triton's, with
+which Triton copies by TMA) instead of the pointer kernel.
 """
 
 import argparse
@@ -40,6 +44,8 @@ def main():
     parser.add_argument("--shapes", default="4096,8192")
     parser.add_argument("--dtype", default="bf16", choices=["bf16", "fp16"])
     parser.add_argument("--no-triton", action="store_true", help="time tilelang only")
+    parser.add_argument("--descriptors", action="store_true",
+                        help="time matmul_descriptor_kernel (tensor descriptors) instead")
     parser.add_argument("--configs", default=None,
                         help="BMxBNxBK/warps/stages,... (default: the built-in list)")
     args = parser.parse_args()
@@ -52,13 +58,28 @@ def main():
             if not match:
                 parser.error(f"--configs: {item!r} is not BMxBNxBK/warps/stages, e.g. 128x256x64/8/4")
             configs.append(tuple(int(v) for v in match.groups()))
-    ours = bench_kernels.define(tilelang.jit, tl)["matmul_kernel"]
+    kernel_name = "matmul_descriptor_kernel" if args.descriptors else "matmul_kernel"
+
+    def runner(kernel, descriptor_class):
+        """matmul(a, b, config, out) with `kernel` (None stays None)."""
+        if kernel is None:
+            return None
+        if args.descriptors:
+            return lambda a, b, config, out=None: bench_kernels.matmul_with_descriptors(
+                a, b, kernel, descriptor_class, config, out=out)
+        return lambda a, b, config, out=None: bench_kernels.matmul(a, b, kernel, config, out=out)
+
+    ours = runner(bench_kernels.define(tilelang.jit, tl)[kernel_name], tilelang.TensorDescriptor)
     try:
         if args.no_triton:
             raise ImportError("--no-triton")
         import triton
         import triton.language as ttl
-        theirs = bench_kernels.define(triton.jit, ttl)["matmul_kernel"]
+        from triton.tools.tensor_descriptor import TensorDescriptor as TritonDescriptor
+
+        # Triton allocates global scratch for descriptors through this hook.
+        triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
+        theirs = runner(bench_kernels.define(triton.jit, ttl)[kernel_name], TritonDescriptor)
     except ImportError:
         theirs = None
     for size in (int(s) for s in args.shapes.split(",")):
@@ -73,17 +94,17 @@ def main():
                       "num_warps": warps, "num_stages": stages}
             name = f"{bm}x{bn}x{bk} w{warps} s{stages}"
             try:
-                c = bench_kernels.matmul(a, b, ours, config)
+                c = ours(a, b, config)
                 error = (c.float() - reference.float()).abs().max().item()
                 scale = reference.float().abs().max().item()
                 if error > 0.02 * scale:
                     print(f"  {name}: WRONG (max error {error:.3g})", flush=True)
                     continue
-                ms = do_bench(lambda: bench_kernels.matmul(a, b, ours, config, out=c))
+                ms = do_bench(lambda: ours(a, b, config, out=c))
                 line = f"  {name}: {flops / ms / 1e9:.1f} TFLOP/s"
                 if theirs is not None:
                     try:
-                        ms = do_bench(lambda: bench_kernels.matmul(a, b, theirs, config, out=c))
+                        ms = do_bench(lambda: theirs(a, b, config, out=c))
                         line += f" (Triton {flops / ms / 1e9:.1f})"
                     except Exception as exc:  # noqa: BLE001 - Triton may reject a config
                         line += f" (Triton: {type(exc).__name__})"

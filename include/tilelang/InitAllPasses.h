@@ -14,6 +14,7 @@
 
 #include "tilelang/Analysis/Passes.h"
 #include "tilelang/Conversion/Passes.h"
+#include "tilelang/Dialect/Tile/Transforms/Passes.h"
 #include "tilelang/Dialect/TileGPU/Transforms/Passes.h"
 
 namespace tilelang {
@@ -32,6 +33,7 @@ inline void registerAllPasses() {
   mlir::registerPass([] { return mlir::createReconcileUnrealizedCastsPass(); });
   registerTileLangAnalysisPasses();
   registerTileLangConversionPasses();
+  tile::registerTilePasses();
   tilegpu::registerTileGPUPasses();
 }
 

@@ -7,6 +7,7 @@
 #include "Pipeline.h"
 
 #include "tilelang/Conversion/Passes.h"
+#include "tilelang/Dialect/Tile/Transforms/Passes.h"
 #include "tilelang/Dialect/TileGPU/Transforms/Passes.h"
 
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
@@ -19,6 +20,9 @@ namespace tilelang {
 
 void buildTileGPUPipeline(OpPassManager &pm, unsigned numWarps,
                           unsigned numStages, const std::string &arch) {
+  // Descriptor accesses become pointer loads and stores before layouts are
+  // chosen, so that coalescing sees them.
+  pm.addPass(tile::createTileExpandTensorDescriptors());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   ConvertTileToTileGPUOptions options;

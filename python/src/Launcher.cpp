@@ -35,6 +35,10 @@ struct Names {
   PyObject *dtype = internedName("dtype");
   PyObject *isCuda = internedName("is_cuda");
   PyObject *subscriptSlow = internedName("_subscript_slow");
+  PyObject *base = internedName("base");
+  PyObject *blockShape = internedName("block_shape");
+  PyObject *shape = internedName("shape");
+  PyObject *strides = internedName("strides");
 };
 const Names &names() {
   static const Names interned;
@@ -126,9 +130,46 @@ void gridDimensions(py::handle grid, unsigned dims[3]) {
   }
 }
 
+/// A launch's grid and kernel parameters, packed: every scalar parameter in
+/// an 8-byte slot (the driver reads each at its size), each TMA tensor map
+/// in 128 bytes aligned to 64; `params` points at them in parameter order.
+struct PackedLaunch {
+  static constexpr size_t kMaxParams = 192;
+  static constexpr size_t kMaxTensorMaps = 16;
+  static constexpr size_t kTensorMapBytes = 128;
+
+  unsigned dims[3] = {1, 1, 1};
+  size_t paramCount = 0;
+  size_t tensorMapCount = 0;
+  std::uint64_t storage[kMaxParams];
+  void *params[kMaxParams];
+  alignas(64) unsigned char tensorMaps[kMaxTensorMaps][kTensorMapBytes];
+
+  /// The next 8-byte parameter slot, zeroed.
+  std::uint64_t &nextSlot() {
+    if (paramCount == kMaxParams)
+      throw py::value_error("kernels take at most " +
+                            std::to_string(kMaxParams) + " parameters");
+    storage[paramCount] = 0;
+    params[paramCount] = &storage[paramCount];
+    return storage[paramCount++];
+  }
+
+  /// The next tensor map parameter, zeroed.
+  unsigned char *nextTensorMap() {
+    if (tensorMapCount == kMaxTensorMaps || paramCount == kMaxParams)
+      throw py::value_error("kernels take at most " +
+                            std::to_string(kMaxTensorMaps) +
+                            " tensor descriptors");
+    unsigned char *map = tensorMaps[tensorMapCount++];
+    std::memset(map, 0, kTensorMapBytes);
+    params[paramCount++] = map;
+    return map;
+  }
+};
+
 /// Packs one argument of kind `kind` into an 8-byte slot.
-void packArgument(char kind, py::handle arg, size_t index,
-                  std::uint64_t &slot) {
+void packScalar(char kind, py::handle arg, size_t index, std::uint64_t &slot) {
   slot = 0;
   // Exact ints for 32-bit slots without pybind11's caster (range-checked).
   if ((kind == 'i' || kind == 'l') && PyLong_CheckExact(arg.ptr())) {
@@ -188,13 +229,55 @@ void packArgument(char kind, py::handle arg, size_t index,
   }
 }
 
-/// A launch's grid and arguments, packed: every argument in an 8-byte slot
-/// (the driver reads each at its size), `params` pointing at the slots.
-struct PackedLaunch {
-  unsigned dims[3] = {1, 1, 1};
-  std::uint64_t storage[kMaxArgs];
-  void *params[kMaxArgs];
-};
+/// A sequence attribute of a tensor descriptor as `rank` integers.
+std::vector<std::int64_t> descriptorInts(py::handle desc, const char *field,
+                                         size_t rank, size_t index) {
+  py::sequence values = desc.attr(field);
+  if (values.size() != rank)
+    throw py::value_error("the tensor descriptor passed as argument " +
+                          std::to_string(index) + " has " +
+                          std::to_string(values.size()) + " " + field +
+                          "; the kernel was compiled for rank " +
+                          std::to_string(rank));
+  std::vector<std::int64_t> ints;
+  for (py::handle value : values)
+    ints.push_back(value.cast<std::int64_t>());
+  return ints;
+}
+
+/// Packs a tensor descriptor of rank `rank` (an object with base, shape,
+/// strides: tilelang's or Triton's TensorDescriptor) as the parameters the
+/// compiler gives it: tensor map, base, extents (i32), leading strides
+/// (i64). The tensor map is left zero: kernels read their descriptors
+/// through the base, extents and strides until they copy with TMA.
+void packDescriptor(size_t rank, py::handle desc, size_t index,
+                    PackedLaunch &packed) {
+  if (!py::hasattr(desc, "base") || !py::hasattr(desc, "block_shape"))
+    throw py::type_error("argument " + std::to_string(index) +
+                         " must be a TensorDescriptor, got " +
+                         std::string(py::str(
+                             py::type::handle_of(desc).attr("__name__"))));
+  packed.nextTensorMap();
+  std::uint64_t base = pointerOf(desc.attr("base"), index);
+  if (base % 16 != 0)
+    throw py::value_error("the base of the tensor descriptor passed as "
+                          "argument " +
+                          std::to_string(index) +
+                          " is not 16-byte aligned");
+  packed.nextSlot() = base;
+  for (std::int64_t extent : descriptorInts(desc, "shape", rank, index)) {
+    if (extent < 0 || extent > INT32_MAX)
+      throw py::value_error("a tensor descriptor extent must be in [0, 2^31), "
+                            "got " +
+                            std::to_string(extent));
+    std::int32_t narrow = std::int32_t(extent);
+    std::memcpy(&packed.nextSlot(), &narrow, sizeof(narrow));
+  }
+  std::vector<std::int64_t> strides =
+      descriptorInts(desc, "strides", rank, index);
+  for (size_t dim = 0; dim + 1 < rank; ++dim)
+    std::memcpy(&packed.nextSlot(), &strides[dim], sizeof(std::int64_t));
+}
 
 /// Checks the argument count and grid and packs `args` by `kernel`'s
 /// argument kinds; pointers marked `known` are taken from `knownPointers`.
@@ -211,11 +294,13 @@ void packLaunch(const LaunchableKernel &kernel, py::handle grid,
     throw py::value_error("kernels take at most 64 arguments");
   gridDimensions(grid, packed.dims);
   for (size_t i = 0; i < count; ++i) {
-    if (known[i] && kinds[i] == 'p')
-      packed.storage[i] = knownPointers[i];
+    char kind = kinds[i];
+    if (kind >= '1' && kind <= '5')
+      packDescriptor(size_t(kind - '0'), args[i], i, packed);
+    else if (known[i] && kind == 'p')
+      packed.nextSlot() = knownPointers[i];
     else
-      packArgument(kinds[i], args[i], i, packed.storage[i]);
-    packed.params[i] = &packed.storage[i];
+      packScalar(kind, args[i], i, packed.nextSlot());
   }
 }
 
@@ -353,6 +438,9 @@ bool Dispatcher::appendKind(std::string &key, py::handle handle,
     key += 'f';
     return true;
   }
+  // A tensor descriptor: its base's kind, then what specialization reads.
+  if (PyObject_HasAttr(value, names().blockShape))
+    return appendDescriptorKind(key, value);
   // A tensor: its dtype object (pinned, so its address stays unique), its
   // alignment class, and whether it lives on the GPU.
   if (!callDataPtr(value, pointer))
@@ -377,6 +465,65 @@ bool Dispatcher::appendKind(std::string &key, py::handle handle,
     Py_DECREF(isCuda);
   }
   return true;
+}
+
+/// Appends each item of the sequence attribute `name` of `object` through
+/// `append`; false if it is missing or not a sequence of ints.
+template <typename Append>
+static bool appendIntSequence(PyObject *object, PyObject *name,
+                              Append append) {
+  PyObject *sequence = PyObject_GetAttr(object, name);
+  if (!sequence) {
+    PyErr_Clear();
+    return false;
+  }
+  PyObject *fast = PySequence_Fast(sequence, "");
+  Py_DECREF(sequence);
+  if (!fast) {
+    PyErr_Clear();
+    return false;
+  }
+  bool ok = true;
+  Py_ssize_t size = PySequence_Fast_GET_SIZE(fast);
+  PyObject **items = PySequence_Fast_ITEMS(fast);
+  for (Py_ssize_t i = 0; ok && i < size; ++i) {
+    long long item = PyLong_AsLongLong(items[i]);
+    ok = !(item == -1 && PyErr_Occurred());
+    if (ok)
+      append(item, i + 1 == size);
+  }
+  PyErr_Clear();
+  Py_DECREF(fast);
+  return ok;
+}
+
+bool Dispatcher::appendDescriptorKind(std::string &key, PyObject *desc) {
+  // As specialize() in jit.py: the base tensor's kind, the block shape,
+  // which extents are multiples of 16, and the strides modulo 16 (which
+  // decide whether each is a multiple of 16 bytes, for any element size).
+  key += 'D';
+  PyObject *base = PyObject_GetAttr(desc, names().base);
+  if (!base) {
+    PyErr_Clear();
+    return false;
+  }
+  std::uint64_t unused = 0;
+  bool ok = appendKind(key, base, unused);
+  Py_DECREF(base);
+  return ok &&
+         appendIntSequence(desc, names().blockShape,
+                           [&](long long size, bool) {
+                             appendBytes(key, std::int32_t(size));
+                           }) &&
+         (key += '|', true) &&
+         appendIntSequence(desc, names().shape,
+                           [&](long long extent, bool) {
+                             key += extent % 16 == 0 ? '0' : '_';
+                           }) &&
+         appendIntSequence(desc, names().strides,
+                           [&](long long stride, bool last) {
+                             key += char('a' + (last ? 0 : stride & 15));
+                           });
 }
 
 bool Dispatcher::appendValue(std::string &key, py::handle handle) {

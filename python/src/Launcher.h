@@ -30,7 +30,8 @@ namespace py = pybind11;
 
 /// A loaded kernel and its argument kinds: 'p' pointer (an int, or an
 /// object with data_ptr() or __cuda_array_interface__), 'i'/'I' 32-bit and
-/// 'l'/'L' 64-bit signed/unsigned integers, 'f' float, 'd' double, 'b' bool.
+/// 'l'/'L' 64-bit signed/unsigned integers, 'f' float, 'd' double, 'b' bool,
+/// '1' to '5' a tensor descriptor of that rank (several kernel parameters).
 struct LaunchableKernel {
   std::unique_ptr<runtime::Kernel> kernel;
   std::string argKinds;
@@ -107,6 +108,8 @@ private:
   /// Appends the key of one argument; false when it cannot be keyed.
   bool appendKind(std::string &key, py::handle value, std::uint64_t &pointer);
   bool appendValue(std::string &key, py::handle value);
+  /// The key of a tensor descriptor argument; false if it cannot be keyed.
+  bool appendDescriptorKind(std::string &key, PyObject *desc);
   py::object resolveGrid(py::handle grid, const Entry &entry,
                          const Call &call);
   /// Whether a keyword names a parameter and a constexpr (cached by name).

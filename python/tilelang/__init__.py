@@ -10,6 +10,7 @@ language) turns Python functions into tile IR; see docs/language.md.
 from tilelang.errors import CompilationError, Diagnostic
 from tilelang.ir import CompiledIR, compile_ir, compiler_version, run_pipeline, verify
 from tilelang.jit import CompiledKernel, JITFunction, cdiv, jit, next_power_of_2
+from tilelang.tensor_descriptor import TensorDescriptor
 
 __version__ = "0.1.0"
 
@@ -30,6 +31,7 @@ __all__ = [
     "CompiledKernel",
     "Config",
     "JITFunction",
+    "TensorDescriptor",
     "cdiv",
     "autotune",
     "heuristics",

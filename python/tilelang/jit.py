@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 import os
 import sys
 import time
@@ -172,6 +173,8 @@ def _arg_kind(type_text: str, name: str) -> str:
     """How the launcher packs an argument of this signature type."""
     if type_text.startswith("*"):
         return "p"
+    if type_text.startswith("tensordesc<"):
+        return str(len(tlc.dtype_from_string(type_text).block_shape))
     kinds = {"i1": "b", "i8": "i", "i16": "i", "i32": "i", "u8": "I", "u16": "I", "u32": "I",
              "i64": "l", "u64": "L", "fp32": "f", "fp64": "d"}
     if type_text not in kinds:
@@ -307,7 +310,8 @@ class JITFunction(_Subscriptable):
             if isinstance(key, int):
                 constexprs[self.params[key]] = constexprs.pop(key)
         if isinstance(signature, str):
-            signature = [s for s in signature.replace(" ", "").split(",") if s]
+            # Commas inside tensordesc<bf16[128,64]> do not separate types.
+            signature = [s for s in re.split(r",(?![^\[]*\])", signature.replace(" ", "")) if s]
         if not isinstance(signature, dict):
             runtime = [p for p in self.params if not self.is_constexpr(p) and p not in constexprs]
             signature = list(signature)
@@ -330,12 +334,14 @@ class JITFunction(_Subscriptable):
                 types[name] = tlc.dtype_from_string(str(text))
             except ValueError:
                 raise self._def_error(f"invalid type {text!r} for the parameter '{name}'") from None
-            sig_text[name] = str(text)
+            # One spelling per type, so that equal signatures share a key.
+            sig_text[name] = types[name].name if isinstance(types[name], tlc.tensor_descriptor_type) else str(text)
         if specialization is None:
             specialization = {}
         elif not isinstance(specialization, dict):
             specialization = {name: 16 for name in specialization}
-        specialization = {k: int(v) for k, v in specialization.items() if v and k in types}
+        specialization = {k: int(v) for k, v in specialization.items()
+                          if v and (k in types or k.partition(".")[0] in types)}
         debug = self.debug if debug is None else debug
         debug = bool(debug) if debug is not None else knobs.debug()
         key = (
@@ -413,6 +419,9 @@ class JITFunction(_Subscriptable):
                     specialization[name] = 16
             elif isinstance(value, float):
                 signature[name] = "fp32"
+            elif hasattr(value, "block_shape") and hasattr(value, "base"):
+                signature[name], shape_classes = self._descriptor_signature(name, value)
+                specialization.update(shape_classes)
             elif hasattr(value, "data_ptr") and hasattr(value, "dtype"):
                 elem = _dtype_string(value.dtype)
                 if elem is None:
@@ -432,6 +441,24 @@ class JITFunction(_Subscriptable):
             else:
                 raise self._def_error(f"unsupported argument type {type(value).__name__} for '{name}'")
         return signature, constexprs, specialization
+
+    def _descriptor_signature(self, name, desc):
+        """``tensordesc<bf16[128,64]>`` and the extents' divisibility (keys
+        ``name.shape0``...) of a TensorDescriptor (tilelang's or Triton's);
+        a clear error when it breaks the descriptor rules."""
+        from tilelang.tensor_descriptor import check_descriptor
+
+        try:
+            check_descriptor(desc.base, list(desc.shape), list(desc.strides), list(desc.block_shape),
+                             getattr(desc, "padding", "zero"))
+        except (TypeError, ValueError) as exc:
+            raise self._def_error(f"the tensor descriptor passed for '{name}': {exc}") from None
+        elem = _dtype_string(desc.base.dtype)
+        if elem is None or elem == "i1":
+            raise self._def_error(f"unsupported tensor descriptor dtype {desc.base.dtype} for '{name}'")
+        block = ",".join(str(int(d)) for d in desc.block_shape)
+        classes = {f"{name}.shape{i}": 16 for i, extent in enumerate(desc.shape) if int(extent) % 16 == 0}
+        return f"tensordesc<{elem}[{block}]>", classes
 
     def _prepare_launch(self, args, kwargs, num_warps, num_stages):
         """Specializes, compiles and loads; returns what later launches need:

@@ -156,3 +156,45 @@ def test_subscript_in_c_forwards_grid_arguments_and_keywords():
     assert seen[-1][1] == (x, 5, 0.5)
     with pytest.raises(TypeError, match="Dispatcher"):
         k._set_dispatcher(object())
+
+
+class FakeDescriptor:
+    """A tensor descriptor as the Dispatcher reads it (base, block_shape,
+    shape, strides), without torch."""
+
+    def __init__(self, base, shape, strides, block_shape):
+        self.base, self.shape, self.strides, self.block_shape = base, shape, strides, block_shape
+
+
+def desc(dtype="float16", address=4096, shape=(100, 64), strides=(64, 1), block=(32, 64)):
+    return FakeDescriptor(FakeTensor(dtype, address), list(shape), list(strides), list(block))
+
+
+def test_descriptors_of_one_class_share_a_key():
+    # Extents with the same divisibility by 16, strides equal modulo 16.
+    assert key(desc(), 7, 0.5, BLOCK=1) == key(desc(address=8192, shape=(37, 128), strides=(80, 1)), 9, 1.5, BLOCK=1)
+
+
+def test_every_specializing_difference_of_a_descriptor_changes_the_key():
+    base = key(desc(), 7, 0.5, BLOCK=1)
+    assert base is not None
+    different = [
+        key(desc(dtype="bfloat16"), 7, 0.5, BLOCK=1),  # element type
+        key(desc(block=(64, 64)), 7, 0.5, BLOCK=1),  # block shape
+        key(desc(block=(32, 64, 1), shape=(100, 64, 1), strides=(64, 1, 1)), 7, 0.5, BLOCK=1),  # rank
+        key(desc(shape=(96, 64)), 7, 0.5, BLOCK=1),  # an extent divisible by 16
+        key(desc(shape=(100, 60)), 7, 0.5, BLOCK=1),  # an extent no longer divisible
+        key(desc(strides=(72, 1)), 7, 0.5, BLOCK=1),  # the leading stride's alignment class
+        key(desc(address=4104), 7, 0.5, BLOCK=1),  # the base's alignment
+    ]
+    assert all(k is not None and k != base for k in different)
+    assert len(set(different)) == len(different)
+
+
+def test_malformed_descriptors_take_the_slow_path_without_a_key():
+    broken = desc()
+    broken.shape = None
+    assert key(broken, 7, 0.5, BLOCK=1) is None
+    foreign_base = desc()
+    foreign_base.base = object()
+    assert key(foreign_base, 7, 0.5, BLOCK=1) is None

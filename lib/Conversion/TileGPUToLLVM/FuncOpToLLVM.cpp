@@ -74,6 +74,9 @@ struct FuncOpLowering : public ConvertOpToLLVMPattern<func::FuncOp> {
     } else {
       llvmFunc.setLinkage(LLVM::Linkage::Internal);
     }
+    for (auto [index, type] : llvm::enumerate(func.getArgumentTypes()))
+      if (isa<tile::TensorMapType>(type))
+        setTensorMapParameter(llvmFunc, index);
     rewriter.inlineRegionBefore(func.getBody(), llvmFunc.getBody(),
                                 llvmFunc.end());
     if (failed(rewriter.convertRegionTypes(&llvmFunc.getBody(),
@@ -83,6 +86,24 @@ struct FuncOpLowering : public ConvertOpToLLVMPattern<func::FuncOp> {
     return success();
   }
 
+  /// A CUtensorMap parameter: 128 bytes by value, aligned to 64 as the bulk
+  /// tensor copy engine requires, and read in place in parameter space
+  /// (`__grid_constant__`) rather than copied to local memory.
+  static void setTensorMapParameter(LLVM::LLVMFuncOp func, unsigned index) {
+    MLIRContext *context = func.getContext();
+    Builder builder(context);
+    auto bytes =
+        LLVM::LLVMArrayType::get(IntegerType::get(context, 8), kTensorMapBytes);
+    func.setArgAttr(index, LLVM::LLVMDialect::getByValAttrName(),
+                    TypeAttr::get(bytes));
+    func.setArgAttr(index, LLVM::LLVMDialect::getAlignAttrName(),
+                    builder.getI64IntegerAttr(kTensorMapAlignment));
+    func.setArgAttr(index, NVVM::NVVMDialect::getGridConstantAttrName(),
+                    builder.getUnitAttr());
+  }
+
+  static constexpr unsigned kTensorMapBytes = 128;
+  static constexpr unsigned kTensorMapAlignment = 64;
   unsigned numWarps;
 };
 

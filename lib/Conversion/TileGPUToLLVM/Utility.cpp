@@ -54,6 +54,11 @@ TileGPUTypeConverter::TileGPUTypeConverter(MLIRContext *context,
   addConversion([context](MemDescType) -> Type {
     return LLVM::LLVMPointerType::get(context, 3);
   });
+  // A host-encoded TMA tensor map is passed by value; the function sees
+  // the address of its parameter (see FuncOpLowering).
+  addConversion([context](tile::TensorMapType) -> Type {
+    return LLVM::LLVMPointerType::get(context);
+  });
   addConversion([context](AsyncTokenType) -> Type {
     return IntegerType::get(context, 32);
   });

@@ -20,7 +20,8 @@ from typing import Any, Dict, List, Optional
 
 from tilelang.errors import CompilationError, Diagnostic
 from tilelang.frontend.semantic import (
-    Builder, FrontendError, Semantic, Value, describe, is_const, natural_dtype, type_str,
+    Builder, FrontendError, Semantic, TensorDescValue, Value, describe, is_const, natural_dtype,
+    type_str,
 )
 from tilelang.language import core as tlc
 
@@ -748,6 +749,17 @@ class CodeGenerator(ast.NodeVisitor):
             if attr in _TENSOR_METHODS:
                 return BoundMethod(_TENSOR_METHODS[attr], obj)
             raise self.error(node, f"tensors have no attribute '{attr}'")
+        if isinstance(obj, TensorDescValue):
+            if attr == "load":
+                return BoundMethod(self.sem.descriptor_load, obj)
+            if attr == "store":
+                return BoundMethod(self.sem.descriptor_store, obj)
+            if attr == "block_shape":
+                return list(obj.block_shape)
+            if attr == "dtype":
+                return obj.dtype
+            raise self.error(node, f"tensor descriptors have no attribute '{attr}' "
+                                   "(they have load, store, block_shape and dtype)")
         try:
             return getattr(obj, attr)
         except AttributeError:
@@ -776,12 +788,14 @@ class CodeGenerator(ast.NodeVisitor):
         from tilelang.jit import JITFunction
 
         if isinstance(fn, BoundMethod):
-            if fn.fn == self.sem.to:
+            if getattr(fn.fn, "__self__", None) is self.sem:  # .to, .load, .store
                 try:
-                    inspect.signature(self.sem.to).bind(fn.value, *args, **kwargs)
+                    inspect.signature(fn.fn).bind(fn.value, *args, **kwargs)
                 except TypeError as exc:
-                    raise self.error(node, f".to(): {exc}") from None
-                return self.sem.to(fn.value, *args, **kwargs)
+                    method = {"descriptor_load": "load", "descriptor_store": "store"}.get(
+                        fn.fn.__name__, fn.fn.__name__)
+                    raise self.error(node, f".{method}(): {exc}") from None
+                return fn.fn(fn.value, *args, **kwargs)
             fn, args = fn.fn, [fn.value] + list(args)
         if getattr(fn, "__tilelang_builtin__", False):
             name = self._fn_name(fn)
@@ -903,6 +917,36 @@ def _mlir_name(name: str, index: int) -> str:
     return f"%{name}" if ok else f"%arg{index}"
 
 
+def _descriptor_params(ssa: str, name: str, dt, divisibility: Dict[str, int], loc: str) -> List[str]:
+    """The kernel parameters of a tensor descriptor argument, in the order
+    the launcher packs them: the host-encoded TMA tensor map, the base
+    pointer, the extents (i32) and every stride but the last (i64; the last
+    is 1). The launcher guarantees what the bulk tensor copy engine needs:
+    a 16-byte aligned base and strides that are multiples of 16 bytes."""
+    elem = dt.element_ty
+    rank = len(dt.block_shape)
+    stride_divisor = max(1, 16 // max(1, elem.primitive_bitwidth // 8))
+    params = [f"{ssa}_map: !tile.tensormap {loc}",
+              f"{ssa}_base: {tlc.pointer_type(elem).mlir()} {{tile.divisibility = 16 : i32}} {loc}"]
+    for i in range(rank):
+        div = divisibility.get(f"{name}.shape{i}")
+        attr = f" {{tile.divisibility = {int(div)} : i32}}" if div else ""
+        params.append(f"{ssa}_shape{i}: i32{attr} {loc}")
+    for i in range(rank - 1):
+        attr = f" {{tile.divisibility = {stride_divisor} : i32}}" if stride_divisor > 1 else ""
+        params.append(f"{ssa}_stride{i}: i64{attr} {loc}")
+    return params
+
+
+def _make_descriptor(sem: Semantic, ssa: str, dt) -> TensorDescValue:
+    """The descriptor value a kernel sees for the parameters above."""
+    rank = len(dt.block_shape)
+    base = Value(f"{ssa}_base", tlc.pointer_type(dt.element_ty))
+    shape = [Value(f"{ssa}_shape{i}", tlc.int32) for i in range(rank)]
+    strides = [Value(f"{ssa}_stride{i}", tlc.int64) for i in range(rank - 1)] + [1]
+    return sem.make_tensor_descriptor(base, shape, strides, list(dt.block_shape), tensormap=f"{ssa}_map")
+
+
 def generate(jf, signature: Dict[str, tlc.dtype], constexprs: Dict[str, Any],
              divisibility: Dict[str, int], debug: bool = False):
     """Emits the kernel ``jf`` as a ``func.func``; returns (text, runtime arg names)."""
@@ -922,6 +966,7 @@ def generate(jf, signature: Dict[str, tlc.dtype], constexprs: Dict[str, Any],
     scope: Dict[str, Any] = {}
     params = []
     runtime = []
+    descriptors = []
     defaults = dict(zip([p.arg for p in a.args[len(a.args) - len(a.defaults):]], a.defaults))
     py_defaults = {k: v.default for k, v in inspect.signature(jf.fn).parameters.items()
                    if v.default is not inspect.Parameter.empty}
@@ -942,6 +987,11 @@ def generate(jf, signature: Dict[str, tlc.dtype], constexprs: Dict[str, Any],
             fail(arg, f"no type given for the parameter '{name}' in the signature")
         dt = signature[name]
         ssa = _mlir_name(name, index)
+        if isinstance(dt, tlc.tensor_descriptor_type):
+            params.extend(_descriptor_params(ssa, name, dt, divisibility, _loc_text(*info.location(arg))))
+            descriptors.append((name, ssa, dt, arg))
+            runtime.append(name)
+            continue
         scope[name] = Value(ssa, dt)
         attr = ""
         div = divisibility.get(name)
@@ -955,6 +1005,9 @@ def generate(jf, signature: Dict[str, tlc.dtype], constexprs: Dict[str, Any],
     unknown = set(signature) - {p.arg for p in a.args}
     if unknown:
         fail(def_node, f"the signature names unknown parameters: {', '.join(sorted(unknown))}")
+    for name, ssa, dt, arg in descriptors:
+        builder.loc = _loc_text(*info.location(arg))
+        scope[name] = _make_descriptor(sem, ssa, dt)
     gen = CodeGenerator(info, builder, sem, scope, is_kernel=True)
     builder.loc = _loc_text(*info.location(def_node))
     gen.run_body()

@@ -60,9 +60,28 @@ class Value:
         return f"<value {self.name}: {describe(self.dtype, self.shape)}>"
 
 
+class TensorDescValue:
+    """A tensor descriptor (``!tile.tensordesc``): blocks of ``block_shape``
+    elements of ``dtype``, loaded with ``.load(offsets)`` and stored with
+    ``.store(offsets, value)``."""
+
+    __slots__ = ("name", "dtype", "block_shape")
+
+    def __init__(self, name: str, dt: dtype, block_shape: Tuple[int, ...]):
+        self.name = name
+        self.dtype = dt
+        self.block_shape = tuple(block_shape)
+
+    @property
+    def type(self) -> str:
+        return f"!tile.tensordesc<{type_str(self.dtype, self.block_shape)}>"
+
+    def __repr__(self) -> str:
+        return f"<tensor descriptor {self.name}: {describe(self.dtype, self.block_shape)}>"
+
 
 def is_const(x) -> bool:
-    return not isinstance(x, Value)
+    return not isinstance(x, (Value, TensorDescValue))
 
 
 def natural_dtype(value) -> dtype:
@@ -677,6 +696,87 @@ class Semantic:
         attrs += self._evict(eviction_policy)
         mask_text = f", {m.name}" if m is not None else ""
         self.b.emit(f"tile.store {ptr.name}, {value.name}{mask_text}{attrs} : {ptr.type}")
+        return None
+
+    # -- tensor descriptors ---------------------------------------------------------------------
+
+    def _scalar_int(self, x, dt: dtype, what: str) -> Value:
+        """An integer scalar (constant or run-time value) as a value of ``dt``."""
+        x = _unwrap(x)
+        if isinstance(x, Value):
+            if x.shape or not x.dtype.is_int():
+                self.error(f"{what} must be an integer scalar, got {describe(x.dtype, x.shape)}")
+            return self.cast(x, dt)
+        if isinstance(x, bool) or not isinstance(x, int):
+            self.error(f"{what} must be an integer, got {x!r}")
+        return self.constant(x, dt, ())
+
+    def make_tensor_descriptor(self, base, shape, strides, block_shape, padding_option="zero",
+                               tensormap: Optional[str] = None) -> TensorDescValue:
+        base = _unwrap(base)
+        if not isinstance(base, Value) or base.shape or not base.dtype.is_ptr():
+            self.error("tl.make_tensor_descriptor: base must be a pointer to global memory")
+        elem = base.dtype.element_ty
+        if elem.is_ptr() or elem.is_bool():
+            self.error(f"tensor descriptors hold numbers, not {elem.name}")
+        block = self.const_shape(block_shape, "block_shape")
+        if not 1 <= len(block) <= 5:
+            self.error(f"tensor descriptors have 1 to 5 dimensions, got {len(block)}")
+        if _unwrap(padding_option) not in ("zero", "", None):
+            self.error(f"padding_option {_unwrap(padding_option)!r} is not supported (only 'zero')")
+        shape, strides = list(_unwrap(shape)), list(_unwrap(strides))
+        if len(shape) != len(block) or len(strides) != len(block):
+            self.error(f"a descriptor of {len(block)}-dimensional blocks needs {len(block)} extents "
+                       f"and strides, got {len(shape)} and {len(strides)}")
+        if _unwrap(strides[-1]) != 1:
+            self.error("the last stride of a tensor descriptor must be the constant 1 "
+                       "(its rows are contiguous)")
+        dims = [self._scalar_int(d, tlc.int32, f"shape[{i}]").name for i, d in enumerate(shape)]
+        steps = [self._scalar_int(d, tlc.int64, f"strides[{i}]").name for i, d in enumerate(strides)]
+        desc_type = TensorDescValue("", elem, block).type
+        map_text = f" map {tensormap}" if tensormap else ""
+        name = self.b.fresh()
+        self.b.emit(f"{name} = tile.make_tensor_descriptor {base.name}, [{', '.join(dims)}], "
+                    f"[{', '.join(steps)}]{map_text} : {base.type} -> {desc_type}")
+        return TensorDescValue(name, elem, block)
+
+    def _descriptor(self, desc, what: str) -> TensorDescValue:
+        desc = _unwrap(desc)
+        if not isinstance(desc, TensorDescValue):
+            self.error(f"{what} needs a tensor descriptor, got {desc!r}")
+        return desc
+
+    def _offsets(self, desc: TensorDescValue, offsets, what: str) -> List[str]:
+        offsets = _unwrap(offsets)
+        if not isinstance(offsets, (list, tuple)):
+            offsets = [offsets]
+        if len(offsets) != len(desc.block_shape):
+            self.error(f"{what} takes {len(desc.block_shape)} offsets for blocks of "
+                       f"{describe(desc.dtype, desc.block_shape)}, got {len(offsets)}")
+        return [self._scalar_int(o, tlc.int32, f"{what} offset {i}").name for i, o in enumerate(offsets)]
+
+    def descriptor_load(self, desc, offsets) -> Value:
+        desc = self._descriptor(desc, "load")
+        names = self._offsets(desc, offsets, "load")
+        result_type = type_str(desc.dtype, desc.block_shape)
+        return self.b.op(f"tile.descriptor_load {desc.name}[{', '.join(names)}] : {desc.type} -> {result_type}",
+                         desc.dtype, desc.block_shape)
+
+    def descriptor_store(self, desc, offsets, value) -> None:
+        desc = self._descriptor(desc, "store")
+        names = self._offsets(desc, offsets, "store")
+        value = _unwrap(value)
+        if isinstance(value, Value):
+            if value.dtype != desc.dtype:
+                self.error(f"the descriptor stores {desc.dtype.name} blocks, got {describe(value.dtype, value.shape)} "
+                           f"(convert it with .to(tl.{desc.dtype.name}))")
+            if value.shape != desc.block_shape:
+                if value.shape:
+                    self.error(f"the descriptor stores blocks of shape {list(desc.block_shape)}, "
+                               f"got {describe(value.dtype, value.shape)}")
+        value = self.as_value(value, desc.dtype, desc.block_shape)
+        self.b.emit(f"tile.descriptor_store {desc.name}[{', '.join(names)}], {value.name} : "
+                    f"{desc.type}, {value.type}")
         return None
 
     # -- atomics ---------------------------------------------------------------------------------

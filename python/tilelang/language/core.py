@@ -208,9 +208,54 @@ for _d in _BY_NAME.values():
 _SHORT.update({"bool": int1, "float": float32, "half": float16, "double": float64})
 
 
+class tensor_descriptor_type:
+    """The signature type of a tensor descriptor argument,
+    ``tensordesc<bf16[128,64]>``: blocks of ``block_shape`` elements of
+    ``element_ty`` (as Triton writes it)."""
+
+    def __init__(self, element_ty: dtype, block_shape):
+        self.element_ty = element_ty
+        self.block_shape = tuple(int(d) for d in block_shape)
+
+    @property
+    def name(self) -> str:
+        return f"tensordesc<{self.element_ty.name}[{','.join(str(d) for d in self.block_shape)}]>"
+
+    def is_ptr(self) -> bool:
+        return False
+
+    def is_int(self) -> bool:
+        return False
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, tensor_descriptor_type) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(("tensordesc", self.name))
+
+    def __repr__(self) -> str:
+        return self.name
+
+    __str__ = __repr__
+
+
 def dtype_from_string(text: str) -> dtype:
-    """``"*fp16"`` -> pointer to float16, ``"i32"`` -> int32, ``"u8"`` -> uint8."""
+    """``"*fp16"`` -> pointer to float16, ``"i32"`` -> int32, ``"u8"`` -> uint8,
+    ``"tensordesc<bf16[128, 64]>"`` -> a tensor descriptor type."""
     text = text.strip()
+    if text.startswith("tensordesc<") and text.endswith(">"):
+        inner = text[len("tensordesc<"):-1].replace(" ", "")
+        element, _, dims = inner.partition("[")
+        if not dims.endswith("]"):
+            raise ValueError(f"unknown type {text!r}")
+        try:
+            block = tuple(int(d) for d in dims[:-1].split(","))
+        except ValueError:
+            raise ValueError(f"unknown type {text!r}") from None
+        element_ty = dtype_from_string(element)
+        if element_ty.is_ptr():
+            raise ValueError(f"unknown type {text!r}")
+        return tensor_descriptor_type(element_ty, block)
     if text.startswith("*"):
         return pointer_type(dtype_from_string(text[1:]))
     if text not in _SHORT:
@@ -333,7 +378,25 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="",
 
 make_block_ptr = _not_supported("block pointers (tl.make_block_ptr)")
 advance = _not_supported("block pointers (tl.advance)")
-make_tensor_descriptor = _not_supported("tensor descriptors (tl.make_tensor_descriptor)")
+
+
+@builtin
+def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero", _semantic=None):
+    """A descriptor of the tensor at ``base`` (extents ``shape``, element
+    ``strides``, the last one 1) read and written in ``block_shape`` blocks."""
+    return _semantic.make_tensor_descriptor(base, shape, strides, block_shape, padding_option)
+
+
+@builtin
+def load_tensor_descriptor(desc, offsets, _semantic=None):
+    """``desc.load(offsets)``."""
+    return _semantic.descriptor_load(desc, offsets)
+
+
+@builtin
+def store_tensor_descriptor(desc, offsets, value, _semantic=None):
+    """``desc.store(offsets, value)``."""
+    return _semantic.descriptor_store(desc, offsets, value)
 
 
 # -- atomics ------------------------------------------------------------------------

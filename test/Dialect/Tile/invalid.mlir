@@ -1545,3 +1545,49 @@ func.func @ragged_block(%x: f32) {
   %t = tile.splat %x : f32 -> tensor<160xf32>
   return
 }
+
+// -----
+
+// Tensor descriptors: one extent and one stride per block dimension.
+func.func @descriptor_rank(%p: !tile.ptr<f32>, %n: i32) {
+  %c1 = arith.constant 1 : i64
+  // expected-error @+1 {{a descriptor of 2-dimensional blocks needs 2 extents and strides, got 1 and 1}}
+  %d = tile.make_tensor_descriptor %p, [%n], [%c1] : !tile.ptr<f32> -> !tile.tensordesc<tensor<16x16xf32>>
+  return
+}
+
+// -----
+
+// The base points to the blocks' element type.
+func.func @descriptor_element(%p: !tile.ptr<f16>, %n: i32) {
+  %c1 = arith.constant 1 : i64
+  // expected-error @+1 {{base points to 'f16' but the blocks hold 'f32'}}
+  %d = tile.make_tensor_descriptor %p, [%n], [%c1] : !tile.ptr<f16> -> !tile.tensordesc<tensor<16xf32>>
+  return
+}
+
+// -----
+
+// Block dimensions are powers of two.
+// expected-error @+1 {{tensor descriptor block dimensions must be powers of two, got 'tensor<48xf32>'}}
+func.func @descriptor_block(%d: !tile.tensordesc<tensor<48xf32>>) {
+  return
+}
+
+// -----
+
+// One offset per dimension.
+func.func @descriptor_offsets(%d: !tile.tensordesc<tensor<16x16xf32>>, %i: i32) {
+  // expected-error @+1 {{takes 2 offsets for '!tile.tensordesc<tensor<16x16xf32>>', got 1}}
+  %v = tile.descriptor_load %d[%i] : !tile.tensordesc<tensor<16x16xf32>> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+// Stores write blocks of the descriptor's type.
+func.func @descriptor_store_type(%d: !tile.tensordesc<tensor<16xf32>>, %i: i32, %v: tensor<16xf16>) {
+  // expected-error @+1 {{stored type 'tensor<16xf16>' is not the descriptor's block type 'tensor<16xf32>'}}
+  tile.descriptor_store %d[%i], %v : !tile.tensordesc<tensor<16xf32>>, tensor<16xf16>
+  return
+}

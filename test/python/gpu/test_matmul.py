@@ -51,6 +51,11 @@ else:
 
 MATMUL = KERNELS["matmul_kernel"]
 MATMUL_BIAS_RELU = KERNELS["matmul_bias_relu_kernel"]
+MATMUL_DESCRIPTORS = KERNELS["matmul_descriptor_kernel"]
+if WITH == "triton":
+    from triton.tools.tensor_descriptor import TensorDescriptor
+else:
+    from tilelang import TensorDescriptor
 matmul = BENCH_KERNELS.matmul
 
 U_ACC = 2.0**-22  # fp32 accumulation on tensor cores: twice the truncation bound 2^-23
@@ -291,3 +296,56 @@ def test_matmul_helper_allocates():
     assert z.dtype == torch.float16
     ref = x.double() @ y.double()
     assert_within(z, ref, product_bound(x, y, ref, torch.float16), "allocated fp16")
+
+
+# ---------------------------------------------------------------------------
+# Through tensor descriptors (matmul_descriptor_kernel): no masks in the
+# kernel, the descriptors bound the blocks. Rows are contiguous and their
+# strides multiples of 16 bytes (the descriptor rules); the extents are not
+# multiples of the blocks.
+# ---------------------------------------------------------------------------
+
+
+def padded_matrix(rows, cols, dtype, extra):
+    """A fresh random rows x cols matrix whose rows are `extra` elements
+    longer than cols (0: contiguous)."""
+    x = random_matrix(rows, cols + extra, dtype)
+    return x[:, :cols]
+
+
+def check_matmul_descriptors(m, n, k, dtype, cfg=None, row_padding=0):
+    a = padded_matrix(m, k, dtype, row_padding)
+    b = padded_matrix(k, n, dtype, row_padding)
+    out_dtype = torch.int32 if dtype == torch.int8 else dtype
+    # C sits in a poisoned buffer with 16 bytes of extra columns and 3 rows.
+    pad = 16 // torch.empty((), dtype=out_dtype).element_size()
+    fill = float("nan") if out_dtype.is_floating_point else -77
+    buf = torch.full((m + 3, n + pad), fill, device="cuda", dtype=out_dtype)
+    out = buf[:m, :n]
+    BENCH_KERNELS.matmul_with_descriptors(a, b, MATMUL_DESCRIPTORS, TensorDescriptor, cfg, out=out)
+    torch.cuda.synchronize()
+    ref = a.double() @ b.double()
+    what = (f"descriptors {m}x{n}x{k} {NAMES[dtype]} row padding {row_padding} "
+            f"config {BENCH_KERNELS.matmul_launch_options(cfg)}")
+    if dtype == torch.int8:
+        assert torch.equal(out.double(), ref), f"{what}: {int((out.double() != ref).sum())} elements differ"
+    else:
+        assert_within(out, ref, product_bound(a, b, ref, out_dtype), what)
+    assert_padding_poisoned(out, buf)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=NAMES.get)
+@pytest.mark.parametrize("m,n,k", [(256, 256, 256), (77, 304, 144), (1000, 1008, 1008), (64, 64, 4096)],
+                         ids=lambda v: str(v))
+def test_matmul_descriptors_dtypes(dtype, m, n, k):
+    cfg = config(64, 64, 64, 4) if dtype == torch.int8 else None
+    check_matmul_descriptors(m, n, k, dtype, cfg)
+
+
+@pytest.mark.parametrize("cfg", [config(16, 16, 16, 1), config(64, 64, 32, 4, stages=2), config(128, 256, 64, 8, 4),
+                                 config(128, 128, 64, 4, 3)], ids=config_id)
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=NAMES.get)
+def test_matmul_descriptors_configs(cfg, dtype):
+    """Blocks from 16x16x16 on one warp to 128x256x64 on eight (wgmma on
+    sm_90a), extents that no block divides, rows padded by 8 elements."""
+    check_matmul_descriptors(300, 264, 200, dtype, cfg, row_padding=8)

@@ -2,7 +2,8 @@
 //
 // Part of tilelang. The operations of the tile dialect, by family: program
 // geometry, tensor construction and shape manipulation, pointers and memory,
-// matrix products, reductions and scans, atomics, casts, and debugging.
+// tensor descriptors, matrix products, reductions and scans, atomics, casts,
+// and debugging.
 //
 //===----------------------------------------------------------------------===//
 
@@ -232,6 +233,86 @@ def Tile_StoreOp : Tile_Op<"store", [
   }];
   let hasVerifier = 1;
   let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor descriptors
+//===----------------------------------------------------------------------===//
+
+def Tile_MakeTensorDescOp : Tile_Op<"make_tensor_descriptor", [
+    Pure, AttrSizedOperandSegments]> {
+  let summary = "Describe a strided tensor in global memory";
+  let description = [{
+    A descriptor of the tensor at `base` with extents `shape` (i32) and
+    element strides `strides` (i64, the last one 1), read and written in
+    blocks of the result's block type. `tensormap`, when present, is the
+    same tensor encoded by the host for the bulk tensor copy engine (a
+    descriptor passed to a kernel as an argument has one; one made in the
+    kernel has none).
+
+    ```mlir
+    %d = tile.make_tensor_descriptor %a, [%m, %k], [%sm, %c1] map %map
+        : !tile.ptr<bf16> -> !tile.tensordesc<tensor<128x64xbf16>>
+    ```
+  }];
+  let arguments = (ins Tile_Ptr:$base, Variadic<I32>:$shape,
+                       Variadic<I64>:$strides, Optional<Tile_TensorMap>:$tensormap);
+  let results = (outs Tile_TensorDesc:$result);
+  let assemblyFormat = [{
+    $base `,` `[` $shape `]` `,` `[` $strides `]` (`map` $tensormap^)? attr-dict
+    `:` type($base) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_DescriptorLoadOp : Tile_Op<"descriptor_load", [
+    MemoryEffects<[MemRead<Tile_GlobalMemory>]>]> {
+  let summary = "Load one block through a tensor descriptor";
+  let description = [{
+    The block of the descriptor's block type whose first element is at
+    element `offsets` (i32, one per dimension, any value); elements outside
+    the tensor's extents read as zero. The result has the block's shape and
+    element type, and a layout once the ops have one.
+
+    ```mlir
+    %a = tile.descriptor_load %d[%i, %k]
+        : !tile.tensordesc<tensor<128x64xbf16>> -> tensor<128x64xbf16>
+    ```
+  }];
+  let arguments = (ins Tile_TensorDesc:$desc, Variadic<I32>:$offsets);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $desc `[` $offsets `]` attr-dict `:` type($desc) `->` type($result)
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$desc, "::mlir::ValueRange":$offsets), [{
+      build($_builder, $_state,
+            ::llvm::cast<::tilelang::tile::TensorDescType>(desc.getType()).getBlockType(),
+            desc, offsets);
+    }]>
+  ];
+  let hasVerifier = 1;
+}
+
+def Tile_DescriptorStoreOp : Tile_Op<"descriptor_store", [
+    MemoryEffects<[MemWrite<Tile_GlobalMemory>]>]> {
+  let summary = "Store one block through a tensor descriptor";
+  let description = [{
+    Writes `value`, of the descriptor's block type, to the block whose first
+    element is at element `offsets`; elements outside the tensor's extents
+    are not written.
+
+    ```mlir
+    tile.descriptor_store %d[%i, %j], %c
+        : !tile.tensordesc<tensor<128x128xf16>>, tensor<128x128xf16>
+    ```
+  }];
+  let arguments = (ins Tile_TensorDesc:$desc, Variadic<I32>:$offsets,
+                       Tile_Tensor:$value);
+  let assemblyFormat = [{
+    $desc `[` $offsets `]` `,` $value attr-dict `:` type($desc) `,` type($value)
+  }];
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,7 +1,8 @@
 //===- TileTypes.td - tile dialect types and constraints ---*- tablegen -*-===//
 //
-// Part of tilelang. The pointer type and the type constraints that the tile
-// ops share (element types, pointer-like and integer-like values).
+// Part of tilelang. The pointer and tensor descriptor types and the type
+// constraints that the tile ops share (element types, pointer-like and
+// integer-like values).
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,6 +43,47 @@ def Tile_PointerType : TypeDef<Tile_Dialect, "Pointer"> {
   let genVerifyDecl = 1;
   let skipDefaultBuilders = 1;
 }
+
+//===----------------------------------------------------------------------===//
+// Tensor descriptors
+//===----------------------------------------------------------------------===//
+
+def Tile_TensorMapType : TypeDef<Tile_Dialect, "TensorMap"> {
+  let mnemonic = "tensormap";
+  let summary = "A TMA tensor map encoded on the host";
+  let description = [{
+    The 128-byte CUtensorMap that the launcher encodes for a tensor
+    descriptor argument (cuTensorMapEncodeTiled: base, extents, strides, box
+    and 128-byte swizzle). Kernels receive it as a `__grid_constant__`
+    parameter, aligned to 64 bytes, so that the bulk tensor copy engine can
+    read it in place. Only function arguments have this type.
+  }];
+}
+
+def Tile_TensorDescType : TypeDef<Tile_Dialect, "TensorDesc"> {
+  let mnemonic = "tensordesc";
+  let summary = "A strided tensor in global memory, read and written by block";
+  let description = [{
+    A descriptor of a tensor in global memory (base pointer, extents and
+    strides, the last stride 1) through which whole blocks of `blockType` are
+    loaded and stored at element offsets; elements outside the extents read
+    as zero and are not written. Triton's `tl.tensor_descriptor`.
+
+    ```mlir
+    !tile.tensordesc<tensor<128x64xbf16>>
+    ```
+  }];
+  let parameters = (ins "::mlir::RankedTensorType":$blockType);
+  let assemblyFormat = "`<` $blockType `>`";
+  let genVerifyDecl = 1;
+}
+
+def Tile_TensorDesc : Type<CPred<"::llvm::isa<::tilelang::tile::TensorDescType>($_self)">,
+                           "tensor descriptor", "::tilelang::tile::TensorDescType">;
+def Tile_TensorMap
+    : Type<CPred<"::llvm::isa<::tilelang::tile::TensorMapType>($_self)">,
+           "TMA tensor map", "::tilelang::tile::TensorMapType">,
+      BuildableType<"::tilelang::tile::TensorMapType::get($_builder.getContext())">;
 
 //===----------------------------------------------------------------------===//
 // Type constraints

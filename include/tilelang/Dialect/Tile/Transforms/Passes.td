@@ -1,0 +1,30 @@
+//===- Passes.td - tile dialect transformation passes ------*- tablegen -*-===//
+//
+// Part of tilelang. Passes over tile programs before they get layouts.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILELANG_DIALECT_TILE_TRANSFORMS_PASSES_TD
+#define TILELANG_DIALECT_TILE_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TileExpandTensorDescriptors
+    : Pass<"tile-expand-tensor-descriptors", "mlir::ModuleOp"> {
+  let summary = "Lower descriptor loads and stores to pointer tensors";
+  let description = [{
+    Rewrites `tile.descriptor_load` and `tile.descriptor_store` into a
+    `tile.load` or `tile.store` on the tensor of pointers that the
+    descriptor's base, strides and the block's offsets give, masked by the
+    tensor's extents (a masked-off load reads zero). Each dimension's
+    indices, bounds test and offsets are computed on a 1-D range and then
+    broadcast, so the block-wide work is one addptr per dimension and one
+    mask. The coalescing and vectorization of ordinary loads then apply: a
+    descriptor's last stride is 1, its base is 16-byte aligned and its other
+    strides are multiples of 16 bytes.
+
+    Descriptors left without uses are erased.
+  }];
+}
+
+#endif // TILELANG_DIALECT_TILE_TRANSFORMS_PASSES_TD

@@ -1,0 +1,234 @@
+"""Tensor descriptors without a GPU: the host TensorDescriptor's rules, the
+signature and specialization a call derives from one, the kernel parameters
+the compiler gives it (checked in the PTX), the frontend's errors with their
+source locations, and the descriptor matmul's pipelining on sm_90a."""
+
+import pathlib
+import re
+
+import pytest
+from tilelang_testing import REPO_ROOT, load_module
+
+import tilelang
+import tilelang.language as tl
+from tilelang.tensor_descriptor import TensorDescriptor
+
+bench_kernels = load_module("bench_kernels", REPO_ROOT / "bench" / "kernels.py")
+
+THIS_FILE = str(pathlib.Path(__file__).resolve())
+
+
+class FakeTensor:
+    """What the launcher and specialize() read of a tensor, without torch."""
+
+    def __init__(self, shape, dtype="float16", itemsize=2, address=1 << 20, strides=None):
+        self.shape = tuple(shape)
+        self.dtype = dtype
+        self._itemsize = itemsize
+        self._address = address
+        if strides is None:
+            strides, step = [], 1
+            for size in reversed(self.shape):
+                strides.insert(0, step)
+                step *= size
+        self._strides = tuple(strides)
+
+    def data_ptr(self):
+        return self._address
+
+    def element_size(self):
+        return self._itemsize
+
+    def stride(self):
+        return self._strides
+
+
+@tilelang.jit
+def scale_blocks(src, dst, factor, BM: tl.constexpr, BN: tl.constexpr):
+    i = tl.program_id(0) * BM
+    j = tl.program_id(1) * BN
+    x = src.load([i, j])
+    dst.store([i, j], (x * factor).to(dst.dtype))
+
+
+@tilelang.jit
+def made_in_kernel(x_ptr, n, BLOCK: tl.constexpr):
+    desc = tl.make_tensor_descriptor(x_ptr, shape=[n], strides=[1], block_shape=[BLOCK])
+    block = desc.load([tl.program_id(0) * BLOCK])
+    desc.store([tl.program_id(0) * BLOCK], block + 1)
+
+
+# -- the host class ---------------------------------------------------------------------------
+
+
+def test_from_tensor_takes_shape_and_strides():
+    x = FakeTensor((100, 72))
+    desc = TensorDescriptor.from_tensor(x, [64, 32])
+    assert desc.shape == [100, 72] and desc.strides == [72, 1] and desc.block_shape == [64, 32]
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(shape=(64, 64), strides=(1, 64)), "last dimension of a tensor descriptor must be contiguous"),
+    (dict(shape=(64, 36)), "strides[0] = 36 elements is 72 bytes, not a multiple of 16"),
+    (dict(shape=(64, 64), address=(1 << 20) + 8), "16-byte aligned"),
+    (dict(shape=(64, 64), block=[64, 4]), "at least 16 bytes"),
+    (dict(shape=(64, 64), block=[48, 64]), "power of two"),
+    (dict(shape=(64, 64), block=[512, 64]), "at most 256"),
+    (dict(shape=(64, 64), block=[64]), "one entry per dimension"),
+    (dict(shape=(2, 2, 2, 2, 2, 16), block=[1, 1, 1, 1, 1, 16]), "1 to 5 dimensions"),
+])
+def test_descriptor_rules(kwargs, message):
+    block = kwargs.pop("block", [16, 16])
+    x = FakeTensor(kwargs.pop("shape"), address=kwargs.pop("address", 1 << 20), strides=kwargs.pop("strides", None))
+    with pytest.raises(ValueError) as info:
+        TensorDescriptor.from_tensor(x, block)
+    assert message in str(info.value)
+
+
+def test_padding_other_than_zero_is_refused():
+    with pytest.raises(ValueError, match="padding 'nan' is not supported"):
+        TensorDescriptor.from_tensor(FakeTensor((64, 64)), [16, 16], padding="nan")
+
+
+# -- specialization and parameters ---------------------------------------------------------------
+
+
+def test_call_specializes_on_block_type_and_extents():
+    src = TensorDescriptor.from_tensor(FakeTensor((100, 64)), [32, 64])
+    dst = TensorDescriptor.from_tensor(FakeTensor((100, 64)), [32, 64])
+    signature, constexprs, specialization = scale_blocks.specialize(src, dst, 2.0, 32, 64)
+    assert signature == {"src": "tensordesc<fp16[32,64]>", "dst": "tensordesc<fp16[32,64]>", "factor": "fp32"}
+    # 64 is a multiple of 16, 100 is not.
+    assert specialization == {"src.shape1": 16, "dst.shape1": 16}
+
+
+def test_triton_style_descriptors_are_accepted():
+    """Any object with base, shape, strides and block_shape (Triton's
+    TensorDescriptor is such a dataclass) specializes like tilelang's."""
+
+    class Foreign:
+        def __init__(self, base, block_shape):
+            self.base, self.shape, self.strides = base, list(base.shape), list(base.stride())
+            self.block_shape, self.padding = block_shape, "zero"
+
+    x = FakeTensor((64, 64), dtype="bfloat16")
+    signature, _, _ = scale_blocks.specialize(Foreign(x, [16, 64]), Foreign(x, [16, 64]), 1.0, 16, 64)
+    assert signature["src"] == "tensordesc<bf16[16,64]>"
+
+
+def test_bad_descriptor_argument_is_a_compilation_error():
+    bad = TensorDescriptor.from_tensor(FakeTensor((64, 64)), [16, 16])
+    bad.strides = [36, 1]  # changed after construction
+    with pytest.raises(tilelang.CompilationError, match="the tensor descriptor passed for 'src'.*not a multiple of 16"):
+        scale_blocks.specialize(bad, bad, 1.0, 16, 16)
+
+
+def test_string_signature_with_descriptor_types():
+    kernel = scale_blocks.compile("tensordesc<fp16[16, 64]>, tensordesc<fp16[16,64]>, fp32",
+                                  constexprs={"BM": 16, "BN": 64})
+    assert kernel.signature["src"] == kernel.signature["dst"] == "tensordesc<fp16[16,64]>"
+    assert kernel.arg_names == ["src", "dst", "factor"]
+
+
+def _params(ptx):
+    return re.findall(r"\.param (.*?)scale_blocks_param_\d+(\[\d+\])?", ptx)
+
+
+def test_descriptor_parameters_in_the_ptx():
+    """Per descriptor: a 128-byte tensor map aligned to 64, the base, the
+    extents (32-bit) and the leading strides (64-bit); the last stride is
+    the constant 1 and is not passed."""
+    kernel = scale_blocks.compile({"src": "tensordesc<fp16[32,64]>", "dst": "tensordesc<fp16[32,64]>",
+                                   "factor": "fp32"}, constexprs={"BM": 32, "BN": 64})
+    ptx = kernel.to_ptx("sm_90a").ptx
+    params = _params(ptx)
+    kinds = [(p[0].split()[0] + (p[1] or "")) for p in params]
+    descriptor = [".align[128]", ".u64", ".u32", ".u32", ".u64"]
+    assert kinds == descriptor + descriptor + [".f32"], params
+    assert ".align 64 .b8" in ptx
+
+
+def test_divisible_extents_give_vector_accesses():
+    """With the last extent a multiple of 16, whole 16-byte vectors are in or
+    out of bounds together: loads and stores of 8 halfs."""
+    signature = {"src": "tensordesc<fp16[32,64]>", "dst": "tensordesc<fp16[32,64]>", "factor": "fp32"}
+    vector = scale_blocks.compile(signature, constexprs={"BM": 32, "BN": 64},
+                                  specialization={"src.shape1": 16, "dst.shape1": 16}).to_ptx("sm_80").ptx
+    scalar = scale_blocks.compile(signature, constexprs={"BM": 32, "BN": 64}).to_ptx("sm_80").ptx
+    assert re.search(r"ld\.global\S*\.v4\.b32", vector) and re.search(r"st\.global\S*\.v4\.b32", vector)
+    assert not re.search(r"\.v4", scalar)
+
+
+def test_descriptor_made_in_kernel_compiles():
+    ptx = made_in_kernel.compile("*fp32,i32", constexprs={"BLOCK": 256}).to_ptx("sm_80").ptx
+    assert "ld.global" in ptx and "st.global" in ptx
+
+
+# -- errors, with locations --------------------------------------------------------------------
+
+
+def _line_of(fn_source_snippet):
+    text = pathlib.Path(THIS_FILE).read_text().splitlines()
+    for number, line in enumerate(text, 1):
+        if fn_source_snippet in line:
+            return number
+    raise AssertionError(fn_source_snippet)
+
+
+@tilelang.jit
+def wrong_offsets(src, dst):
+    x = src.load([0])  # ERR:wrong_offsets
+    dst.store([0, 0], x)
+
+
+@tilelang.jit
+def wrong_store_dtype(src, dst):
+    x = src.load([0, 0])
+    dst.store([0, 0], x.to(tl.float32))  # ERR:wrong_store_dtype
+
+
+@tilelang.jit
+def wrong_attribute(src, dst):
+    src.shape  # ERR:wrong_attribute
+
+
+@tilelang.jit
+def strided_last_dim(x_ptr, n):
+    desc = tl.make_tensor_descriptor(x_ptr, [n], [2], [128])  # ERR:strided_last_dim
+    desc.store([0], desc.load([0]))
+
+
+SIG = {"src": "tensordesc<fp16[16,64]>", "dst": "tensordesc<fp16[16,64]>"}
+
+
+@pytest.mark.parametrize("kernel, signature, marker, message", [
+    (wrong_offsets, SIG, "ERR:wrong_offsets", "load takes 2 offsets for blocks of fp16[16, 64], got 1"),
+    (wrong_store_dtype, SIG, "ERR:wrong_store_dtype", "the descriptor stores fp16 blocks, got fp32[16, 64]"),
+    (wrong_attribute, SIG, "ERR:wrong_attribute", "tensor descriptors have no attribute 'shape'"),
+    (strided_last_dim, "*fp32,i32", "ERR:strided_last_dim", "the last stride of a tensor descriptor must be the constant 1"),
+])
+def test_errors_point_at_the_source(kernel, signature, marker, message):
+    with pytest.raises(tilelang.CompilationError) as info:
+        kernel.compile(signature)
+    diagnostic = info.value.diagnostics[0]
+    assert message in diagnostic.message
+    assert diagnostic.file == THIS_FILE and diagnostic.line == _line_of("# " + marker)
+
+
+# -- the descriptor matmul ---------------------------------------------------------------------
+
+
+def test_descriptor_matmul_is_pipelined_on_sm90a():
+    """The expanded descriptor loads feed the cp.async pipeline and the
+    asynchronous wgmma like the pointer kernel's (128x256x64, 4 stages)."""
+    kernels = bench_kernels.define(tilelang.jit, tl)
+    shapes = {"a_desc": "tensordesc<bf16[128,64]>", "b_desc": "tensordesc<bf16[64,256]>",
+              "c_desc": "tensordesc<bf16[128,256]>", "M": "i32", "N": "i32", "K": "i32"}
+    divisible = {f"{d}.shape{i}": 16 for d in ("a_desc", "b_desc", "c_desc") for i in (0, 1)}
+    kernel = kernels["matmul_descriptor_kernel"].compile(
+        shapes, constexprs=dict(BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, BLOCK_SIZE_K=64, GROUP_SIZE_M=8),
+        specialization=divisible, num_warps=8, num_stages=4)
+    ptx = kernel.to_ptx("sm_90a").ptx
+    assert "wgmma.mma_async" in ptx
+    assert "cp.async.cg.shared.global" in ptx
+    assert "wgmma.wait_group.sync.aligned 1;" in ptx
