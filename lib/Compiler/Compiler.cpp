@@ -11,6 +11,7 @@
 #include "DiagnosticCapture.h"
 #include "Pipeline.h"
 #include "Recovery.h"
+#include "tilelang/Dialect/Tile/IR/TileOps.h"
 #include "tilelang/Dialect/TileGPU/IR/TileGPUDialect.h"
 #include "tilelang/InitAllDialects.h"
 #include "tilelang/InitAllPasses.h"
@@ -149,6 +150,35 @@ PipelineResult runPipeline(const std::string &source,
   return result;
 }
 
+/// The encodings tilegpu-pipeline recorded on the kernel's tensor map
+/// arguments (see Pipeline.cpp), by descriptor argument.
+static std::vector<TensorMapEncoding>
+collectTensorMapEncodings(func::FuncOp kernel) {
+  std::vector<TensorMapEncoding> encodings;
+  unsigned descriptor = 0;
+  for (auto [index, type] : llvm::enumerate(kernel.getArgumentTypes())) {
+    if (!isa<tile::TensorMapType>(type))
+      continue;
+    auto box = kernel.getArgAttrOfType<DenseI32ArrayAttr>(index,
+                                                          "tilegpu.tma_box");
+    auto swizzle =
+        kernel.getArgAttrOfType<IntegerAttr>(index, "tilegpu.tma_swizzle");
+    auto element =
+        kernel.getArgAttrOfType<TypeAttr>(index, "tilegpu.tma_element");
+    if (box && swizzle && element) {
+      TensorMapEncoding encoding;
+      encoding.descriptor = descriptor;
+      encoding.elementType = element.getValue().isBF16() ? "bf16" : "f16";
+      for (int32_t size : box.asArrayRef())
+        encoding.box.push_back(unsigned(size));
+      encoding.swizzle = unsigned(swizzle.getInt());
+      encodings.push_back(std::move(encoding));
+    }
+    ++descriptor;
+  }
+  return encodings;
+}
+
 static void compileImpl(const std::string &source,
                         const CompileOptions &options, CompileResult &result) {
   result.arch = options.arch;
@@ -196,6 +226,7 @@ static void compileImpl(const std::string &source,
   if (!session.run(toTileGPU, *module))
     return;
   keep("tilegpu");
+  result.tensorMaps = collectTensorMapEncodings(kernels.front());
 
   PassManager toLLVM(&session.context, ModuleOp::getOperationName());
   buildLLVMPipeline(toLLVM);

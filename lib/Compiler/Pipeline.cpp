@@ -8,6 +8,7 @@
 
 #include "tilelang/Conversion/Passes.h"
 #include "tilelang/Dialect/Tile/Transforms/Passes.h"
+#include "tilelang/Dialect/TileGPU/IR/LayoutUtils.h"
 #include "tilelang/Dialect/TileGPU/Transforms/Passes.h"
 
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
@@ -22,7 +23,12 @@ void buildTileGPUPipeline(OpPassManager &pm, unsigned numWarps,
                           unsigned numStages, const std::string &arch) {
   // Descriptor accesses become pointer loads and stores before layouts are
   // chosen, so that coalescing sees them.
-  pm.addPass(tile::createTileExpandTensorDescriptors());
+  // On sm_90 the pipeline copies descriptor blocks that feed tl.dot in bulk
+  // (TMA); those stay descriptor loads.
+  tile::TileExpandTensorDescriptorsOptions expandOptions;
+  expandOptions.keepBulkCopyOperands =
+      tilegpu::getComputeCapability(arch) >= 90 && numStages >= 2;
+  pm.addPass(tile::createTileExpandTensorDescriptors(expandOptions));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   ConvertTileToTileGPUOptions options;

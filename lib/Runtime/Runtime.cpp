@@ -46,6 +46,16 @@ constexpr int CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4;
 constexpr int CU_JIT_ERROR_LOG_BUFFER = 5;
 constexpr int CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
 constexpr int CU_JIT_INPUT_PTX = 1;
+// cuTensorMapEncodeTiled's enums (cuda.h).
+constexpr int CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6;
+constexpr int CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9;
+constexpr int CU_TENSOR_MAP_INTERLEAVE_NONE = 0;
+constexpr int CU_TENSOR_MAP_SWIZZLE_NONE = 0;
+constexpr int CU_TENSOR_MAP_SWIZZLE_32B = 1;
+constexpr int CU_TENSOR_MAP_SWIZZLE_64B = 2;
+constexpr int CU_TENSOR_MAP_SWIZZLE_128B = 3;
+constexpr int CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3;
+constexpr int CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0;
 
 /// Entry points resolved from libcuda.
 struct Driver {
@@ -72,6 +82,14 @@ struct Driver {
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
                              unsigned, unsigned, unsigned, unsigned, CUstream,
                              void **, void **);
+  /// CUDA 12 and later; null on older drivers (bulk copies then fail with
+  /// a clear error at launch).
+  CUresult (*cuTensorMapEncodeTiled)(void *, int, std::uint32_t, void *,
+                                     const std::uint64_t *,
+                                     const std::uint64_t *,
+                                     const std::uint32_t *,
+                                     const std::uint32_t *, int, int, int,
+                                     int);
 };
 
 Driver driver;
@@ -125,6 +143,7 @@ Status openDriver() {
   if (!ok)
     return Status::error("libcuda.so.1 lacks a driver API entry point this "
                          "runtime needs; the driver is too old");
+  resolve(library, driver.cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");
   return Status::success();
 }
 
@@ -325,6 +344,55 @@ Status Kernel::launch(unsigned gridX, unsigned gridY, unsigned gridZ,
   // The kernel's name only goes into a message when there is one.
   return result == 0 ? Status::success()
                      : check(result, "cuLaunchKernel", "kernel '" + name + "'");
+}
+
+Status encodeTensorMap(void *map, const tilelang::TensorMapEncoding &encoding,
+                       std::uint64_t base,
+                       const std::vector<std::int64_t> &shape,
+                       const std::vector<std::int64_t> &strides) {
+  TILELANG_TRY(initialize());
+  if (!driver.cuTensorMapEncodeTiled)
+    return Status::error("this CUDA driver has no cuTensorMapEncodeTiled "
+                         "(CUDA 12 or later is needed for bulk tensor "
+                         "copies)");
+  size_t rank = shape.size();
+  int dataType = encoding.elementType == "bf16"
+                     ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                     : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  if ((encoding.elementType != "bf16" && encoding.elementType != "f16") ||
+      rank < 2 || rank > 5 || strides.size() != rank ||
+      encoding.box.size() != rank)
+    return Status::error("cannot encode a tensor map of rank " +
+                         std::to_string(rank) + " for " +
+                         encoding.elementType + " elements");
+  // The driver takes dimensions innermost first, and the strides of every
+  // dimension but the innermost in bytes.
+  std::uint64_t dims[5], byteStrides[4];
+  std::uint32_t box[5], elementStrides[5];
+  for (size_t i = 0; i < rank; ++i) {
+    size_t dim = rank - 1 - i;
+    if (shape[dim] < 1)
+      return Status::error("a tensor descriptor read by bulk copies needs "
+                           "positive extents, got " +
+                           std::to_string(shape[dim]) + " in dimension " +
+                           std::to_string(dim));
+    dims[i] = std::uint64_t(shape[dim]);
+    box[i] = std::uint32_t(encoding.box[dim]);
+    elementStrides[i] = 1;
+    if (i > 0)
+      byteStrides[i - 1] = std::uint64_t(strides[dim]) * 2;
+  }
+  int swizzle = encoding.swizzle == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
+                : encoding.swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                : encoding.swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                         : CU_TENSOR_MAP_SWIZZLE_NONE;
+  return check(driver.cuTensorMapEncodeTiled(
+                   map, dataType, std::uint32_t(rank),
+                   reinterpret_cast<void *>(base), dims, byteStrides, box,
+                   elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                   CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+               "cuTensorMapEncodeTiled", "a tensor descriptor");
 }
 
 } // namespace tilelang::runtime

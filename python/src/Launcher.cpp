@@ -245,19 +245,48 @@ std::vector<std::int64_t> descriptorInts(py::handle desc, const char *field,
   return ints;
 }
 
+/// Fills `map` with the tensor map of (base, shape, strides) for
+/// descriptor argument `ordinal` of `kernel`, if the kernel copies it in
+/// bulk: from the last launch's encoding when the tensor is the same.
+void fillTensorMap(const LaunchableKernel &kernel, size_t ordinal,
+                   unsigned char *map, std::uint64_t base,
+                   const std::vector<std::int64_t> &shape,
+                   const std::vector<std::int64_t> &strides) {
+  if (ordinal >= kernel.tensorMaps.size() || !kernel.tensorMaps[ordinal])
+    return;
+  if (kernel.encodedMaps.size() < kernel.tensorMaps.size())
+    kernel.encodedMaps.resize(kernel.tensorMaps.size());
+  auto &cached = kernel.encodedMaps[ordinal];
+  if (!cached || cached->base != base || cached->shape != shape ||
+      cached->strides != strides) {
+    LaunchableKernel::EncodedTensorMap encoded;
+    runtime::Status status = runtime::encodeTensorMap(
+        encoded.bytes, *kernel.tensorMaps[ordinal], base, shape, strides);
+    if (!status.ok)
+      throw py::value_error(status.message);
+    encoded.base = base;
+    encoded.shape = shape;
+    encoded.strides = strides;
+    cached = std::move(encoded);
+  }
+  std::memcpy(map, cached->bytes, sizeof(cached->bytes));
+}
+
 /// Packs a tensor descriptor of rank `rank` (an object with base, shape,
-/// strides: tilelang's or Triton's TensorDescriptor) as the parameters the
-/// compiler gives it: tensor map, base, extents (i32), leading strides
-/// (i64). The tensor map is left zero: kernels read their descriptors
-/// through the base, extents and strides until they copy with TMA.
-void packDescriptor(size_t rank, py::handle desc, size_t index,
+/// strides: tilelang's or Triton's TensorDescriptor), the kernel's
+/// descriptor argument `ordinal`, as the parameters the compiler gives it:
+/// tensor map, base, extents (i32), leading strides (i64). The tensor map
+/// is encoded when the kernel copies the descriptor's blocks in bulk, and
+/// left zero otherwise.
+void packDescriptor(const LaunchableKernel &kernel, size_t ordinal,
+                    size_t rank, py::handle desc, size_t index,
                     PackedLaunch &packed) {
   if (!py::hasattr(desc, "base") || !py::hasattr(desc, "block_shape"))
     throw py::type_error("argument " + std::to_string(index) +
                          " must be a TensorDescriptor, got " +
                          std::string(py::str(
                              py::type::handle_of(desc).attr("__name__"))));
-  packed.nextTensorMap();
+  unsigned char *map = packed.nextTensorMap();
   std::uint64_t base = pointerOf(desc.attr("base"), index);
   if (base % 16 != 0)
     throw py::value_error("the base of the tensor descriptor passed as "
@@ -265,7 +294,8 @@ void packDescriptor(size_t rank, py::handle desc, size_t index,
                           std::to_string(index) +
                           " is not 16-byte aligned");
   packed.nextSlot() = base;
-  for (std::int64_t extent : descriptorInts(desc, "shape", rank, index)) {
+  std::vector<std::int64_t> shape = descriptorInts(desc, "shape", rank, index);
+  for (std::int64_t extent : shape) {
     if (extent < 0 || extent > INT32_MAX)
       throw py::value_error("a tensor descriptor extent must be in [0, 2^31), "
                             "got " +
@@ -277,6 +307,7 @@ void packDescriptor(size_t rank, py::handle desc, size_t index,
       descriptorInts(desc, "strides", rank, index);
   for (size_t dim = 0; dim + 1 < rank; ++dim)
     std::memcpy(&packed.nextSlot(), &strides[dim], sizeof(std::int64_t));
+  fillTensorMap(kernel, ordinal, map, base, shape, strides);
 }
 
 /// Checks the argument count and grid and packs `args` by `kernel`'s
@@ -293,10 +324,12 @@ void packLaunch(const LaunchableKernel &kernel, py::handle grid,
   if (count > kMaxArgs)
     throw py::value_error("kernels take at most 64 arguments");
   gridDimensions(grid, packed.dims);
+  size_t descriptors = 0;
   for (size_t i = 0; i < count; ++i) {
     char kind = kinds[i];
     if (kind >= '1' && kind <= '5')
-      packDescriptor(size_t(kind - '0'), args[i], i, packed);
+      packDescriptor(kernel, descriptors++, size_t(kind - '0'), args[i], i,
+                     packed);
     else if (known[i] && kind == 'p')
       packed.nextSlot() = knownPointers[i];
     else

@@ -19,6 +19,7 @@
 #include <pybind11/pybind11.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -35,6 +36,19 @@ namespace py = pybind11;
 struct LaunchableKernel {
   std::unique_ptr<runtime::Kernel> kernel;
   std::string argKinds;
+  /// Per tensor descriptor argument (in order), how its tensor map is
+  /// encoded for the kernel's bulk copies; none: the map stays zero.
+  std::vector<std::optional<TensorMapEncoding>> tensorMaps;
+
+  /// The last tensor map encoded for each descriptor argument and what it
+  /// was encoded from: a launch with the same tensor copies it instead of
+  /// calling the driver. (Used with the GIL held.)
+  struct EncodedTensorMap {
+    std::uint64_t base = 0;
+    std::vector<std::int64_t> shape, strides;
+    alignas(64) unsigned char bytes[128];
+  };
+  mutable std::vector<std::optional<EncodedTensorMap>> encodedMaps;
 };
 
 /// Launches `kernel` on `stream` with `args` (one per argument kind).

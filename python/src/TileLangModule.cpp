@@ -39,13 +39,48 @@ void launchKernel(const LaunchableKernel &self, py::handle grid,
 }
 
 /// Loads a kernel image (cubin or PTX) and records its argument kinds.
+/// The tensor map encodings of CompiledIR.tensor_maps (dicts with
+/// descriptor, element, box and swizzle), by descriptor argument.
+std::vector<std::optional<tilelang::TensorMapEncoding>>
+tensorMapsFrom(py::handle maps) {
+  std::vector<std::optional<tilelang::TensorMapEncoding>> result;
+  if (maps.is_none())
+    return result;
+  for (py::handle item : maps) {
+    py::dict entry = py::reinterpret_borrow<py::dict>(item);
+    tilelang::TensorMapEncoding encoding;
+    encoding.descriptor = entry["descriptor"].cast<unsigned>();
+    encoding.elementType = entry["element"].cast<std::string>();
+    encoding.box = entry["box"].cast<std::vector<unsigned>>();
+    encoding.swizzle = entry["swizzle"].cast<unsigned>();
+    if (result.size() <= encoding.descriptor)
+      result.resize(encoding.descriptor + 1);
+    result[encoding.descriptor] = std::move(encoding);
+  }
+  return result;
+}
+
+py::list tensorMapsToPython(const std::vector<tilelang::TensorMapEncoding> &maps) {
+  py::list result;
+  for (const tilelang::TensorMapEncoding &encoding : maps) {
+    py::dict entry;
+    entry["descriptor"] = encoding.descriptor;
+    entry["element"] = encoding.elementType;
+    entry["box"] = py::cast(encoding.box);
+    entry["swizzle"] = encoding.swizzle;
+    result.append(entry);
+  }
+  return result;
+}
+
 std::unique_ptr<LaunchableKernel> loadKernel(const std::string &image,
                                              const std::string &name,
                                              long long sharedBytes,
                                              unsigned numWarps,
                                              const std::string &argKinds,
-                                             bool link) {
+                                             bool link, py::handle tensorMaps) {
   auto result = std::make_unique<LaunchableKernel>();
+  result->tensorMaps = tensorMapsFrom(tensorMaps);
   throwIfFailed(link ? tilelang::runtime::Kernel::load(image, name, sharedBytes,
                                                        numWarps, result->kernel)
                      : tilelang::runtime::Kernel::loadImage(
@@ -160,6 +195,10 @@ PYBIND11_MODULE(_C, m) {
       .def_readonly("num_warps", &tilelang::CompileResult::numWarps)
       .def_readonly("arch", &tilelang::CompileResult::arch)
       .def_readonly("stages", &tilelang::CompileResult::stages)
+      .def_property_readonly("tensor_maps",
+                             [](const tilelang::CompileResult &result) {
+                               return tensorMapsToPython(result.tensorMaps);
+                             })
       .def_readonly("diagnostics", &tilelang::CompileResult::diagnostics);
 
   m.def(
@@ -186,22 +225,25 @@ PYBIND11_MODULE(_C, m) {
           "load",
           [](const std::string &ptx, const std::string &name,
              long long sharedBytes, unsigned numWarps,
-             const std::string &argKinds) {
+             const std::string &argKinds, py::handle tensorMaps) {
             return loadKernel(ptx, name, sharedBytes, numWarps, argKinds,
-                              /*link=*/true);
+                              /*link=*/true, tensorMaps);
           },
           py::arg("ptx"), py::arg("name"), py::arg("shared_bytes"),
           py::arg("num_warps"), py::arg("arg_kinds"),
+          py::arg("tensor_maps") = py::none(),
           "Link PTX, load it into the current context and find the kernel.")
       .def_static(
           "load_image",
           [](py::bytes image, const std::string &name, long long sharedBytes,
-             unsigned numWarps, const std::string &argKinds) {
+             unsigned numWarps, const std::string &argKinds,
+             py::handle tensorMaps) {
             return loadKernel(std::string(image), name, sharedBytes, numWarps,
-                              argKinds, /*link=*/false);
+                              argKinds, /*link=*/false, tensorMaps);
           },
           py::arg("image"), py::arg("name"), py::arg("shared_bytes"),
           py::arg("num_warps"), py::arg("arg_kinds"),
+          py::arg("tensor_maps") = py::none(),
           "Load a cubin into the current context and find the kernel.")
       .def("launch", &launchKernel, py::arg("grid"), py::arg("stream"),
            "launch(grid, stream, *args): grid is an int or a 1- to 3-tuple.")

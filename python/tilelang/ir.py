@@ -87,7 +87,11 @@ class CompiledIR:
 
     ``asm`` maps a stage name to its text: ``"tile"``, ``"tilegpu"``,
     ``"llvm"`` (LLVM dialect) and ``"llvm-ir"`` when the stages were kept,
-    and always ``"ptx"``.
+    and always ``"ptx"``. ``tensor_maps`` lists the tensor descriptor
+    arguments whose blocks the kernel copies in bulk (TMA), with how the
+    launcher encodes their tensor maps: dicts with ``descriptor`` (0 for
+    the first descriptor argument, ...), ``element`` ("f16" or "bf16"),
+    ``box`` (rows, elements per row) and ``swizzle`` (bytes).
     """
 
     def __init__(self, native):
@@ -96,14 +100,17 @@ class CompiledIR:
         self.shared_bytes: int = native.shared_bytes
         self.num_warps: int = native.num_warps
         self.arch: str = native.arch
+        self.tensor_maps: list = list(native.tensor_maps)
         self.asm = {stage.name: stage.ir for stage in native.stages}
         self.asm["ptx"] = native.ptx
 
     @classmethod
-    def from_parts(cls, name: str, ptx: str, shared_bytes: int, num_warps: int, arch: str, asm: dict):
+    def from_parts(cls, name: str, ptx: str, shared_bytes: int, num_warps: int, arch: str, asm: dict,
+                   tensor_maps=()):
         """A CompiledIR from stored parts (the on-disk cache)."""
         self = cls.__new__(cls)
         self.name, self.ptx, self.shared_bytes, self.num_warps, self.arch = name, ptx, shared_bytes, num_warps, arch
+        self.tensor_maps = [dict(entry) for entry in tensor_maps]
         self.asm = dict(asm)
         self.asm["ptx"] = ptx
         return self

@@ -127,7 +127,7 @@ class CompiledKernel:
                 fields = entry.fields
                 compiled = CompiledIR.from_parts(fields["name"], entry.files[cache.STAGE_FILES["ptx"]].decode(),
                                                  int(fields["shared_bytes"]), int(fields["num_warps"]), arch,
-                                                 entry.stage_texts())
+                                                 entry.stage_texts(), fields.get("tensor_maps", ()))
                 cubin = entry.files.get(cache.CUBIN_FILE)
             if entry is None or (need_cubin and cubin is None):
                 if compiled is None:
@@ -143,6 +143,7 @@ class CompiledKernel:
                     cubin = _C.link_ptx(compiled.ptx, compiled.name)
                 fields = {"name": compiled.name, "shared_bytes": compiled.shared_bytes,
                           "num_warps": compiled.num_warps, "num_stages": self.num_stages, "arch": arch,
+                          "tensor_maps": compiled.tensor_maps,
                           "signature": self.signature, "constexprs": {k: repr(v) for k, v in self.constexprs.items()}}
                 cache.store(key, compiled.asm, cubin, fields, replace=entry is not None)
                 cache.dump_ir(compiled.name, key, compiled.asm)
@@ -164,7 +165,8 @@ class CompiledKernel:
 
         compiled, cubin = self._build(arch, need_cubin=True)
         kinds = "".join(_arg_kind(self.signature[name], name) for name in self.arg_names)
-        loaded = _C.Kernel.load_image(cubin, compiled.name, compiled.shared_bytes, self.num_warps, kinds)
+        loaded = _C.Kernel.load_image(cubin, compiled.name, compiled.shared_bytes, self.num_warps, kinds,
+                                      compiled.tensor_maps)
         self._loaded[arch] = loaded
         return loaded
 

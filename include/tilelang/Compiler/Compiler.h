@@ -93,6 +93,19 @@ struct Stage {
   std::string ir;
 };
 
+/// How the launcher encodes the TMA tensor map of one tensor descriptor
+/// argument for the kernel's bulk copies (cuTensorMapEncodeTiled).
+struct TensorMapEncoding {
+  /// Which descriptor argument: 0 for the kernel's first, and so on.
+  unsigned descriptor = 0;
+  /// Element type: "f16" or "bf16".
+  std::string elementType;
+  /// The box each copy moves, outermost dimension first.
+  std::vector<unsigned> box;
+  /// The swizzle span in bytes: 32, 64 or 128.
+  unsigned swizzle = 0;
+};
+
 /// Result of compile.
 struct CompileResult {
   bool success = false;
@@ -103,6 +116,9 @@ struct CompileResult {
   long long sharedBytes = 0;
   unsigned numWarps = 0;
   std::string arch;
+  /// The tensor maps the launcher must encode (descriptors whose blocks the
+  /// kernel copies in bulk); other descriptors' maps stay zero.
+  std::vector<TensorMapEncoding> tensorMaps;
   /// Filled when CompileOptions::keepStages is set.
   std::vector<Stage> stages;
   std::vector<Diagnostic> diagnostics;

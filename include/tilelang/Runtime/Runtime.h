@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace tilelang::runtime {
 
@@ -58,6 +59,16 @@ TILELANG_API Status getCurrentDevice(DeviceInfo &info);
 /// with the driver's JIT linker; its error log is in the message on failure.
 TILELANG_API Status linkPTX(const std::string &ptx, const std::string &name,
                             std::string &cubin);
+
+/// Encodes into `map` (128 bytes, 64-byte aligned) the 2-D to 5-D tensor at
+/// `base` with extents `shape` and element strides `strides` (outermost
+/// first, the last stride 1) for `encoding`; elements outside the tensor
+/// read as zero. An error names what the driver rejected.
+TILELANG_API Status encodeTensorMap(void *map,
+                                    const tilelang::TensorMapEncoding &encoding,
+                                    std::uint64_t base,
+                                    const std::vector<std::int64_t> &shape,
+                                    const std::vector<std::int64_t> &strides);
 
 /// A kernel loaded into the current context.
 class TILELANG_API Kernel {

@@ -228,6 +228,8 @@ void populateAsyncCopyToLLVMPatterns(TileGPUTypeConverter &converter,
                                      mlir::RewritePatternSet &patterns,
                                      const ModuleAxisInfo &axisInfo);
 /// tile.dot on mma.sync; warp_group_dot and warp_group_dot_wait on wgmma.
+void populateBulkCopyToLLVMPatterns(TileGPUTypeConverter &converter,
+                                    mlir::RewritePatternSet &patterns);
 void populateDotOpToLLVMPatterns(TileGPUTypeConverter &converter,
                                  mlir::RewritePatternSet &patterns);
 /// mma.sync operands through ldmatrix (convert_layout, local_load).

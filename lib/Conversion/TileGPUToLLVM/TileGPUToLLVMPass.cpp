@@ -88,6 +88,7 @@ struct ConvertTileGPUToLLVMPass
     populateDotOperandToLLVMPatterns(converter, patterns);
     populateDotOpToLLVMPatterns(converter, patterns);
     populateAsyncCopyToLLVMPatterns(converter, patterns, axisInfo);
+    populateBulkCopyToLLVMPatterns(converter, patterns);
     populateReduceOpToLLVMPatterns(converter, patterns);
     populateScanOpToLLVMPatterns(converter, patterns);
     populateAtomicOpToLLVMPatterns(converter, patterns);

@@ -510,15 +510,7 @@ tilelang::lowering::emitMmaWarpCoordinates(OpBuilder &b, Location loc,
 }
 
 bool tilelang::lowering::targetsHopper(Operation *op) {
-  auto module = op->getParentOfType<ModuleOp>();
-  auto target = module ? module->getAttrOfType<StringAttr>(
-                             TileGPUDialect::kTargetAttrName)
-                       : StringAttr();
-  int number = 0;
-  if (target && target.getValue().starts_with("sm_"))
-    (void)target.getValue().drop_front(3).take_while(llvm::isDigit).getAsInteger(
-        10, number);
-  return number >= 90;
+  return getComputeCapability(op) >= 90;
 }
 
 Value tilelang::lowering::getThreadId(OpBuilder &builder, Location loc) {

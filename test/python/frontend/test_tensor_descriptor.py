@@ -5,6 +5,8 @@ source locations, and the descriptor matmul's pipelining on sm_90a."""
 
 import pathlib
 import re
+import shutil
+import subprocess
 
 import pytest
 from tilelang_testing import REPO_ROOT, load_module
@@ -218,17 +220,93 @@ def test_errors_point_at_the_source(kernel, signature, marker, message):
 # -- the descriptor matmul ---------------------------------------------------------------------
 
 
-def test_descriptor_matmul_is_pipelined_on_sm90a():
-    """The expanded descriptor loads feed the cp.async pipeline and the
-    asynchronous wgmma like the pointer kernel's (128x256x64, 4 stages)."""
+MATMUL_SHAPES = {"M": "i32", "N": "i32", "K": "i32"}
+MATMUL_DIVISIBLE = {f"{d}.shape{i}": 16 for d in ("a_desc", "b_desc", "c_desc") for i in (0, 1)}
+
+
+def compile_descriptor_matmul(num_stages=4, block=(128, 256, 64)):
     kernels = bench_kernels.define(tilelang.jit, tl)
-    shapes = {"a_desc": "tensordesc<bf16[128,64]>", "b_desc": "tensordesc<bf16[64,256]>",
-              "c_desc": "tensordesc<bf16[128,256]>", "M": "i32", "N": "i32", "K": "i32"}
-    divisible = {f"{d}.shape{i}": 16 for d in ("a_desc", "b_desc", "c_desc") for i in (0, 1)}
-    kernel = kernels["matmul_descriptor_kernel"].compile(
-        shapes, constexprs=dict(BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, BLOCK_SIZE_K=64, GROUP_SIZE_M=8),
-        specialization=divisible, num_warps=8, num_stages=4)
-    ptx = kernel.to_ptx("sm_90a").ptx
-    assert "wgmma.mma_async" in ptx
-    assert "cp.async.cg.shared.global" in ptx
+    bm, bn, bk = block
+    shapes = dict(MATMUL_SHAPES, a_desc=f"tensordesc<bf16[{bm},{bk}]>", b_desc=f"tensordesc<bf16[{bk},{bn}]>",
+                  c_desc=f"tensordesc<bf16[{bm},{bn}]>")
+    return kernels["matmul_descriptor_kernel"].compile(
+        shapes, constexprs=dict(BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, GROUP_SIZE_M=8),
+        specialization=MATMUL_DIVISIBLE, num_warps=8, num_stages=num_stages)
+
+
+def test_descriptor_matmul_copies_in_bulk_on_sm90a():
+    """On sm_90a the A and B blocks arrive by bulk tensor copies (one per
+    128-byte column block: A's 128x64 tile in one, B's 64x256 in four),
+    each stage's signalling an mbarrier that the loop waits on; the wgmma
+    stays in flight; no cp.async and no proxy fence are left. The launcher
+    is told how to encode A's and B's tensor maps (not C's)."""
+    compiled = compile_descriptor_matmul().to_ptx("sm_90a")
+    ptx = compiled.ptx
+    assert compiled.tensor_maps == [
+        {"descriptor": 0, "element": "bf16", "box": [128, 64], "swizzle": 128},
+        {"descriptor": 1, "element": "bf16", "box": [64, 64], "swizzle": 128},
+    ]
+    copies = re.findall(r"cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.tile\.mbarrier::complete_tx::bytes", ptx)
+    assert len(copies) == 4 * 5  # 3 prologue stages and the loop's, 5 copies each
+    assert ptx.count("mbarrier.init.shared::cta.b64") == 4
+    assert ptx.count("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r") == 4
+    assert "49152;" in ptx  # bytes per stage: 128x64 + 64x256 bf16
+    assert "mbarrier.try_wait.parity.shared::cta.b64" in ptx
     assert "wgmma.wait_group.sync.aligned 1;" in ptx
+    assert "cp.async.cg" not in ptx and "fence.proxy.async" not in ptx
+    # 4 stages of 48 KiB and the barriers' 1 KiB.
+    assert compiled.shared_bytes == 4 * 49152 + 1024
+
+
+def test_bulk_copy_ptx_is_accepted_without_serialization(tmp_path):
+    ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+    if not pathlib.Path(ptxas).exists():
+        pytest.skip("ptxas not found")
+    ptx = tmp_path / "k.ptx"
+    ptx.write_text(compile_descriptor_matmul().to_ptx("sm_90a").ptx)
+    result = subprocess.run([ptxas, "-arch=sm_90a", "-v", str(ptx), "-o", str(tmp_path / "k.cubin")],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "Performance" not in result.stderr and "spill" in result.stderr
+    assert "0 bytes spill stores" in result.stderr
+
+
+def test_descriptor_matmul_uses_cp_async_on_sm80():
+    """Without the bulk copy engine the descriptor loads become masked
+    pointer loads, which the cp.async pipeline takes."""
+    compiled = compile_descriptor_matmul(block=(128, 128, 32)).to_ptx("sm_80")
+    assert compiled.tensor_maps == []
+    assert "cp.async.cg.shared.global" in compiled.ptx and "mma.sync" in compiled.ptx
+    assert "bulk" not in compiled.ptx
+
+
+def test_descriptor_matmul_without_pipelining_falls_back_to_pointer_loads():
+    """num_stages=1 on sm_90a: no pipeline to copy in bulk, so the loads are
+    ordinary (16-byte) pointer loads and no tensor map is encoded."""
+    compiled = compile_descriptor_matmul(num_stages=1).to_ptx("sm_90a")
+    assert compiled.tensor_maps == []
+    assert "bulk" not in compiled.ptx and "mbarrier" not in compiled.ptx
+    assert re.search(r"ld\.global\S*\.v4", compiled.ptx)
+
+
+@tilelang.jit
+def mixed_operands(a_desc, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # A through a descriptor, B through pointers: one loop, two kinds of load.
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    ks = tl.arange(0, BK)
+    cols = tl.arange(0, BN)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = a_desc.load([0, k * BK])
+        b = tl.load(b_ptr + (k * BK + ks)[:, None] * BN + cols[None, :])
+        acc = tl.dot(a, b, acc)
+    rows = tl.arange(0, BM)
+    tl.store(c_ptr + rows[:, None] * BN + cols[None, :], acc)
+
+
+def test_mixed_loop_pipelines_pointer_loads_and_expands_the_descriptor():
+    kernel = mixed_operands.compile({"a_desc": "tensordesc<fp16[64,64]>", "b_ptr": "*fp16", "c_ptr": "*fp32",
+                                     "K": "i32"}, constexprs={"BM": 64, "BN": 64, "BK": 64},
+                                    specialization={"a_desc.shape1": 16, "b_ptr": 16, "c_ptr": 16}, num_warps=4)
+    compiled = kernel.to_ptx("sm_90a")
+    assert compiled.tensor_maps == [] and "bulk" not in compiled.ptx
+    assert "cp.async" in compiled.ptx and "wgmma.mma_async" in compiled.ptx

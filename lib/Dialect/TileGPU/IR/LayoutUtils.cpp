@@ -7,6 +7,8 @@
 
 #include "tilelang/Dialect/TileGPU/IR/LayoutUtils.h"
 
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -96,6 +98,23 @@ tilelang::tilegpu::getElemsPerThread(DistributedEncodingAttr layout,
   }
   // Layouts the lowering cannot index hold nothing it could address.
   return SmallVector<unsigned>(shape.size(), 0);
+}
+
+unsigned tilelang::tilegpu::getComputeCapability(StringRef target) {
+  unsigned number = 0;
+  if (target.starts_with("sm_"))
+    (void)target.drop_front(3).take_while(llvm::isDigit).getAsInteger(10,
+                                                                       number);
+  return number;
+}
+
+unsigned tilelang::tilegpu::getComputeCapability(Operation *op) {
+  auto module = isa<ModuleOp>(op) ? cast<ModuleOp>(op)
+                                  : op->getParentOfType<ModuleOp>();
+  auto target = module ? module->getAttrOfType<StringAttr>(
+                             TileGPUDialect::kTargetAttrName)
+                       : StringAttr();
+  return target ? getComputeCapability(target.getValue()) : 0;
 }
 
 SharedEncodingAttr tilelang::tilegpu::getSwizzledSharedEncoding(

@@ -28,19 +28,6 @@ using namespace mlir;
 using namespace tilelang;
 using namespace tilelang::tilegpu;
 
-/// The compute capability in a target name ("sm_90a" -> 90), 0 if unknown.
-static unsigned getComputeCapability(ModuleOp module) {
-  auto target =
-      module->getAttrOfType<StringAttr>(TileGPUDialect::kTargetAttrName);
-  unsigned number = 0;
-  if (target && target.getValue().starts_with("sm_"))
-    (void)target.getValue()
-        .drop_front(3)
-        .take_while(llvm::isDigit)
-        .getAsInteger(10, number);
-  return number;
-}
-
 /// Warps along M and N for an MxN accumulator: each split goes to the
 /// dimension whose per-warp tile is larger, as long as it keeps at least one
 /// instruction tile (16 rows, 8 columns) per warp, so warp tiles stay square

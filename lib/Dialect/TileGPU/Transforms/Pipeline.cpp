@@ -2,18 +2,22 @@
 //
 // Part of tilelang. The tilegpu-pipeline pass: turns the global loads that
 // feed tensor-core operands in a loop into asynchronous copies issued
-// num_stages - 1 iterations ahead into rotating shared-memory buffers, and
-// keeps a loop-carried wgmma product in flight across iterations.
+// num_stages - 1 iterations ahead into rotating shared-memory buffers
+// (cp.async, or on sm_90 bulk tensor copies signalling one mbarrier per
+// stage), and keeps a loop-carried wgmma product in flight across
+// iterations. Descriptor loads it cannot copy in bulk become pointer loads.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tilelang/Dialect/TileGPU/Transforms/Passes.h"
 
 #include "tilelang/Analysis/AxisInfo.h"
+#include "tilelang/Dialect/Tile/Transforms/DescriptorAccess.h"
 #include "tilelang/Dialect/TileGPU/IR/LayoutUtils.h"
 #include "tilelang/Dialect/TileGPU/IR/TileGPUOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -34,15 +38,87 @@ namespace {
 
 /// A global load whose only use makes it a tensor-core operand.
 struct OperandLoad {
-  tile::LoadOp load;
+  /// A tile.load, or a tile.descriptor_load copied in bulk.
+  Operation *load;
   /// Its only user: a convert_layout to an mma.sync operand (read back with
   /// local_load) or a local_alloc that wgmma reads (replaced by the stage).
   Operation *consumer;
   SharedEncodingAttr encoding;
-  /// The load's operands and result type, which outlive it.
+  /// The load's operands and result type, which outlive it: pointers and
+  /// mask of a tile.load, descriptor and offsets of a descriptor load.
   Value ptr, mask;
+  tile::MakeTensorDescOp desc;
+  SmallVector<Value> offsets;
   RankedTensorType type;
+
+  bool isBulk() const { return static_cast<bool>(desc); }
+  /// Bytes of one stage of this load's buffer.
+  int64_t getStageBytes() const {
+    return type.getNumElements() * type.getElementTypeBitWidth() / 8;
+  }
 };
+
+/// The attributes that record, on a tensor map argument, how the launcher
+/// must encode it: the box (rows, elements per row, outermost first), the
+/// swizzle in bytes, and the element type.
+constexpr llvm::StringLiteral kBoxAttrName = "tilegpu.tma_box";
+constexpr llvm::StringLiteral kSwizzleAttrName = "tilegpu.tma_swizzle";
+constexpr llvm::StringLiteral kElementAttrName = "tilegpu.tma_element";
+
+/// The bulk copy box and swizzle (bytes) that fill a 16-bit tile of `shape`
+/// in `encoding` one column block at a time; nullopt when the tile's
+/// layout is not one the copy engine's swizzle modes produce.
+std::optional<std::pair<SmallVector<int32_t>, int32_t>>
+getBulkCopyBox(ArrayRef<int64_t> shape, SharedEncodingAttr encoding) {
+  if (shape.size() != 2 || encoding.getOrder()[0] != 1 ||
+      encoding.getVec() != 8 || shape[0] % 8 != 0)
+    return std::nullopt;
+  int64_t blockLength =
+      std::min<int64_t>(shape[1], encoding.getVec() * encoding.getMaxPhase());
+  int32_t swizzle = int32_t(blockLength * 2);
+  if (swizzle != 32 && swizzle != 64 && swizzle != 128)
+    return std::nullopt;
+  // Each swizzle mode XORs 16-byte chunks by the row within 8 rows of 128
+  // bytes (so 1, 2 or 4 rows per phase).
+  if (encoding.getPerPhase() * swizzle != 128 ||
+      encoding.getMaxPhase() * 16 != unsigned(swizzle))
+    return std::nullopt;
+  return std::make_pair(SmallVector<int32_t>{int32_t(shape[0]),
+                                             int32_t(blockLength)},
+                        swizzle);
+}
+
+/// The function argument and its function, if `map` is one.
+std::pair<func::FuncOp, unsigned> getTensorMapArgument(Value map) {
+  auto arg = dyn_cast<BlockArgument>(map);
+  auto func =
+      arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()) : nullptr;
+  return {func, arg ? arg.getArgNumber() : 0};
+}
+
+/// Whether the tensor map argument `map` can be encoded with `box` and
+/// `swizzle`: nothing else needs it encoded otherwise.
+bool canEncodeTensorMap(Value map, ArrayRef<int32_t> box, int32_t swizzle) {
+  auto [func, index] = getTensorMapArgument(map);
+  if (!func)
+    return false;
+  Attribute known = func.getArgAttr(index, kBoxAttrName);
+  Builder builder(map.getContext());
+  return !known || (known == builder.getDenseI32ArrayAttr(box) &&
+                    func.getArgAttr(index, kSwizzleAttrName) ==
+                        builder.getI32IntegerAttr(swizzle));
+}
+
+/// Records on the tensor map argument `map` that the launcher encodes it
+/// with `box` and `swizzle` for elements of `element`.
+void recordTensorMapEncoding(Value map, ArrayRef<int32_t> box, int32_t swizzle,
+                             Type element) {
+  auto [func, index] = getTensorMapArgument(map);
+  Builder builder(map.getContext());
+  func.setArgAttr(index, kBoxAttrName, builder.getDenseI32ArrayAttr(box));
+  func.setArgAttr(index, kSwizzleAttrName, builder.getI32IntegerAttr(swizzle));
+  func.setArgAttr(index, kElementAttrName, TypeAttr::get(element));
+}
 
 /// Pipelines one loop; see the pass description.
 class LoopPipeliner {
@@ -59,6 +135,11 @@ public:
 
 private:
   std::optional<OperandLoad> matchOperandLoad(Operation *consumer);
+  /// A descriptor load that bulk copies can fill a stage with.
+  std::optional<OperandLoad> matchBulkLoad(tile::DescriptorLoadOp load,
+                                           Operation *consumer,
+                                           SharedEncodingAttr encoding,
+                                           RankedTensorType type);
   /// The loop's wgmma product if it can stay in flight while the next
   /// iteration starts: it reads only pipelined stages and accumulates into
   /// an iter_arg that nothing else reads. Null otherwise.
@@ -75,8 +156,9 @@ private:
   /// Clones the slice at `builder`'s position under `mapping` (induction
   /// variable and carried iter_args already mapped).
   void cloneSlice(OpBuilder &builder, IRMapping &mapping);
-  /// Issues the copies of one iteration into stage `stage` of each buffer
-  /// and commits them as one group; `valid` masks the whole iteration.
+  /// Issues the copies of one iteration into stage `stage` of each buffer,
+  /// as one cp.async group or as bulk copies signalling the stage's
+  /// barrier; `valid` masks the whole iteration.
   void issueCopies(OpBuilder &builder, Location loc, IRMapping &mapping,
                    ArrayRef<Value> buffers, Value stage, Value valid);
 
@@ -84,9 +166,15 @@ private:
   /// The loop's body, which moves to the rewritten loop.
   Block *body;
   unsigned numStages;
+  /// Whether the stages are filled by bulk tensor copies (every load is a
+  /// descriptor load) rather than cp.async.
+  bool bulk = false;
   WarpGroupDotOp asyncDot;
   const ModuleAxisInfo &axisInfo;
   SmallVector<OperandLoad> loads;
+  /// With bulk copies: one mbarrier per stage (a [num_stages x 1] buffer of
+  /// i64), which the stage's copies signal.
+  Value barriers;
   llvm::SetVector<Operation *> slice;
   /// Iter_args the addresses depend on, in argument order.
   llvm::SmallSetVector<unsigned, 4> carried;
@@ -115,6 +203,8 @@ LoopPipeliner::matchOperandLoad(Operation *consumer) {
   auto type = cast<RankedTensorType>(loaded.getType());
   if (type.getElementType().getIntOrFloatBitWidth() != 16)
     return std::nullopt;
+  if (auto descLoad = loaded.getDefiningOp<tile::DescriptorLoadOp>())
+    return matchBulkLoad(descLoad, consumer, encoding, type);
   auto load = loaded.getDefiningOp<tile::LoadOp>();
   if (!load || load->getBlock() != body || !load->hasOneUse() ||
       load.getIsVolatile())
@@ -141,8 +231,31 @@ LoopPipeliner::matchOperandLoad(Operation *consumer) {
   // Copies land along the buffer's rows.
   if (encoding.getOrder()[0] != dim)
     return std::nullopt;
-  return OperandLoad{load,          consumer,       encoding,
-                     load.getPtr(), load.getMask(), type};
+  OperandLoad match{load, consumer, encoding, load.getPtr(), load.getMask()};
+  match.type = type;
+  return match;
+}
+
+std::optional<OperandLoad>
+LoopPipeliner::matchBulkLoad(tile::DescriptorLoadOp load, Operation *consumer,
+                             SharedEncodingAttr encoding,
+                             RankedTensorType type) {
+  auto desc = load.getDesc().getDefiningOp<tile::MakeTensorDescOp>();
+  if (load->getBlock() != body || !load->hasOneUse() || !desc ||
+      !desc.getTensormap() || type.getRank() != 2)
+    return std::nullopt;
+  // Rows along the descriptor's contiguous last dimension.
+  if (!encoding)
+    encoding = getSwizzledSharedEncoding(loop.getContext(), type.getShape(),
+                                         {1, 0}, 16);
+  auto box = getBulkCopyBox(type.getShape(), encoding);
+  if (!box || !canEncodeTensorMap(desc.getTensormap(), box->first, box->second))
+    return std::nullopt;
+  OperandLoad match{load, consumer, encoding};
+  match.desc = desc;
+  match.offsets = llvm::to_vector(load.getOffsets());
+  match.type = type;
+  return match;
 }
 
 bool LoopPipeliner::addToSlice(Value value) {
@@ -173,6 +286,13 @@ bool LoopPipeliner::analyze() {
   for (Operation &op : body->without_terminator())
     if (std::optional<OperandLoad> load = matchOperandLoad(&op))
       loads.push_back(*load);
+  // A stage fills either by cp.async or by bulk copies; with both kinds of
+  // loads, the descriptor loads stay (and become pointer loads).
+  bulk = !loads.empty() && llvm::all_of(loads, [](const OperandLoad &load) {
+           return load.isBulk();
+         });
+  if (!bulk)
+    llvm::erase_if(loads, [](const OperandLoad &load) { return load.isBulk(); });
   if (loads.empty())
     return false;
   for (OperandLoad &load : loads)
@@ -253,6 +373,28 @@ void LoopPipeliner::issueCopies(OpBuilder &builder, Location loc,
                                 IRMapping &mapping, ArrayRef<Value> buffers,
                                 Value stage, Value valid) {
   cloneSlice(builder, mapping);
+  if (bulk) {
+    // One arrival on the stage's barrier, expecting every copy's bytes.
+    Value barrier = MemDescIndexOp::create(
+        builder, loc, cast<MemDescType>(barriers.getType()).getStageType(),
+        barriers, stage);
+    int64_t bytes = 0;
+    for (OperandLoad &load : loads)
+      bytes += load.getStageBytes();
+    BarrierExpectOp::create(builder, loc, barrier, bytes, valid);
+    for (auto [load, buffer] : llvm::zip_equal(loads, buffers)) {
+      SmallVector<Value> coords;
+      for (Value offset : load.offsets)
+        coords.push_back(mapping.lookupOrDefault(offset));
+      auto stageType = cast<MemDescType>(buffer.getType()).getStageType();
+      Value view =
+          MemDescIndexOp::create(builder, loc, stageType, buffer, stage);
+      AsyncTMACopyGlobalToLocalOp::create(builder, loc,
+                                          load.desc.getTensormap(), coords,
+                                          view, barrier, valid);
+    }
+    return;
+  }
   auto tokenType = AsyncTokenType::get(builder.getContext());
   SmallVector<Value> tokens;
   for (auto [load, buffer] : llvm::zip_equal(loads, buffers)) {
@@ -300,6 +442,28 @@ void LoopPipeliner::rewrite() {
                                        load.encoding, /*mutableMemory=*/true);
     buffers.push_back(LocalAllocOp::create(builder, loc, bufferType, Value()));
   }
+  // Bulk copies: the launcher encodes each tensor map for the stage's
+  // layout, and each stage gets an mbarrier, initialized before any copy.
+  SmallVector<Value> stageBarriers;
+  if (bulk) {
+    for (OperandLoad &load : loads) {
+      auto box = getBulkCopyBox(load.type.getShape(), load.encoding);
+      recordTensorMapEncoding(load.desc.getTensormap(), box->first,
+                              box->second, load.type.getElementType());
+    }
+    auto unswizzled = SharedEncodingAttr::get(context, 1, 1, 1, {1, 0});
+    auto barriersType =
+        MemDescType::get(context, {numStages, 1}, builder.getI64Type(),
+                         unswizzled, /*mutableMemory=*/true);
+    barriers = LocalAllocOp::create(builder, loc, barriersType, Value());
+    for (unsigned stage = 0; stage < numStages; ++stage) {
+      stageBarriers.push_back(MemDescIndexOp::create(
+          builder, loc, barriersType.getStageType(), barriers,
+          i32Constant(stage)));
+      InitBarrierOp::create(builder, loc, stageBarriers.back(), 1);
+    }
+    BarrierOp::create(builder, loc);
+  }
 
   // Prologue: iterations 0 .. num_stages - 2 into stages 0 .. num_stages - 2.
   SmallVector<Value> ahead;
@@ -324,6 +488,8 @@ void LoopPipeliner::rewrite() {
   llvm::append_range(inits, ahead);
   inits.push_back(i32Constant(0));
   inits.push_back(i32Constant(numStages - 1));
+  if (bulk)
+    inits.push_back(i32Constant(0)); // the read stage's barrier phase
   auto newLoop =
       scf::ForOp::create(builder, loc, loop.getLowerBound(),
                          loop.getUpperBound(), loop.getStep(), inits);
@@ -334,13 +500,25 @@ void LoopPipeliner::rewrite() {
     aheadArgs.push_back(body->addArgument(value.getType(), loc));
   BlockArgument readStage = body->addArgument(builder.getI32Type(), loc);
   BlockArgument writeStage = body->addArgument(builder.getI32Type(), loc);
+  BlockArgument readPhase =
+      bulk ? body->addArgument(builder.getI32Type(), loc) : BlockArgument();
 
   // Wait for this iteration's stage; the barrier also tells every thread
-  // that all have finished reading the stage the copies below refill.
+  // that all have finished reading the stage the copies below refill (with
+  // a product in flight, the barrier after its wait does).
   builder.setInsertionPointToStart(body);
-  AsyncWaitOp::create(builder, loc, AsyncTokenType::get(context), ValueRange(),
-                      numStages - 2);
-  BarrierOp::create(builder, loc);
+  if (bulk) {
+    Value barrier = MemDescIndexOp::create(
+        builder, loc, cast<MemDescType>(barriers.getType()).getStageType(),
+        barriers, readStage);
+    WaitBarrierOp::create(builder, loc, barrier, readPhase);
+    if (!asyncDot)
+      BarrierOp::create(builder, loc);
+  } else {
+    AsyncWaitOp::create(builder, loc, AsyncTokenType::get(context),
+                        ValueRange(), numStages - 2);
+    BarrierOp::create(builder, loc);
+  }
   Operation *lastRead = nullptr;
   for (auto [load, buffer] : llvm::zip_equal(loads, buffers)) {
     builder.setInsertionPoint(load.consumer);
@@ -354,7 +532,7 @@ void LoopPipeliner::rewrite() {
                                  load.consumer->getResult(0).getType(), view);
     load.consumer->replaceAllUsesWith(read->getResults());
     load.consumer->erase();
-    load.load.erase();
+    load.load->erase();
     if (!lastRead || lastRead->isBeforeInBlock(read))
       lastRead = read;
   }
@@ -387,16 +565,34 @@ void LoopPipeliner::rewrite() {
                                         next, i32Constant(numStages));
     return arith::SelectOp::create(builder, loc, wraps, i32Constant(0), next);
   };
-  yielded.push_back(nextStage(readStage));
+  Value nextRead = nextStage(readStage);
+  yielded.push_back(nextRead);
   yielded.push_back(nextStage(writeStage));
+  if (bulk) {
+    // A barrier's phase flips each time its stage comes round again.
+    Value wrapped = arith::CmpIOp::create(
+        builder, loc, arith::CmpIPredicate::eq, nextRead, i32Constant(0));
+    Value flipped =
+        arith::XOrIOp::create(builder, loc, readPhase, i32Constant(1));
+    yielded.push_back(
+        arith::SelectOp::create(builder, loc, wrapped, flipped, readPhase));
+  }
   yield->setOperands(yielded);
 
   Operation *replacement = asyncDot ? keepDotInFlight(newLoop) : newLoop;
 
-  // After the loop: drain the copies past the end, free the buffers.
+  // After the loop: drain the copies past the end (bulk copies past the end
+  // were never issued, and every thread has passed its last barrier wait
+  // before the in-loop CTA barrier), free the buffers.
   builder.setInsertionPointAfter(replacement);
-  AsyncWaitOp::create(builder, loc, AsyncTokenType::get(context), ValueRange(),
-                      0);
+  if (bulk) {
+    for (Value barrier : stageBarriers)
+      InvalBarrierOp::create(builder, loc, barrier);
+    LocalDeallocOp::create(builder, loc, barriers);
+  } else {
+    AsyncWaitOp::create(builder, loc, AsyncTokenType::get(context),
+                        ValueRange(), 0);
+  }
   for (Value buffer : buffers)
     LocalDeallocOp::create(builder, loc, buffer);
   loop.replaceAllUsesWith(
@@ -411,9 +607,12 @@ struct TileGPUPipelinePass
   using TileGPUPipelineBase::TileGPUPipelineBase;
 
   void runOnOperation() override {
-    if (numStages < 2)
-      return;
     ModuleOp module = getOperation();
+    if (numStages < 2) {
+      if (failed(expandRemainingDescriptorLoads(module)))
+        signalPassFailure();
+      return;
+    }
     SmallVector<scf::ForOp> loops;
     module.walk([&](scf::ForOp loop) { loops.push_back(loop); });
     ModuleAxisInfo axisInfo(module);
@@ -422,6 +621,28 @@ struct TileGPUPipelinePass
       if (pipeliner.analyze())
         pipeliner.rewrite();
     }
+    if (failed(expandRemainingDescriptorLoads(module)))
+      signalPassFailure();
+  }
+
+  /// Descriptor loads kept for bulk copies that no pipeline took become
+  /// pointer loads in their own layout.
+  static LogicalResult expandRemainingDescriptorLoads(ModuleOp module) {
+    SmallVector<tile::DescriptorLoadOp> remaining;
+    module.walk([&](tile::DescriptorLoadOp load) { remaining.push_back(load); });
+    for (tile::DescriptorLoadOp load : remaining) {
+      auto type = cast<RankedTensorType>(load.getType());
+      tile::DescriptorAccessLayouts layouts{type.getEncoding(), {}};
+      if (type.getRank() != 2 || !type.getEncoding())
+        return load.emitOpError("cannot be lowered: a kept descriptor load "
+                                "must be 2-D with a layout");
+      MLIRContext *context = load.getContext();
+      layouts.vectors = {SliceEncodingAttr::get(context, 1, type.getEncoding()),
+                         SliceEncodingAttr::get(context, 0, type.getEncoding())};
+      if (failed(tile::expandDescriptorAccess(load, &layouts)))
+        return failure();
+    }
+    return success();
   }
 };
 } // namespace

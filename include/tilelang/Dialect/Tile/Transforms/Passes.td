@@ -23,8 +23,20 @@ def TileExpandTensorDescriptors
     descriptor's last stride is 1, its base is 16-byte aligned and its other
     strides are multiples of 16 bytes.
 
+    With `keep-bulk-copy-operands` (sm_90 targets with pipelining), the
+    loads that tilegpu-pipeline can instead copy in bulk stay: 2-D blocks of
+    16-bit floats, loaded in a loop from a descriptor with a host-encoded
+    tensor map, whose only use is a tl.dot operand, with at least 8 rows
+    and rows of at least 32 bytes.
+
     Descriptors left without uses are erased.
   }];
+  let options = [
+    Option<"keepBulkCopyOperands", "keep-bulk-copy-operands", "bool",
+           /*default=*/"false",
+           "Keep the descriptor loads that feed tl.dot in loops for bulk "
+           "copies">,
+  ];
 }
 
 #endif // TILELANG_DIALECT_TILE_TRANSFORMS_PASSES_TD

@@ -13,6 +13,11 @@
 
 namespace tilelang::tilegpu {
 
+/// The compute capability a target names ("sm_90a" -> 90), 0 if it names
+/// none; and that of a module's tilegpu.target.
+unsigned getComputeCapability(llvm::StringRef target);
+unsigned getComputeCapability(mlir::Operation *op);
+
 /// A blocked layout for `shape` whose threads hold `sizePerThread` elements
 /// each, with lanes and then warps spread over the dimensions in `order`
 /// (fastest first) as far as the shape has room; what remains goes to the

@@ -1,7 +1,7 @@
 //===- TileGPUOps.td - tilegpu operations ------------------*- tablegen -*-===//
 //
-// Part of tilelang. Layout conversion, shared memory, asynchronous copies and
-// barriers.
+// Part of tilelang. Layout conversion, shared memory, asynchronous copies,
+// bulk tensor copies with mbarriers, and barriers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -217,6 +217,91 @@ def TileGPU_AsyncWaitOp : TileGPU_Op<"async_wait"> {
   let arguments = (ins Variadic<TileGPU_AsyncToken>:$tokens, I32Attr:$pending);
   let results = (outs TileGPU_AsyncToken:$result);
   let assemblyFormat = "$tokens attr-dict";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Bulk tensor copies and memory barriers (sm_90)
+//===----------------------------------------------------------------------===//
+
+def TileGPU_InitBarrierOp : TileGPU_Op<"init_barrier", [
+    MemoryEffects<[MemWrite<TileGPU_SharedMemory>]>]> {
+  let summary = "Initialize an mbarrier in shared memory";
+  let description = [{
+    Thread 0 initializes the 64-bit mbarrier `barrier` (a one-element
+    buffer of i64) to expect `count` arrivals per phase, then makes it
+    visible to the bulk copy engine; a CTA barrier must follow before other
+    threads use it.
+
+    ```mlir
+    tilegpu.init_barrier %bar, 1 : !tilegpu.memdesc<1xi64, #shared, mutable>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDesc:$barrier, I32Attr:$count);
+  let assemblyFormat = "$barrier `,` $count attr-dict `:` qualified(type($barrier))";
+  let hasVerifier = 1;
+}
+
+def TileGPU_InvalBarrierOp : TileGPU_Op<"inval_barrier", [
+    MemoryEffects<[MemWrite<TileGPU_SharedMemory>]>]> {
+  let summary = "Invalidate an mbarrier so that its memory can be reused";
+  let arguments = (ins TileGPU_MemDesc:$barrier);
+  let assemblyFormat = "$barrier attr-dict `:` qualified(type($barrier))";
+  let hasVerifier = 1;
+}
+
+def TileGPU_BarrierExpectOp : TileGPU_Op<"barrier_expect", [
+    MemoryEffects<[MemWrite<TileGPU_SharedMemory>]>]> {
+  let summary = "Arrive on an mbarrier, expecting `bytes` of bulk copies";
+  let description = [{
+    Where `pred` holds, thread 0 arrives on `barrier` and adds `bytes` to
+    the transaction count its current phase waits for: the phase completes
+    once the bulk copies signalling it have written that much.
+  }];
+  let arguments = (ins TileGPU_MemDesc:$barrier, I32Attr:$bytes, I1:$pred);
+  let assemblyFormat = [{
+    $barrier `,` $bytes `,` $pred attr-dict `:` qualified(type($barrier))
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_WaitBarrierOp : TileGPU_Op<"wait_barrier", [
+    MemoryEffects<[MemRead<TileGPU_SharedMemory>, MemWrite<TileGPU_SharedMemory>]>]> {
+  let summary = "Wait for the phase of parity `phase` of an mbarrier";
+  let description = [{
+    Every thread spins until the phase of `barrier` with parity `phase`
+    (0 or 1) has completed; the shared memory its bulk copies wrote is
+    then visible to the thread, including to wgmma.
+  }];
+  let arguments = (ins TileGPU_MemDesc:$barrier, I32:$phase);
+  let assemblyFormat = "$barrier `,` $phase attr-dict `:` qualified(type($barrier))";
+  let hasVerifier = 1;
+}
+
+def TileGPU_AsyncTMACopyGlobalToLocalOp
+    : TileGPU_Op<"async_tma_copy_global_to_local", [
+        MemoryEffects<[MemRead<Tile_GlobalMemory>, MemWrite<TileGPU_SharedMemory>]>]> {
+  let summary = "Start a bulk tensor copy of one block into shared memory";
+  let description = [{
+    Where `pred` holds, thread 0 copies the block of `dst`'s shape whose
+    first element is at `coords` (one per dimension, outermost first) of the
+    tensor that `tensormap` describes into `dst`, in `dst`'s swizzled
+    layout, and signals `barrier` with the bytes written. Elements outside
+    the tensor are written as zero. `dst` is 2-D with 16-bit elements and
+    rows of 32, 64 or 128 bytes per column block (the swizzle of the tensor
+    map): one copy per column block.
+
+    ```mlir
+    tilegpu.async_tma_copy_global_to_local %map[%i, %k] %buf, %bar, %p
+        : !tilegpu.memdesc<128x64xbf16, #shared, mutable>, !tilegpu.memdesc<1xi64, #shared1, mutable>
+    ```
+  }];
+  let arguments = (ins Tile_TensorMap:$tensormap, Variadic<I32>:$coords,
+                       TileGPU_MemDesc:$dst, TileGPU_MemDesc:$barrier, I1:$pred);
+  let assemblyFormat = [{
+    $tensormap `[` $coords `]` $dst `,` $barrier `,` $pred attr-dict `:`
+    qualified(type($dst)) `,` qualified(type($barrier))
+  }];
   let hasVerifier = 1;
 }
 

@@ -1,0 +1,167 @@
+//===- BulkCopyToLLVM.cpp - mbarriers and bulk tensor copies --------------===//
+//
+// Part of tilelang. Lowers the sm_90 mbarrier ops and bulk tensor copies to
+// PTX: init/inval/arrive.expect_tx/try_wait.parity on 64-bit mbarriers in
+// shared memory, and cp.async.bulk.tensor.2d per column block of a
+// swizzled tile, issued by thread 0 and signalling the block's barrier.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileGPUToLLVM.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace tilelang;
+using namespace tilelang::tilegpu;
+using namespace tilelang::lowering;
+
+namespace {
+
+/// The 32-bit shared-memory address of a lowered buffer.
+Value sharedAddress(OpBuilder &b, Location loc, Value buffer) {
+  return LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), buffer);
+}
+
+/// Whether this thread is thread 0 of the CTA (which issues the copies and
+/// arrivals), and `pred` if given.
+Value isIssuingThread(OpBuilder &b, Location loc, Value pred = Value()) {
+  Value first =
+      LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                           getThreadId(b, loc), i32Constant(b, loc, 0));
+  return pred ? LLVM::AndOp::create(b, loc, first, pred).getResult() : first;
+}
+
+/// init_barrier -> mbarrier.init by thread 0, then the fence that makes
+/// the initialization visible to the bulk copy engine.
+struct InitBarrierLowering : public ConvertOpToLLVMPattern<InitBarrierOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(InitBarrierOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    std::string text = llvm::formatv(
+        "@$0 mbarrier.init.shared::cta.b64 [$1], {0};", op.getCount());
+    emitInlineAsm(rewriter, loc, {},
+                  {isIssuingThread(rewriter, loc),
+                   sharedAddress(rewriter, loc, adaptor.getBarrier())},
+                  text, "b,r");
+    emitInlineAsm(rewriter, loc, {}, {}, "fence.mbarrier_init.release.cluster;",
+                  "");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// inval_barrier -> mbarrier.inval by thread 0.
+struct InvalBarrierLowering : public ConvertOpToLLVMPattern<InvalBarrierOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(InvalBarrierOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    emitInlineAsm(rewriter, loc, {},
+                  {isIssuingThread(rewriter, loc),
+                   sharedAddress(rewriter, loc, adaptor.getBarrier())},
+                  "@$0 mbarrier.inval.shared::cta.b64 [$1];", "b,r");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// barrier_expect -> mbarrier.arrive.expect_tx by thread 0 where `pred`.
+struct BarrierExpectLowering : public ConvertOpToLLVMPattern<BarrierExpectOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(BarrierExpectOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    std::string text = llvm::formatv(
+        "@$0 mbarrier.arrive.expect_tx.shared::cta.b64 _, [$1], {0};",
+        op.getBytes());
+    emitInlineAsm(rewriter, loc, {},
+                  {isIssuingThread(rewriter, loc, adaptor.getPred()),
+                   sharedAddress(rewriter, loc, adaptor.getBarrier())},
+                  text, "b,r");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// wait_barrier -> a try_wait.parity loop (its label is local to the
+/// braces, so the loop can be inlined any number of times).
+struct WaitBarrierLowering : public ConvertOpToLLVMPattern<WaitBarrierOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(WaitBarrierOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    emitInlineAsm(rewriter, loc, {},
+                  {sharedAddress(rewriter, loc, adaptor.getBarrier()),
+                   adaptor.getPhase()},
+                  "{\n"
+                  ".reg .pred complete;\n"
+                  "waitLoop:\n"
+                  "mbarrier.try_wait.parity.shared::cta.b64 complete, [$0], $1;\n"
+                  "@!complete bra.uni waitLoop;\n"
+                  "}",
+                  "r,r");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// async_tma_copy_global_to_local -> one cp.async.bulk.tensor.2d per column
+/// block of the destination tile (box: every row, one block's width), by
+/// thread 0 where `pred`.
+struct AsyncTMACopyLowering
+    : public ConvertOpToLLVMPattern<AsyncTMACopyGlobalToLocalOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(AsyncTMACopyGlobalToLocalOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    std::optional<SwizzledTile> tile = SwizzledTile::get(op.getDst().getType());
+    if (!tile || tile->contiguousDim != 1)
+      return op.emitError("bulk tensor copies fill 2-D #tilegpu.shared "
+                          "buffers with rows along dimension 1");
+    int64_t blockBytes = tile->blockLength * 2;
+    Value pred = isIssuingThread(rewriter, loc, adaptor.getPred());
+    Value barrier = sharedAddress(rewriter, loc, adaptor.getBarrier());
+    Value dst = sharedAddress(rewriter, loc, adaptor.getDst());
+    Value row = adaptor.getCoords()[0];
+    Value column = adaptor.getCoords()[1];
+    int64_t blocks = tile->rowLength / tile->blockLength;
+    for (int64_t block = 0; block < blocks; ++block) {
+      Value blockDst = LLVM::AddOp::create(
+          rewriter, loc, dst,
+          i32Constant(rewriter, loc, block * tile->numRows * blockBytes));
+      Value blockColumn = LLVM::AddOp::create(
+          rewriter, loc, column,
+          i32Constant(rewriter, loc, block * tile->blockLength));
+      // The tensor map's coordinates run innermost first.
+      emitInlineAsm(rewriter, loc, {},
+                    {pred, blockDst, adaptor.getTensormap(), blockColumn, row,
+                     barrier},
+                    "@$0 cp.async.bulk.tensor.2d.shared::cluster.global.tile."
+                    "mbarrier::complete_tx::bytes [$1], [$2, {$3, $4}], [$5];",
+                    "b,r,l,r,r,r");
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void tilelang::lowering::populateBulkCopyToLLVMPatterns(
+    TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<InitBarrierLowering, InvalBarrierLowering,
+               BarrierExpectLowering, WaitBarrierLowering,
+               AsyncTMACopyLowering>(converter);
+}

@@ -1,0 +1,61 @@
+//===- BulkCopyOps.cpp - mbarrier and bulk tensor copy ops ----------------===//
+//
+// Part of tilelang. Verifiers of init_barrier, inval_barrier,
+// barrier_expect, wait_barrier and async_tma_copy_global_to_local.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilelang/Dialect/TileGPU/IR/TileGPUOps.h"
+
+using namespace mlir;
+using namespace tilelang;
+using namespace tilelang::tilegpu;
+
+/// An mbarrier is one 64-bit word of shared memory.
+static LogicalResult verifyBarrier(Operation *op, MemDescType barrier) {
+  if (barrier.getShape() != ArrayRef<int64_t>{1} ||
+      !barrier.getElementType().isInteger(64))
+    return op->emitOpError("barrier must be a buffer of one i64, got ")
+           << barrier;
+  if (!barrier.getMutableMemory())
+    return op->emitOpError("barrier must be mutable");
+  return success();
+}
+
+LogicalResult InitBarrierOp::verify() {
+  if (static_cast<int32_t>(getCount()) < 1)
+    return emitOpError("count must be positive, got ")
+           << static_cast<int32_t>(getCount());
+  return verifyBarrier(*this, getBarrier().getType());
+}
+
+LogicalResult InvalBarrierOp::verify() {
+  return verifyBarrier(*this, getBarrier().getType());
+}
+
+LogicalResult BarrierExpectOp::verify() {
+  if (static_cast<int32_t>(getBytes()) < 0)
+    return emitOpError("bytes must be non-negative, got ")
+           << static_cast<int32_t>(getBytes());
+  return verifyBarrier(*this, getBarrier().getType());
+}
+
+LogicalResult WaitBarrierOp::verify() {
+  return verifyBarrier(*this, getBarrier().getType());
+}
+
+LogicalResult AsyncTMACopyGlobalToLocalOp::verify() {
+  MemDescType dst = getDst().getType();
+  if (dst.getShape().size() != 2 || getCoords().size() != 2)
+    return emitOpError("copies 2-D blocks: needs a 2-D destination and two "
+                       "coordinates");
+  if (dst.getElementType().getIntOrFloatBitWidth() != 16)
+    return emitOpError("copies 16-bit elements, got ") << dst.getElementType();
+  auto shared = dyn_cast<SharedEncodingAttr>(dst.getEncoding());
+  if (!shared || shared.getOrder()[0] != 1)
+    return emitOpError("destination must have a #tilegpu.shared layout with "
+                       "rows along dimension 1");
+  if (!dst.getMutableMemory())
+    return emitOpError("destination must be mutable");
+  return verifyBarrier(*this, getBarrier().getType());
+}
