@@ -1,6 +1,6 @@
 """Benchmarks on the GPU: tilelang next to torch and Triton in one run.
 
-  python bench/run.py [--out DIR] [--only layernorm,softmax,launch,matmul|all]
+  python bench/run.py [--out DIR] [--only layernorm,softmax,launch,matmul,matmul-desc|all]
 
   layernorm  layernorm forward, fp16, at the anchor shapes of the H100 notes
   softmax    Triton's fused-softmax tutorial kernel (one row per program),
@@ -10,6 +10,8 @@
   matmul     Triton's tutorial matmul (grouped order, fp32 accumulator), fp16
              and bf16, 1024^3 to 8192^3 and 16x8192x8192, in TFLOP/s, next
              to cuBLAS (torch.matmul)
+  matmul-desc  the same products through tensor descriptors (bulk tensor
+             copies on Hopper, for tilelang and Triton)
 
 Every tilelang result is checked against a float64 torch reference before it
 is timed. Writes results.json, results.md and (with matplotlib) results.png
@@ -307,9 +309,55 @@ def matmul(run, tl_kernels, tt_kernels):
             del a, b, c, c_torch, c_triton
 
 
-BENCHMARKS = {"layernorm": layernorm, "softmax": softmax, "launch": launch, "matmul": matmul}
+def matmul_descriptors(run, tl_kernels, tt_kernels):
+    """As matmul, with bench/kernels.py's matmul_descriptor_kernel: blocks
+    through tensor descriptors (tilelang's TensorDescriptor, Triton's for
+    Triton), which both compilers copy with the bulk tensor copy engine (TMA)
+    on Hopper."""
+    tt_descriptor = None
+    if tt_kernels is not None:
+        try:
+            import triton
+            from triton.tools.tensor_descriptor import TensorDescriptor as tt_descriptor
+            triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
+        except (ImportError, AttributeError) as exc:
+            log(f"  Triton without host tensor descriptors ({exc}): tilelang and torch only")
+    for dtype in MATMUL_DTYPES:
+        for m, n, k in MATMUL_SHAPES:
+            shape = f"{m}x{n}x{k} {DTYPE_NAMES[dtype]}"
+            try:
+                a = torch.randn(m, k, device="cuda", dtype=dtype)
+                b = torch.randn(k, n, device="cuda", dtype=dtype)
+                c = torch.full((m, n), float("nan"), device="cuda", dtype=dtype)
+                c_torch = torch.empty_like(c)
+                c_triton = torch.empty_like(c)
+                config = matmul_config(m, n, k)
+            except Exception as exc:  # noqa: BLE001
+                run.fail("matmul-desc", shape, "setup", exc)
+                continue
+
+            def check():
+                ref = a.double() @ b.double()
+                error = (c.double() - ref).abs()
+                bound = matmul_error_bound(a, b, ref)
+                if not bool((error <= bound).all()):
+                    raise AssertionError(f"tilelang descriptor matmul {shape} is wrong: "
+                                         f"{int((~(error <= bound)).sum())} elements beyond the error bound")
+
+            impls = {"tilelang": lambda: bench_kernels.matmul_with_descriptors(
+                         a, b, tl_kernels["matmul_descriptor_kernel"], tilelang.TensorDescriptor, config, out=c),
+                     "torch": lambda: torch.matmul(a, b, out=c_torch)}
+            if tt_descriptor is not None:
+                impls["triton"] = lambda: bench_kernels.matmul_with_descriptors(
+                    a, b, tt_kernels["matmul_descriptor_kernel"], tt_descriptor, config, out=c_triton)
+            run.throughput("matmul-desc", shape, impls, 2.0 * m * n * k, check)
+            del a, b, c, c_torch, c_triton
+
+
+BENCHMARKS = {"layernorm": layernorm, "softmax": softmax, "launch": launch, "matmul": matmul,
+              "matmul-desc": matmul_descriptors}
 # What a run without --only does: every benchmark.
-DEFAULT_BENCHMARKS = ["layernorm", "softmax", "launch", "matmul"]
+DEFAULT_BENCHMARKS = ["layernorm", "softmax", "launch", "matmul", "matmul-desc"]
 
 
 def parse_args(argv=None):

@@ -23,10 +23,10 @@ void buildTileGPUPipeline(OpPassManager &pm, unsigned numWarps,
                           unsigned numStages, const std::string &arch) {
   // Descriptor accesses become pointer loads and stores before layouts are
   // chosen, so that coalescing sees them.
-  // On sm_90 the pipeline copies descriptor blocks that feed tl.dot in bulk
-  // (TMA); those stay descriptor loads.
+  // On sm_90 the pipeline copies descriptor blocks that feed tl.dot, and
+  // stored blocks, in bulk (TMA); those stay descriptor accesses.
   tile::TileExpandTensorDescriptorsOptions expandOptions;
-  expandOptions.keepBulkCopyOperands =
+  expandOptions.keepBulkCopies =
       tilegpu::getComputeCapability(arch) >= 90 && numStages >= 2;
   pm.addPass(tile::createTileExpandTensorDescriptors(expandOptions));
   pm.addPass(createCanonicalizerPass());

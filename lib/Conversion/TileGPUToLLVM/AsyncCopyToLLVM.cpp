@@ -56,15 +56,36 @@ int64_t tilelang::lowering::allocateSharedMemory(ModuleOp module) {
     int64_t &need = overlaps ? scratchWhileLive : scratchElsewhere;
     need = std::max(need, bytes);
   });
-  // 1024-byte alignment keeps 128-byte swizzle patterns where wgmma's
-  // descriptors expect them.
-  int64_t offset = allocs.empty() ? 0 : llvm::alignTo(scratchWhileLive, 1024);
+  // Buffers go above that scratch, each at the lowest offset that no buffer
+  // live at the same time occupies (first fit in program order): an
+  // epilogue's buffer reuses the room of the pipeline's, say. 1024-byte
+  // alignment keeps 128-byte swizzle patterns where wgmma's descriptors and
+  // the bulk copy engine expect them.
+  int64_t base = allocs.empty() ? 0 : llvm::alignTo(scratchWhileLive, 1024);
+  int64_t end = base;
+  SmallVector<std::pair<int64_t, int64_t>> placed; // [offset, offset + size)
   Builder builder(module.getContext());
-  for (LocalAllocOp alloc : allocs) {
+  for (auto [index, alloc] : llvm::enumerate(allocs)) {
+    int64_t size = llvm::alignTo(alloc.getType().getSizeInBytes(), 1024);
+    auto overlapsInTime = [&](size_t other) {
+      return live[other].first < live[index].second &&
+             live[index].first < live[other].second;
+    };
+    int64_t offset = base;
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (size_t other = 0; other < placed.size(); ++other)
+        if (overlapsInTime(other) && placed[other].first < offset + size &&
+            offset < placed[other].second) {
+          offset = placed[other].second;
+          moved = true;
+        }
+    }
+    placed.push_back({offset, offset + size});
     alloc->setAttr(kOffsetAttrName, builder.getI64IntegerAttr(offset));
-    offset = llvm::alignTo(offset + alloc.getType().getSizeInBytes(), 1024);
+    end = std::max(end, offset + size);
   }
-  return std::max({offset, scratchWhileLive, scratchElsewhere});
+  return std::max({end, scratchWhileLive, scratchElsewhere});
 }
 
 namespace {

@@ -3,7 +3,8 @@
 // Part of tilelang. Lowers the sm_90 mbarrier ops and bulk tensor copies to
 // PTX: init/inval/arrive.expect_tx/try_wait.parity on 64-bit mbarriers in
 // shared memory, and cp.async.bulk.tensor.2d per column block of a
-// swizzled tile, issued by thread 0 and signalling the block's barrier.
+// swizzled tile, issued by thread 0 and signalling the block's barrier (or,
+// for stores, committed as one bulk group).
 //
 //===----------------------------------------------------------------------===//
 
@@ -157,11 +158,71 @@ struct AsyncTMACopyLowering
   }
 };
 
+/// async_tma_copy_local_to_global -> one cp.async.bulk.tensor.2d store per
+/// column block of the source tile by thread 0, committed as one group.
+struct AsyncTMAStoreLowering
+    : public ConvertOpToLLVMPattern<AsyncTMACopyLocalToGlobalOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(AsyncTMACopyLocalToGlobalOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    std::optional<SwizzledTile> tile = SwizzledTile::get(op.getSrc().getType());
+    if (!tile || tile->contiguousDim != 1)
+      return op.emitError("bulk tensor copies read 2-D #tilegpu.shared "
+                          "buffers with rows along dimension 1");
+    int64_t blockBytes = tile->blockLength * 2;
+    Value pred = isIssuingThread(rewriter, loc);
+    Value src = sharedAddress(rewriter, loc, adaptor.getSrc());
+    Value row = adaptor.getCoords()[0];
+    Value column = adaptor.getCoords()[1];
+    int64_t blocks = tile->rowLength / tile->blockLength;
+    for (int64_t block = 0; block < blocks; ++block) {
+      Value blockSrc = LLVM::AddOp::create(
+          rewriter, loc, src,
+          i32Constant(rewriter, loc, block * tile->numRows * blockBytes));
+      Value blockColumn = LLVM::AddOp::create(
+          rewriter, loc, column,
+          i32Constant(rewriter, loc, block * tile->blockLength));
+      emitInlineAsm(rewriter, loc, {},
+                    {pred, adaptor.getTensormap(), blockColumn, row, blockSrc},
+                    "@$0 cp.async.bulk.tensor.2d.global.shared::cta.tile."
+                    "bulk_group [$1, {$2, $3}], [$4];",
+                    "b,l,r,r,r");
+    }
+    emitInlineAsm(rewriter, loc, {}, {pred},
+                  "@$0 cp.async.bulk.commit_group;", "b");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// async_tma_store_wait -> cp.async.bulk.wait_group.read (a no-op for
+/// threads without bulk groups).
+struct AsyncTMAStoreWaitLowering
+    : public ConvertOpToLLVMPattern<AsyncTMAStoreWaitOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(AsyncTMAStoreWaitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    emitInlineAsm(rewriter, op.getLoc(), {}, {},
+                  llvm::formatv("cp.async.bulk.wait_group.read {0};",
+                                op.getPendings())
+                      .str(),
+                  "");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void tilelang::lowering::populateBulkCopyToLLVMPatterns(
     TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<InitBarrierLowering, InvalBarrierLowering,
                BarrierExpectLowering, WaitBarrierLowering,
-               AsyncTMACopyLowering>(converter);
+               AsyncTMACopyLowering, AsyncTMAStoreLowering,
+               AsyncTMAStoreWaitLowering>(converter);
 }

@@ -27,6 +27,11 @@ unsigned tilelang::lowering::getContiguousPerThread(Type type) {
     return 1;
   if (auto blocked = dyn_cast<BlockedEncodingAttr>(tensor.getEncoding()))
     return blocked.getSizePerThread()[blocked.getOrder()[0]];
+  // mma.sync and wgmma accumulators: each register pair holds two adjacent
+  // columns, next to each other in the struct (see the element orders below).
+  if (isa<MmaEncodingAttr>(tensor.getEncoding()) && tensor.getRank() == 2 &&
+      (getMmaV2Tile(tensor.getEncoding()) || getMmaV3Tile(tensor.getEncoding())))
+    return 2;
   return 1;
 }
 

@@ -392,3 +392,47 @@ func.func @f(%d: tensor<64x64xf32, #a>) -> tensor<64x64xf32, #a> {
   %w = tilegpu.warp_group_dot_wait %d {pendings = 0 : i32} : tensor<64x64xf32, #a>
   return %w : tensor<64x64xf32, #a>
 }
+
+// -----
+
+// An mbarrier is one i64 of shared memory.
+#plain = #tilegpu.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [0]>
+func.func @barrier_shape(%b: !tilegpu.memdesc<2xi64, #plain, mutable>) {
+  // expected-error @+1 {{barrier must be a buffer of one i64, got '!tilegpu.memdesc<2xi64, #tilegpu.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [0]>, mutable>'}}
+  tilegpu.init_barrier %b, 1 : !tilegpu.memdesc<2xi64, #plain, mutable>
+  return
+}
+
+// -----
+
+// It expects at least one arrival per phase.
+#plain = #tilegpu.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [0]>
+func.func @barrier_count(%b: !tilegpu.memdesc<1xi64, #plain, mutable>) {
+  // expected-error @+1 {{count must be positive, got 0}}
+  tilegpu.init_barrier %b, 0 : !tilegpu.memdesc<1xi64, #plain, mutable>
+  return
+}
+
+// -----
+
+// Bulk copies fill 2-D tiles of 16-bit elements whose rows run along
+// dimension 1.
+#plain = #tilegpu.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [0]>
+#swizzled = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @bulk_copy_element(%map: !tile.tensormap, %i: i32, %p: i1, %b: !tilegpu.memdesc<1xi64, #plain, mutable>,
+                             %t: !tilegpu.memdesc<64x64xf32, #swizzled, mutable>) {
+  // expected-error @+1 {{copies 16-bit elements, got 'f32'}}
+  tilegpu.async_tma_copy_global_to_local %map[%i, %i] %t, %b, %p : !tilegpu.memdesc<64x64xf32, #swizzled, mutable>, !tilegpu.memdesc<1xi64, #plain, mutable>
+  return
+}
+
+// -----
+
+#plain = #tilegpu.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [0]>
+#columns = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1]>
+func.func @bulk_copy_order(%map: !tile.tensormap, %i: i32, %p: i1, %b: !tilegpu.memdesc<1xi64, #plain, mutable>,
+                           %t: !tilegpu.memdesc<64x64xf16, #columns, mutable>) {
+  // expected-error @+1 {{destination must have a #tilegpu.shared layout with rows along dimension 1}}
+  tilegpu.async_tma_copy_global_to_local %map[%i, %i] %t, %b, %p : !tilegpu.memdesc<64x64xf16, #columns, mutable>, !tilegpu.memdesc<1xi64, #plain, mutable>
+  return
+}

@@ -238,13 +238,16 @@ def test_descriptor_matmul_copies_in_bulk_on_sm90a():
     """On sm_90a the A and B blocks arrive by bulk tensor copies (one per
     128-byte column block: A's 128x64 tile in one, B's 64x256 in four),
     each stage's signalling an mbarrier that the loop waits on; the wgmma
-    stays in flight; no cp.async and no proxy fence are left. The launcher
-    is told how to encode A's and B's tensor maps (not C's)."""
+    stays in flight; no cp.async is left. C's block goes from the
+    accumulator straight into a swizzled buffer (no layout conversion),
+    through the one proxy fence, and out by four bulk stores. The launcher
+    is told how to encode all three tensor maps."""
     compiled = compile_descriptor_matmul().to_ptx("sm_90a")
     ptx = compiled.ptx
     assert compiled.tensor_maps == [
         {"descriptor": 0, "element": "bf16", "box": [128, 64], "swizzle": 128},
         {"descriptor": 1, "element": "bf16", "box": [64, 64], "swizzle": 128},
+        {"descriptor": 2, "element": "bf16", "box": [128, 64], "swizzle": 128},
     ]
     copies = re.findall(r"cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.tile\.mbarrier::complete_tx::bytes", ptx)
     assert len(copies) == 4 * 5  # 3 prologue stages and the loop's, 5 copies each
@@ -253,8 +256,14 @@ def test_descriptor_matmul_copies_in_bulk_on_sm90a():
     assert "49152;" in ptx  # bytes per stage: 128x64 + 64x256 bf16
     assert "mbarrier.try_wait.parity.shared::cta.b64" in ptx
     assert "wgmma.wait_group.sync.aligned 1;" in ptx
-    assert "cp.async.cg" not in ptx and "fence.proxy.async" not in ptx
-    # 4 stages of 48 KiB and the barriers' 1 KiB.
+    assert "cp.async.cg" not in ptx
+    stores = re.findall(r"cp\.async\.bulk\.tensor\.2d\.global\.shared::cta\.tile\.bulk_group", ptx)
+    assert len(stores) == 4
+    assert ptx.count("cp.async.bulk.commit_group;") == 1 and "cp.async.bulk.wait_group.read 0;" in ptx
+    assert ptx.count("fence.proxy.async.shared::cta;") == 1
+    assert "st.global" not in ptx and "tilegpu.convert_layout" not in compiled.asm["tilegpu"]
+    # 4 stages of 48 KiB and the barriers' 1 KiB; C's 64 KiB buffer reuses
+    # the stages' room after the loop.
     assert compiled.shared_bytes == 4 * 49152 + 1024
 
 

@@ -23,17 +23,26 @@ using namespace tilelang::tile;
 
 namespace {
 
+/// Whether the blocks of `descValue` can move by bulk tensor copies: 2-D
+/// blocks of 16-bit floats with at least 8 rows of at least 32 bytes, from a
+/// descriptor with a host-encoded tensor map.
+bool hasBulkCopyBlocks(Value descValue) {
+  auto desc = descValue.getDefiningOp<MakeTensorDescOp>();
+  RankedTensorType block = cast<TensorDescType>(descValue.getType())
+                               .getBlockType();
+  return desc && desc.getTensormap() && block.getRank() == 2 &&
+         (block.getElementType().isF16() || block.getElementType().isBF16()) &&
+         block.getDimSize(0) % 8 == 0 && block.getDimSize(1) * 2 >= 32;
+}
+
 /// A load that tilegpu-pipeline can turn into bulk copies of a tensor-core
-/// operand; see Passes.td.
-bool isBulkCopyOperand(DescriptorLoadOp load) {
-  auto desc = load.getDesc().getDefiningOp<MakeTensorDescOp>();
-  RankedTensorType block = load.getDesc().getType().getBlockType();
-  if (!desc || !desc.getTensormap() || block.getRank() != 2 ||
-      !(block.getElementType().isF16() || block.getElementType().isBF16()))
-    return false;
-  if (block.getDimSize(0) % 8 != 0 || block.getDimSize(1) * 2 < 32)
-    return false;
-  if (!isa_and_nonnull<scf::ForOp>(load->getParentOp()) || !load->hasOneUse())
+/// operand, or a store it can write with one; see Passes.td.
+bool isBulkCopy(Operation *access) {
+  if (auto store = dyn_cast<DescriptorStoreOp>(access))
+    return hasBulkCopyBlocks(store.getDesc());
+  auto load = cast<DescriptorLoadOp>(access);
+  if (!hasBulkCopyBlocks(load.getDesc()) ||
+      !isa_and_nonnull<scf::ForOp>(load->getParentOp()) || !load->hasOneUse())
     return false;
   OpOperand &use = *load->getUses().begin();
   return isa<DotOp>(use.getOwner()) && use.getOperandNumber() < 2;
@@ -48,10 +57,8 @@ struct TileExpandTensorDescriptorsPass
   void runOnOperation() override {
     SmallVector<Operation *> accesses;
     getOperation().walk([&](Operation *op) {
-      auto load = dyn_cast<DescriptorLoadOp>(op);
-      if (load && keepBulkCopyOperands && isBulkCopyOperand(load))
-        return;
-      if (isa<DescriptorLoadOp, DescriptorStoreOp>(op))
+      if (isa<DescriptorLoadOp, DescriptorStoreOp>(op) &&
+          !(keepBulkCopies && isBulkCopy(op)))
         accesses.push_back(op);
     });
     for (Operation *op : accesses)

@@ -1,7 +1,7 @@
 //===- BulkCopyOps.cpp - mbarrier and bulk tensor copy ops ----------------===//
 //
 // Part of tilelang. Verifiers of init_barrier, inval_barrier,
-// barrier_expect, wait_barrier and async_tma_copy_global_to_local.
+// barrier_expect, wait_barrier and the bulk tensor copies.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,18 +44,33 @@ LogicalResult WaitBarrierOp::verify() {
   return verifyBarrier(*this, getBarrier().getType());
 }
 
+/// A bulk tensor copy moves a 2-D tile of 16-bit elements whose rows run
+/// along dimension 1 of a swizzled layout, to or from `coords`.
+static LogicalResult verifyBulkTile(Operation *op, MemDescType tile,
+                                    ValueRange coords, StringRef role) {
+  if (tile.getShape().size() != 2 || coords.size() != 2)
+    return op->emitOpError("copies 2-D blocks: needs a 2-D ")
+           << role << " and two coordinates";
+  if (tile.getElementType().getIntOrFloatBitWidth() != 16)
+    return op->emitOpError("copies 16-bit elements, got ")
+           << tile.getElementType();
+  auto shared = dyn_cast<SharedEncodingAttr>(tile.getEncoding());
+  if (!shared || shared.getOrder()[0] != 1)
+    return op->emitOpError()
+           << role
+           << " must have a #tilegpu.shared layout with rows along dimension 1";
+  return success();
+}
+
 LogicalResult AsyncTMACopyGlobalToLocalOp::verify() {
   MemDescType dst = getDst().getType();
-  if (dst.getShape().size() != 2 || getCoords().size() != 2)
-    return emitOpError("copies 2-D blocks: needs a 2-D destination and two "
-                       "coordinates");
-  if (dst.getElementType().getIntOrFloatBitWidth() != 16)
-    return emitOpError("copies 16-bit elements, got ") << dst.getElementType();
-  auto shared = dyn_cast<SharedEncodingAttr>(dst.getEncoding());
-  if (!shared || shared.getOrder()[0] != 1)
-    return emitOpError("destination must have a #tilegpu.shared layout with "
-                       "rows along dimension 1");
+  if (failed(verifyBulkTile(*this, dst, getCoords(), "destination")))
+    return failure();
   if (!dst.getMutableMemory())
     return emitOpError("destination must be mutable");
   return verifyBarrier(*this, getBarrier().getType());
+}
+
+LogicalResult AsyncTMACopyLocalToGlobalOp::verify() {
+  return verifyBulkTile(*this, getSrc().getType(), getCoords(), "source");
 }

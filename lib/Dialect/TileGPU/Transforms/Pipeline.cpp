@@ -5,7 +5,8 @@
 // num_stages - 1 iterations ahead into rotating shared-memory buffers
 // (cp.async, or on sm_90 bulk tensor copies signalling one mbarrier per
 // stage), and keeps a loop-carried wgmma product in flight across
-// iterations. Descriptor loads it cannot copy in bulk become pointer loads.
+// iterations. Descriptor stores kept for bulk copies become bulk stores;
+// descriptor loads it cannot copy in bulk become pointer loads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -451,7 +452,7 @@ void LoopPipeliner::rewrite() {
       recordTensorMapEncoding(load.desc.getTensormap(), box->first,
                               box->second, load.type.getElementType());
     }
-    auto unswizzled = SharedEncodingAttr::get(context, 1, 1, 1, {1, 0});
+    auto unswizzled = SharedEncodingAttr::get(context, 1, 1, 1, {0});
     auto barriersType =
         MemDescType::get(context, {numStages, 1}, builder.getI64Type(),
                          unswizzled, /*mutableMemory=*/true);
@@ -609,7 +610,7 @@ struct TileGPUPipelinePass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (numStages < 2) {
-      if (failed(expandRemainingDescriptorLoads(module)))
+      if (failed(lowerRemainingDescriptorAccesses(module)))
         signalPassFailure();
       return;
     }
@@ -621,27 +622,78 @@ struct TileGPUPipelinePass
       if (pipeliner.analyze())
         pipeliner.rewrite();
     }
-    if (failed(expandRemainingDescriptorLoads(module)))
+    if (failed(lowerRemainingDescriptorAccesses(module)))
       signalPassFailure();
   }
 
-  /// Descriptor loads kept for bulk copies that no pipeline took become
-  /// pointer loads in their own layout.
-  static LogicalResult expandRemainingDescriptorLoads(ModuleOp module) {
-    SmallVector<tile::DescriptorLoadOp> remaining;
-    module.walk([&](tile::DescriptorLoadOp load) { remaining.push_back(load); });
-    for (tile::DescriptorLoadOp load : remaining) {
-      auto type = cast<RankedTensorType>(load.getType());
-      tile::DescriptorAccessLayouts layouts{type.getEncoding(), {}};
+  /// Lowers the descriptor accesses kept for bulk copies that no pipeline
+  /// took: a store becomes a bulk store of its block through a swizzled
+  /// buffer, and anything else pointer accesses in the block's layout.
+  static LogicalResult lowerRemainingDescriptorAccesses(ModuleOp module) {
+    SmallVector<Operation *> remaining;
+    module.walk([&](Operation *op) {
+      if (isa<tile::DescriptorLoadOp, tile::DescriptorStoreOp>(op))
+        remaining.push_back(op);
+    });
+    for (Operation *access : remaining) {
+      auto store = dyn_cast<tile::DescriptorStoreOp>(access);
+      if (store && succeeded(storeInBulk(store)))
+        continue;
+      Value block = store ? Value(store.getValue()) : access->getResult(0);
+      auto type = cast<RankedTensorType>(block.getType());
       if (type.getRank() != 2 || !type.getEncoding())
-        return load.emitOpError("cannot be lowered: a kept descriptor load "
-                                "must be 2-D with a layout");
-      MLIRContext *context = load.getContext();
-      layouts.vectors = {SliceEncodingAttr::get(context, 1, type.getEncoding()),
-                         SliceEncodingAttr::get(context, 0, type.getEncoding())};
-      if (failed(tile::expandDescriptorAccess(load, &layouts)))
+        return access->emitOpError("cannot be lowered: a kept descriptor "
+                                   "access must be 2-D with a layout");
+      MLIRContext *context = access->getContext();
+      tile::DescriptorAccessLayouts layouts{
+          type.getEncoding(),
+          {SliceEncodingAttr::get(context, 1, type.getEncoding()),
+           SliceEncodingAttr::get(context, 0, type.getEncoding())}};
+      if (failed(tile::expandDescriptorAccess(access, &layouts)))
         return failure();
     }
+    return success();
+  }
+
+  /// store -> local_alloc of the block (swizzled as the tensor map's box
+  /// reads it, made visible to the async proxy), one bulk store per column
+  /// block, a wait until the copies have read the buffer, and its release.
+  /// Fails (changing nothing) when the block or tensor map does not allow it.
+  static LogicalResult storeInBulk(tile::DescriptorStoreOp store) {
+    auto desc = store.getDesc().getDefiningOp<tile::MakeTensorDescOp>();
+    auto type = cast<RankedTensorType>(store.getValue().getType());
+    if (!desc || !desc.getTensormap() || type.getRank() != 2 ||
+        type.getElementTypeBitWidth() != 16)
+      return failure();
+    MLIRContext *context = store.getContext();
+    auto encoding =
+        getSwizzledSharedEncoding(context, type.getShape(), {1, 0}, 16);
+    auto box = getBulkCopyBox(type.getShape(), encoding);
+    if (!box || !canEncodeTensorMap(desc.getTensormap(), box->first,
+                                    box->second))
+      return failure();
+    recordTensorMapEncoding(desc.getTensormap(), box->first, box->second,
+                            type.getElementType());
+    OpBuilder builder(store);
+    Location loc = store.getLoc();
+    auto bufferType =
+        MemDescType::get(context, type.getShape(), type.getElementType(),
+                         encoding, /*mutableMemory=*/false);
+    // An accumulator converted for the store goes to shared memory as it
+    // is: the buffer is the layout change.
+    Value block = store.getValue();
+    if (auto convert = block.getDefiningOp<ConvertLayoutOp>()) {
+      Attribute source = convert.getSrc().getType().getEncoding();
+      if (isa<MmaEncodingAttr>(source) &&
+          (getMmaV2Tile(source) || getMmaV3Tile(source)))
+        block = convert.getSrc();
+    }
+    Value buffer = LocalAllocOp::create(builder, loc, bufferType, block);
+    AsyncTMACopyLocalToGlobalOp::create(builder, loc, desc.getTensormap(),
+                                        store.getOffsets(), buffer);
+    AsyncTMAStoreWaitOp::create(builder, loc, /*pendings=*/0);
+    LocalDeallocOp::create(builder, loc, buffer);
+    store.erase();
     return success();
   }
 };

@@ -23,19 +23,17 @@ def TileExpandTensorDescriptors
     descriptor's last stride is 1, its base is 16-byte aligned and its other
     strides are multiples of 16 bytes.
 
-    With `keep-bulk-copy-operands` (sm_90 targets with pipelining), the
-    loads that tilegpu-pipeline can instead copy in bulk stay: 2-D blocks of
-    16-bit floats, loaded in a loop from a descriptor with a host-encoded
-    tensor map, whose only use is a tl.dot operand, with at least 8 rows
-    and rows of at least 32 bytes.
+    With `keep-bulk-copies` (sm_90 targets with pipelining), the accesses
+    that tilegpu-pipeline can instead make bulk tensor copies stay: those of
+    2-D blocks of 16-bit floats with at least 8 rows of at least 32 bytes,
+    through a descriptor with a host-encoded tensor map, that are stores or
+    loads in a loop whose only use is a tl.dot operand.
 
     Descriptors left without uses are erased.
   }];
   let options = [
-    Option<"keepBulkCopyOperands", "keep-bulk-copy-operands", "bool",
-           /*default=*/"false",
-           "Keep the descriptor loads that feed tl.dot in loops for bulk "
-           "copies">,
+    Option<"keepBulkCopies", "keep-bulk-copies", "bool", /*default=*/"false",
+           "Keep the descriptor accesses that can become bulk tensor copies">,
   ];
 }
 

@@ -305,6 +305,43 @@ def TileGPU_AsyncTMACopyGlobalToLocalOp
   let hasVerifier = 1;
 }
 
+def TileGPU_AsyncTMACopyLocalToGlobalOp
+    : TileGPU_Op<"async_tma_copy_local_to_global", [
+        MemoryEffects<[MemRead<TileGPU_SharedMemory>, MemWrite<Tile_GlobalMemory>]>]> {
+  let summary = "Start a bulk tensor copy of one block from shared memory";
+  let description = [{
+    Thread 0 copies `src` (2-D, 16-bit elements, a swizzled layout as for
+    async_tma_copy_global_to_local) into the block whose first element is at
+    `coords` of the tensor that `tensormap` describes; elements outside the
+    tensor are not written. The copies form one bulk group, which
+    async_tma_store_wait waits for. `src` must be complete and visible to
+    the async proxy (a local_alloc with a source is).
+
+    ```mlir
+    tilegpu.async_tma_copy_local_to_global %map[%i, %j] %buf : !tilegpu.memdesc<128x256xbf16, #shared>
+    ```
+  }];
+  let arguments = (ins Tile_TensorMap:$tensormap, Variadic<I32>:$coords,
+                       TileGPU_MemDesc:$src);
+  let assemblyFormat = [{
+    $tensormap `[` $coords `]` $src attr-dict `:` qualified(type($src))
+  }];
+  let hasVerifier = 1;
+}
+
+// (Modelled as writing shared memory too, so that it is never dropped as
+// dead: it orders the buffer's reuse after the copies' reads.)
+def TileGPU_AsyncTMAStoreWaitOp : TileGPU_Op<"async_tma_store_wait", [
+    MemoryEffects<[MemRead<TileGPU_SharedMemory>, MemWrite<TileGPU_SharedMemory>]>]> {
+  let summary = "Wait until the bulk stores have read their shared memory";
+  let description = [{
+    Until at most `pendings` bulk store groups may still read shared memory
+    (`cp.async.bulk.wait_group.read`); their buffers can be reused after.
+  }];
+  let arguments = (ins I32Attr:$pendings);
+  let assemblyFormat = "attr-dict";
+}
+
 def TileGPU_BarrierOp : TileGPU_Op<"barrier"> {
   let summary = "Synchronize the threads of the CTA (bar.sync 0)";
   let assemblyFormat = "attr-dict";
