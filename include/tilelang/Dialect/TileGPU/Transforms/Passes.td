@@ -71,7 +71,8 @@ def TileGPUAccelerateMatmul
 }
 
 def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::ModuleOp"> {
-  let summary = "Software-pipeline the global loads that feed tensor-core dots";
+  let summary = "Software-pipeline the global loads that feed tensor-core dots "
+                "(cp.async or bulk tensor copies)";
   let description = [{
     In an scf.for whose body loads a tile from global memory and converts it
     to an mma.sync operand or writes it to a shared tile for wgmma
@@ -104,6 +105,30 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::ModuleOp"> {
     element type is 16-bit, their `other` is absent or zero, and axis info
     proves at least 4 contiguous, aligned bytes per thread (cp.async's
     smallest copy). `num-stages` below 2 leaves loops alone.
+
+    Bulk tensor copies (sm_90). When every such load of a loop is a
+    tile.descriptor_load kept by tile-expand-tensor-descriptors, the stages
+    are filled by async_tma_copy_global_to_local instead: one copy per
+    column block of the stage's swizzled tile (its rows of 32, 64 or 128
+    bytes are the tensor map's box and swizzle), issued by thread 0 and
+    signalling the stage's mbarrier, which barrier_expect arms with the
+    stage's bytes. The loop waits on its stage's barrier with a parity it
+    carries (flipped each time the read stage wraps); without a product in
+    flight a CTA barrier follows, so that a stage is refilled only after
+    every thread has read it. The barriers are initialized before the
+    prologue and invalidated after the loop. The box, swizzle and element
+    type are recorded on the tensor map argument (`tilegpu.tma_box`,
+    `tilegpu.tma_swizzle`, `tilegpu.tma_element`) for the launcher, which
+    encodes the map; a map needed with two different boxes is copied in
+    bulk for the first loop only.
+
+    Then the remaining kept descriptor accesses are lowered: a
+    tile.descriptor_store becomes a local_alloc of its block (an mma
+    accumulator converted for the store is taken before the conversion),
+    async_tma_copy_local_to_global and async_tma_store_wait; a load that no
+    pipeline took (num-stages below 2, a loop that also has pointer loads,
+    an address the pipeline cannot recompute) becomes a masked pointer load
+    in its own layout.
   }];
   let options = [
     Option<"numStages", "num-stages", "unsigned", "3",
