@@ -272,10 +272,11 @@ def matmul_error_bound(a, b, ref):
     return u_out * ref.abs() + (1 + u_out) * accumulation + 2.0**-24
 
 
-def matmul(run, tl_kernels, tt_kernels):
-    """C = A @ B with bench/kernels.py's matmul_kernel (the same source under
-    tilelang and Triton, with the same config), next to cuBLAS through
-    torch.matmul. TFLOP/s counts 2 M N K per call."""
+def matmul_products(run, name, tilelang_matmul, triton_matmul):
+    """Times C = A @ B at every matmul shape: `tilelang_matmul(a, b, config,
+    out)` and `triton_matmul` (None: skipped) with matmul_config's config,
+    next to cuBLAS through torch.matmul; rows go under `name`. TFLOP/s counts
+    2 M N K per call."""
     for dtype in MATMUL_DTYPES:
         for m, n, k in MATMUL_SHAPES:
             shape = f"{m}x{n}x{k} {DTYPE_NAMES[dtype]}"
@@ -287,7 +288,7 @@ def matmul(run, tl_kernels, tt_kernels):
                 c_triton = torch.empty_like(c)
                 config = matmul_config(m, n, k)
             except Exception as exc:  # noqa: BLE001
-                run.fail("matmul", shape, "setup", exc)
+                run.fail(name, shape, "setup", exc)
                 continue
 
             def check():
@@ -296,17 +297,25 @@ def matmul(run, tl_kernels, tt_kernels):
                 bound = matmul_error_bound(a, b, ref)
                 if not bool((error <= bound).all()):  # also false for NaN: unwritten elements
                     worst = int((error / bound).nan_to_num(float("inf")).argmax())
-                    raise AssertionError(f"tilelang matmul {shape} is wrong: {int((~(error <= bound)).sum())} "
+                    raise AssertionError(f"tilelang {name} {shape} is wrong: {int((~(error <= bound)).sum())} "
                                          f"elements beyond the error bound; worst: error "
                                          f"{error.flatten()[worst].item():.3g}, bound {bound.flatten()[worst].item():.3g}")
 
-            impls = {"tilelang": lambda: bench_kernels.matmul(a, b, tl_kernels["matmul_kernel"], config, out=c),
+            impls = {"tilelang": lambda: tilelang_matmul(a, b, config, c),
                      "torch": lambda: torch.matmul(a, b, out=c_torch)}
-            if tt_kernels is not None:
-                impls["triton"] = lambda: bench_kernels.matmul(a, b, tt_kernels["matmul_kernel"], config,
-                                                               out=c_triton)
-            run.throughput("matmul", shape, impls, 2.0 * m * n * k, check)
+            if triton_matmul is not None:
+                impls["triton"] = lambda: triton_matmul(a, b, config, c_triton)
+            run.throughput(name, shape, impls, 2.0 * m * n * k, check)
             del a, b, c, c_torch, c_triton
+
+
+def matmul(run, tl_kernels, tt_kernels):
+    """C = A @ B with bench/kernels.py's matmul_kernel (the same source under
+    tilelang and Triton, with the same config), next to cuBLAS."""
+    def with_kernel(kernels):
+        return lambda a, b, config, out: bench_kernels.matmul(a, b, kernels["matmul_kernel"], config, out=out)
+
+    matmul_products(run, "matmul", with_kernel(tl_kernels), with_kernel(tt_kernels) if tt_kernels else None)
 
 
 def matmul_descriptors(run, tl_kernels, tt_kernels):
@@ -314,44 +323,20 @@ def matmul_descriptors(run, tl_kernels, tt_kernels):
     through tensor descriptors (tilelang's TensorDescriptor, Triton's for
     Triton), which both compilers copy with the bulk tensor copy engine (TMA)
     on Hopper."""
-    tt_descriptor = None
+    def with_kernel(kernels, descriptor_class):
+        return lambda a, b, config, out: bench_kernels.matmul_with_descriptors(
+            a, b, kernels["matmul_descriptor_kernel"], descriptor_class, config, out=out)
+
+    triton_matmul = None
     if tt_kernels is not None:
         try:
             import triton
-            from triton.tools.tensor_descriptor import TensorDescriptor as tt_descriptor
+            from triton.tools.tensor_descriptor import TensorDescriptor as triton_descriptor
             triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
+            triton_matmul = with_kernel(tt_kernels, triton_descriptor)
         except (ImportError, AttributeError) as exc:
             log(f"  Triton without host tensor descriptors ({exc}): tilelang and torch only")
-    for dtype in MATMUL_DTYPES:
-        for m, n, k in MATMUL_SHAPES:
-            shape = f"{m}x{n}x{k} {DTYPE_NAMES[dtype]}"
-            try:
-                a = torch.randn(m, k, device="cuda", dtype=dtype)
-                b = torch.randn(k, n, device="cuda", dtype=dtype)
-                c = torch.full((m, n), float("nan"), device="cuda", dtype=dtype)
-                c_torch = torch.empty_like(c)
-                c_triton = torch.empty_like(c)
-                config = matmul_config(m, n, k)
-            except Exception as exc:  # noqa: BLE001
-                run.fail("matmul-desc", shape, "setup", exc)
-                continue
-
-            def check():
-                ref = a.double() @ b.double()
-                error = (c.double() - ref).abs()
-                bound = matmul_error_bound(a, b, ref)
-                if not bool((error <= bound).all()):
-                    raise AssertionError(f"tilelang descriptor matmul {shape} is wrong: "
-                                         f"{int((~(error <= bound)).sum())} elements beyond the error bound")
-
-            impls = {"tilelang": lambda: bench_kernels.matmul_with_descriptors(
-                         a, b, tl_kernels["matmul_descriptor_kernel"], tilelang.TensorDescriptor, config, out=c),
-                     "torch": lambda: torch.matmul(a, b, out=c_torch)}
-            if tt_descriptor is not None:
-                impls["triton"] = lambda: bench_kernels.matmul_with_descriptors(
-                    a, b, tt_kernels["matmul_descriptor_kernel"], tt_descriptor, config, out=c_triton)
-            run.throughput("matmul-desc", shape, impls, 2.0 * m * n * k, check)
-            del a, b, c, c_torch, c_triton
+    matmul_products(run, "matmul-desc", with_kernel(tl_kernels, tilelang.TensorDescriptor), triton_matmul)
 
 
 BENCHMARKS = {"layernorm": layernorm, "softmax": softmax, "launch": launch, "matmul": matmul,

@@ -157,10 +157,13 @@ struct PackedLaunch {
 
   /// The next tensor map parameter, zeroed.
   unsigned char *nextTensorMap() {
-    if (tensorMapCount == kMaxTensorMaps || paramCount == kMaxParams)
+    if (tensorMapCount == kMaxTensorMaps)
       throw py::value_error("kernels take at most " +
                             std::to_string(kMaxTensorMaps) +
                             " tensor descriptors");
+    if (paramCount == kMaxParams)
+      throw py::value_error("kernels take at most " +
+                            std::to_string(kMaxParams) + " parameters");
     unsigned char *map = tensorMaps[tensorMapCount++];
     std::memset(map, 0, kTensorMapBytes);
     params[paramCount++] = map;
@@ -530,6 +533,21 @@ static bool appendIntSequence(PyObject *object, PyObject *name,
   return ok;
 }
 
+/// Whether the descriptor `desc` has no `padding` or "zero" padding (the
+/// only one kernels implement; the slow path reports the others).
+static bool hasZeroPadding(PyObject *desc) {
+  PyObject *padding = PyObject_GetAttrString(desc, "padding");
+  if (!padding) {
+    PyErr_Clear();
+    return true;
+  }
+  bool zero = padding == Py_None ||
+              (PyUnicode_Check(padding) &&
+               PyUnicode_CompareWithASCIIString(padding, "zero") == 0);
+  Py_DECREF(padding);
+  return zero;
+}
+
 bool Dispatcher::appendDescriptorKind(std::string &key, PyObject *desc) {
   // As specialize() in jit.py: the base tensor's kind, the block shape,
   // which extents are multiples of 16, and the strides modulo 16 (which
@@ -555,8 +573,12 @@ bool Dispatcher::appendDescriptorKind(std::string &key, PyObject *desc) {
                            }) &&
          appendIntSequence(desc, names().strides,
                            [&](long long stride, bool last) {
-                             key += char('a' + (last ? 0 : stride & 15));
-                           });
+                             // A last stride other than 1 is an error the
+                             // slow path reports.
+                             key += last ? (stride == 1 ? 'a' : '!')
+                                         : char('a' + (stride & 15));
+                           }) &&
+         key.back() != '!' && hasZeroPadding(desc);
 }
 
 bool Dispatcher::appendValue(std::string &key, py::handle handle) {

@@ -8,8 +8,9 @@ tensor read as zero and are not written. The class follows Triton's
 accept as well.
 
 The rules are those of Hopper's bulk tensor copy engine, which descriptor
-copies use there: 1 to 5 dimensions, the last one contiguous (stride 1), a
-16-byte aligned base, the other strides multiples of 16 bytes, block
+copies use there: 1 to 5 dimensions, positive extents, the last one
+contiguous (stride 1), a 16-byte aligned base, the other strides positive
+multiples of 16 bytes, block
 dimensions powers of two of at most 256 elements, and a last block
 dimension of at least 16 bytes.
 """
@@ -48,13 +49,15 @@ def check_descriptor(base, shape: Sequence[int], strides: Sequence[int], block_s
         if not isinstance(size, int) or size <= 0 or size & (size - 1) or size > _MAX_BLOCK:
             raise ValueError(f"block_shape[{dim}] must be a power of two of at most {_MAX_BLOCK}, got {size}")
     for dim, extent in enumerate(shape):
-        if not 0 <= int(extent) < 2**31:
-            raise ValueError(f"shape[{dim}] must be in [0, 2^31), got {extent}")
+        if not 0 < int(extent) < 2**31:
+            raise ValueError(f"shape[{dim}] must be in [1, 2^31), got {extent}")
     if int(strides[-1]) != 1:
         raise ValueError(f"the last dimension of a tensor descriptor must be contiguous (stride 1), "
                          f"got strides {list(strides)}")
     elem = _element_size(base)
     for dim in range(rank - 1):
+        if int(strides[dim]) <= 0:
+            raise ValueError(f"strides[{dim}] must be positive, got {strides[dim]}")
         if int(strides[dim]) * elem % 16:
             raise ValueError(f"strides[{dim}] = {strides[dim]} elements is {int(strides[dim]) * elem} bytes, "
                              "not a multiple of 16")

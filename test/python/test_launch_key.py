@@ -195,6 +195,15 @@ def test_malformed_descriptors_take_the_slow_path_without_a_key():
     broken = desc()
     broken.shape = None
     assert key(broken, 7, 0.5, BLOCK=1) is None
+    # What specialization rejects never reaches a kernel through the fast
+    # path: a last stride other than 1, a padding other than zero.
+    assert key(desc(strides=(64, 2)), 7, 0.5, BLOCK=1) is None
+    nan_padding = desc()
+    nan_padding.padding = "nan"
+    assert key(nan_padding, 7, 0.5, BLOCK=1) is None
+    zero_padding = desc()
+    zero_padding.padding = "zero"
+    assert key(zero_padding, 7, 0.5, BLOCK=1) == key(desc(), 7, 0.5, BLOCK=1)
     foreign_base = desc()
     foreign_base.base = object()
     assert key(foreign_base, 7, 0.5, BLOCK=1) is None

@@ -116,9 +116,39 @@ struct WaitBarrierLowering : public ConvertOpToLLVMPattern<WaitBarrierOp> {
   }
 };
 
+/// Emits one bulk copy per column block of the 2-D swizzled `tile` at
+/// shared address `shared` (box: every row, one block's width): `emit`
+/// gets the block's shared address and its column in the tensor (the
+/// copy's innermost coordinate). Fails unless the tile's rows run along
+/// dimension 1.
+LogicalResult
+forEachColumnBlock(ConversionPatternRewriter &rewriter, Operation *op,
+                   MemDescType tileType, Value shared, Value column,
+                   llvm::function_ref<void(Value blockShared,
+                                           Value blockColumn)>
+                       emit) {
+  std::optional<SwizzledTile> tile = SwizzledTile::get(tileType);
+  if (!tile || tile->contiguousDim != 1)
+    return op->emitError("bulk tensor copies move 2-D #tilegpu.shared "
+                         "tiles with rows along dimension 1");
+  Location loc = op->getLoc();
+  int64_t blockBytes = tile->blockLength * 2;
+  for (int64_t block = 0; block < tile->rowLength / tile->blockLength;
+       ++block) {
+    Value blockShared = LLVM::AddOp::create(
+        rewriter, loc, shared,
+        i32Constant(rewriter, loc, block * tile->numRows * blockBytes));
+    Value blockColumn = LLVM::AddOp::create(
+        rewriter, loc, column,
+        i32Constant(rewriter, loc, block * tile->blockLength));
+    emit(blockShared, blockColumn);
+  }
+  return success();
+}
+
 /// async_tma_copy_global_to_local -> one cp.async.bulk.tensor.2d per column
-/// block of the destination tile (box: every row, one block's width), by
-/// thread 0 where `pred`.
+/// block of the destination tile, by thread 0 where `pred`, signalling the
+/// barrier.
 struct AsyncTMACopyLowering
     : public ConvertOpToLLVMPattern<AsyncTMACopyGlobalToLocalOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
@@ -127,24 +157,10 @@ struct AsyncTMACopyLowering
   matchAndRewrite(AsyncTMACopyGlobalToLocalOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    std::optional<SwizzledTile> tile = SwizzledTile::get(op.getDst().getType());
-    if (!tile || tile->contiguousDim != 1)
-      return op.emitError("bulk tensor copies fill 2-D #tilegpu.shared "
-                          "buffers with rows along dimension 1");
-    int64_t blockBytes = tile->blockLength * 2;
     Value pred = isIssuingThread(rewriter, loc, adaptor.getPred());
     Value barrier = sharedAddress(rewriter, loc, adaptor.getBarrier());
-    Value dst = sharedAddress(rewriter, loc, adaptor.getDst());
     Value row = adaptor.getCoords()[0];
-    Value column = adaptor.getCoords()[1];
-    int64_t blocks = tile->rowLength / tile->blockLength;
-    for (int64_t block = 0; block < blocks; ++block) {
-      Value blockDst = LLVM::AddOp::create(
-          rewriter, loc, dst,
-          i32Constant(rewriter, loc, block * tile->numRows * blockBytes));
-      Value blockColumn = LLVM::AddOp::create(
-          rewriter, loc, column,
-          i32Constant(rewriter, loc, block * tile->blockLength));
+    auto copy = [&](Value blockDst, Value blockColumn) {
       // The tensor map's coordinates run innermost first.
       emitInlineAsm(rewriter, loc, {},
                     {pred, blockDst, adaptor.getTensormap(), blockColumn, row,
@@ -152,7 +168,12 @@ struct AsyncTMACopyLowering
                     "@$0 cp.async.bulk.tensor.2d.shared::cluster.global.tile."
                     "mbarrier::complete_tx::bytes [$1], [$2, {$3, $4}], [$5];",
                     "b,r,l,r,r,r");
-    }
+    };
+    if (failed(forEachColumnBlock(
+            rewriter, op, op.getDst().getType(),
+            sharedAddress(rewriter, loc, adaptor.getDst()),
+            adaptor.getCoords()[1], copy)))
+      return failure();
     rewriter.eraseOp(op);
     return success();
   }
@@ -168,29 +189,20 @@ struct AsyncTMAStoreLowering
   matchAndRewrite(AsyncTMACopyLocalToGlobalOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    std::optional<SwizzledTile> tile = SwizzledTile::get(op.getSrc().getType());
-    if (!tile || tile->contiguousDim != 1)
-      return op.emitError("bulk tensor copies read 2-D #tilegpu.shared "
-                          "buffers with rows along dimension 1");
-    int64_t blockBytes = tile->blockLength * 2;
     Value pred = isIssuingThread(rewriter, loc);
-    Value src = sharedAddress(rewriter, loc, adaptor.getSrc());
     Value row = adaptor.getCoords()[0];
-    Value column = adaptor.getCoords()[1];
-    int64_t blocks = tile->rowLength / tile->blockLength;
-    for (int64_t block = 0; block < blocks; ++block) {
-      Value blockSrc = LLVM::AddOp::create(
-          rewriter, loc, src,
-          i32Constant(rewriter, loc, block * tile->numRows * blockBytes));
-      Value blockColumn = LLVM::AddOp::create(
-          rewriter, loc, column,
-          i32Constant(rewriter, loc, block * tile->blockLength));
+    auto copy = [&](Value blockSrc, Value blockColumn) {
       emitInlineAsm(rewriter, loc, {},
                     {pred, adaptor.getTensormap(), blockColumn, row, blockSrc},
                     "@$0 cp.async.bulk.tensor.2d.global.shared::cta.tile."
                     "bulk_group [$1, {$2, $3}], [$4];",
                     "b,l,r,r,r");
-    }
+    };
+    if (failed(forEachColumnBlock(
+            rewriter, op, op.getSrc().getType(),
+            sharedAddress(rewriter, loc, adaptor.getSrc()),
+            adaptor.getCoords()[1], copy)))
+      return failure();
     emitInlineAsm(rewriter, loc, {}, {pred},
                   "@$0 cp.async.bulk.commit_group;", "b");
     rewriter.eraseOp(op);
@@ -217,6 +229,21 @@ struct AsyncTMAStoreWaitLowering
   }
 };
 
+/// fence_async_shared -> fence.proxy.async.shared::cta.
+struct FenceAsyncSharedLowering
+    : public ConvertOpToLLVMPattern<FenceAsyncSharedOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(FenceAsyncSharedOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    emitInlineAsm(rewriter, op.getLoc(), {}, {},
+                  "fence.proxy.async.shared::cta;", "");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void tilelang::lowering::populateBulkCopyToLLVMPatterns(
@@ -224,5 +251,5 @@ void tilelang::lowering::populateBulkCopyToLLVMPatterns(
   patterns.add<InitBarrierLowering, InvalBarrierLowering,
                BarrierExpectLowering, WaitBarrierLowering,
                AsyncTMACopyLowering, AsyncTMAStoreLowering,
-               AsyncTMAStoreWaitLowering>(converter);
+               AsyncTMAStoreWaitLowering, FenceAsyncSharedLowering>(converter);
 }

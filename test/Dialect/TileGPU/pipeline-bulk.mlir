@@ -7,6 +7,8 @@
 
 // The tensor maps record how the launcher encodes them: A's 64x64 tile in
 // one 128-byte-swizzled box, B's 64x128 tile in two boxes of 64 columns.
+// Before the stages take over shared memory that other threads may still
+// use, a proxy fence and a CTA barrier.
 // Three mbarriers (one per stage) are initialized before a CTA barrier; the
 // prologue arms stages 0 and 1 (16 KiB each: both tiles) and copies into
 // them; the loop waits on its stage's barrier with the phase it carries,
@@ -16,6 +18,8 @@
 // CHECK-LABEL: func.func @matmul
 // CHECK-SAME: %[[AMAP:[^:]*]]: !tile.tensormap {tilegpu.tma_box = array<i32: 64, 64>, tilegpu.tma_element = f16, tilegpu.tma_swizzle = 128 : i32}
 // CHECK-SAME: %[[BMAP:[^:]*]]: !tile.tensormap {tilegpu.tma_box = array<i32: 64, 64>, tilegpu.tma_element = f16, tilegpu.tma_swizzle = 128 : i32}
+// CHECK: tilegpu.fence_async_shared
+// CHECK-NEXT: tilegpu.barrier
 // CHECK-DAG: %[[ABUF:.*]] = tilegpu.local_alloc {{.*}}memdesc<3x64x64xf16
 // CHECK-DAG: %[[BBUF:.*]] = tilegpu.local_alloc {{.*}}memdesc<3x64x128xf16
 // CHECK-DAG: %[[BARS:.*]] = tilegpu.local_alloc {{.*}}memdesc<3x1xi64

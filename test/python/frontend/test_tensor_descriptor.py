@@ -77,6 +77,8 @@ def test_from_tensor_takes_shape_and_strides():
     (dict(shape=(64, 64), block=[48, 64]), "power of two"),
     (dict(shape=(64, 64), block=[512, 64]), "at most 256"),
     (dict(shape=(64, 64), block=[64]), "one entry per dimension"),
+    (dict(shape=(0, 64)), "shape[0] must be in [1, 2^31), got 0"),
+    (dict(shape=(64, 64), strides=(-64, 1)), "strides[0] must be positive, got -64"),
     (dict(shape=(2, 2, 2, 2, 2, 16), block=[1, 1, 1, 1, 1, 16]), "1 to 5 dimensions"),
 ])
 def test_descriptor_rules(kwargs, message):
@@ -240,7 +242,7 @@ def test_descriptor_matmul_copies_in_bulk_on_sm90a():
     each stage's signalling an mbarrier that the loop waits on; the wgmma
     stays in flight; no cp.async is left. C's block goes from the
     accumulator straight into a swizzled buffer (no layout conversion),
-    through the one proxy fence, and out by four bulk stores. The launcher
+    through a proxy fence, and out by four bulk stores. The launcher
     is told how to encode all three tensor maps."""
     compiled = compile_descriptor_matmul().to_ptx("sm_90a")
     ptx = compiled.ptx
@@ -260,7 +262,8 @@ def test_descriptor_matmul_copies_in_bulk_on_sm90a():
     stores = re.findall(r"cp\.async\.bulk\.tensor\.2d\.global\.shared::cta\.tile\.bulk_group", ptx)
     assert len(stores) == 4
     assert ptx.count("cp.async.bulk.commit_group;") == 1 and "cp.async.bulk.wait_group.read 0;" in ptx
-    assert ptx.count("fence.proxy.async.shared::cta;") == 1
+    # One fence before the stages take over earlier shared memory, one for C.
+    assert ptx.count("fence.proxy.async.shared::cta;") == 2
     assert "st.global" not in ptx and "tilegpu.convert_layout" not in compiled.asm["tilegpu"]
     # 4 stages of 48 KiB and the barriers' 1 KiB; C's 64 KiB buffer reuses
     # the stages' room after the loop.

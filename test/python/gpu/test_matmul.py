@@ -143,13 +143,20 @@ def check_matmul(m, n, k, dtype, cfg=None, a_layout="row", b_layout="row", c_lay
     result = matmul(a, b, MATMUL, cfg, out=out)
     assert result is out
     torch.cuda.synchronize()
-    ref = a.double() @ b.double()  # int8: exact (|C| <= 64 K, far below 2^53)
     what = (f"{m}x{n}x{k} {NAMES[dtype]}->{NAMES[out_dtype]} A {a_layout} B {b_layout} C {c_layout} "
             f"config {BENCH_KERNELS.matmul_launch_options(cfg)}")
-    if dtype == torch.int8:
+    assert_product(a, b, out, buf, what)
+
+
+def assert_product(a, b, out, buf, what):
+    """C (`out`, inside the poisoned `buf`) is A @ B: exactly for int8
+    (|C| <= 64 K, far below 2^53), within product_bound otherwise; nothing
+    else in `buf` was written."""
+    ref = a.double() @ b.double()
+    if a.dtype == torch.int8:
         assert torch.equal(out.double(), ref), f"{what}: {int((out.double() != ref).sum())} elements differ"
     else:
-        assert_within(out, ref, product_bound(a, b, ref, out_dtype), what)
+        assert_within(out, ref, product_bound(a, b, ref, out.dtype), what)
     assert_padding_poisoned(out, buf)
 
 
@@ -324,14 +331,8 @@ def check_matmul_descriptors(m, n, k, dtype, cfg=None, row_padding=0):
     out = buf[:m, :n]
     BENCH_KERNELS.matmul_with_descriptors(a, b, MATMUL_DESCRIPTORS, TensorDescriptor, cfg, out=out)
     torch.cuda.synchronize()
-    ref = a.double() @ b.double()
-    what = (f"descriptors {m}x{n}x{k} {NAMES[dtype]} row padding {row_padding} "
-            f"config {BENCH_KERNELS.matmul_launch_options(cfg)}")
-    if dtype == torch.int8:
-        assert torch.equal(out.double(), ref), f"{what}: {int((out.double() != ref).sum())} elements differ"
-    else:
-        assert_within(out, ref, product_bound(a, b, ref, out_dtype), what)
-    assert_padding_poisoned(out, buf)
+    assert_product(a, b, out, buf, f"descriptors {m}x{n}x{k} {NAMES[dtype]} row padding {row_padding} "
+                                   f"config {BENCH_KERNELS.matmul_launch_options(cfg)}")
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=NAMES.get)

@@ -71,8 +71,9 @@ constexpr llvm::StringLiteral kElementAttrName = "tilegpu.tma_element";
 /// layout is not one the copy engine's swizzle modes produce.
 std::optional<std::pair<SmallVector<int32_t>, int32_t>>
 getBulkCopyBox(ArrayRef<int64_t> shape, SharedEncodingAttr encoding) {
+  // The copy engine's boxes have at most 256 elements per dimension.
   if (shape.size() != 2 || encoding.getOrder()[0] != 1 ||
-      encoding.getVec() != 8 || shape[0] % 8 != 0)
+      encoding.getVec() != 8 || shape[0] % 8 != 0 || shape[0] > 256)
     return std::nullopt;
   int64_t blockLength =
       std::min<int64_t>(shape[1], encoding.getVec() * encoding.getMaxPhase());
@@ -292,6 +293,16 @@ bool LoopPipeliner::analyze() {
   bulk = !loads.empty() && llvm::all_of(loads, [](const OperandLoad &load) {
            return load.isBulk();
          });
+  // One tensor map read through two different boxes cannot be encoded for
+  // both.
+  llvm::DenseMap<Value, std::pair<SmallVector<int32_t>, int32_t>> boxes;
+  for (OperandLoad &load : loads) {
+    if (!bulk)
+      break;
+    auto box = *getBulkCopyBox(load.type.getShape(), load.encoding);
+    auto [known, inserted] = boxes.try_emplace(load.desc.getTensormap(), box);
+    bulk = inserted || known->second == box;
+  }
   if (!bulk)
     llvm::erase_if(loads, [](const OperandLoad &load) { return load.isBulk(); });
   if (loads.empty())
@@ -432,6 +443,15 @@ void LoopPipeliner::rewrite() {
     return arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt,
                                  ivValue, loop.getUpperBound());
   };
+
+  // The buffers may take the room of buffers and scratch used before the
+  // loop, which other threads may still be reading (shared memory is
+  // placed by program order, and a dealloc waits for nothing): everyone
+  // first finishes with it. The bulk copy engine writes through the async
+  // proxy, so earlier generic writes are fenced first.
+  if (bulk)
+    FenceAsyncSharedOp::create(builder, loc);
+  BarrierOp::create(builder, loc);
 
   // One buffer of num_stages tiles per load.
   SmallVector<Value> buffers;

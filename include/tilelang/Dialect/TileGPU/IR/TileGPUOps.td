@@ -342,6 +342,18 @@ def TileGPU_AsyncTMAStoreWaitOp : TileGPU_Op<"async_tma_store_wait", [
   let assemblyFormat = "attr-dict";
 }
 
+def TileGPU_FenceAsyncSharedOp : TileGPU_Op<"fence_async_shared", [
+    MemoryEffects<[MemRead<TileGPU_SharedMemory>, MemWrite<TileGPU_SharedMemory>]>]> {
+  let summary = "Order this thread's shared-memory accesses before the async proxy's";
+  let description = [{
+    `fence.proxy.async.shared::cta`: the thread's earlier shared-memory
+    accesses (through the generic proxy) are ordered before later accesses
+    by the bulk copy engine and wgmma (the async proxy), once a barrier
+    publishes them.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def TileGPU_BarrierOp : TileGPU_Op<"barrier"> {
   let summary = "Synchronize the threads of the CTA (bar.sync 0)";
   let assemblyFormat = "attr-dict";
