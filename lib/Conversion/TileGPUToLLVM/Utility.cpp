@@ -590,7 +590,7 @@ SwizzledTile::SwizzledTile(ArrayRef<int64_t> shape, SharedEncodingAttr encoding)
       rowLength(shape[encoding.getOrder()[0]]),
       numRows(shape[1 - encoding.getOrder()[0]]), vec(encoding.getVec()),
       perPhase(encoding.getPerPhase()), maxPhase(encoding.getMaxPhase()),
-      blockLength(std::min<int64_t>(rowLength, vec * maxPhase)) {}
+      blockLength(getSwizzleBlockLength(encoding, rowLength)) {}
 
 std::optional<SwizzledTile> SwizzledTile::get(MemDescType buffer) {
   auto encoding = dyn_cast<SharedEncodingAttr>(buffer.getEncoding());

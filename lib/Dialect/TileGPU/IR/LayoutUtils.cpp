@@ -117,6 +117,12 @@ unsigned tilelang::tilegpu::getComputeCapability(Operation *op) {
   return target ? getComputeCapability(target.getValue()) : 0;
 }
 
+int64_t tilelang::tilegpu::getSwizzleBlockLength(SharedEncodingAttr encoding,
+                                                 int64_t rowLength) {
+  return std::min<int64_t>(rowLength,
+                           encoding.getVec() * encoding.getMaxPhase());
+}
+
 SharedEncodingAttr tilelang::tilegpu::getSwizzledSharedEncoding(
     MLIRContext *context, ArrayRef<int64_t> shape, ArrayRef<unsigned> order,
     unsigned elementBits) {

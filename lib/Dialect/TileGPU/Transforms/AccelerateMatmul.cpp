@@ -110,8 +110,9 @@ static SmallVector<unsigned> getSharedOrder(Value value) {
 static bool fitsWgmmaDescriptors(Value value, unsigned instrN, bool isB) {
   auto type = cast<RankedTensorType>(value.getType());
   SmallVector<unsigned> order = getSharedOrder(value);
-  int64_t rowLength = type.getDimSize(order[0]);
-  int64_t blockLength = std::min<int64_t>(rowLength, 64);
+  int64_t blockLength = getSwizzleBlockLength(
+      getSwizzledSharedEncoding(value.getContext(), type.getShape(), order, 16),
+      type.getDimSize(order[0]));
   if (blockLength < 16)
     return false;
   bool kContiguous = order[0] == (isB ? 0u : 1u);

@@ -75,8 +75,7 @@ getBulkCopyBox(ArrayRef<int64_t> shape, SharedEncodingAttr encoding) {
   if (shape.size() != 2 || encoding.getOrder()[0] != 1 ||
       encoding.getVec() != 8 || shape[0] % 8 != 0 || shape[0] > 256)
     return std::nullopt;
-  int64_t blockLength =
-      std::min<int64_t>(shape[1], encoding.getVec() * encoding.getMaxPhase());
+  int64_t blockLength = getSwizzleBlockLength(encoding, shape[1]);
   int32_t swizzle = int32_t(blockLength * 2);
   if (swizzle != 32 && swizzle != 64 && swizzle != 128)
     return std::nullopt;
@@ -158,6 +157,11 @@ private:
   /// Clones the slice at `builder`'s position under `mapping` (induction
   /// variable and carried iter_args already mapped).
   void cloneSlice(OpBuilder &builder, IRMapping &mapping);
+  /// The mbarrier of stage `stage` (bulk copies).
+  Value getStageBarrier(OpBuilder &builder, Location loc, Value stage) {
+    auto type = cast<MemDescType>(barriers.getType()).getStageType();
+    return MemDescIndexOp::create(builder, loc, type, barriers, stage);
+  }
   /// Issues the copies of one iteration into stage `stage` of each buffer,
   /// as one cp.async group or as bulk copies signalling the stage's
   /// barrier; `valid` masks the whole iteration.
@@ -387,9 +391,7 @@ void LoopPipeliner::issueCopies(OpBuilder &builder, Location loc,
   cloneSlice(builder, mapping);
   if (bulk) {
     // One arrival on the stage's barrier, expecting every copy's bytes.
-    Value barrier = MemDescIndexOp::create(
-        builder, loc, cast<MemDescType>(barriers.getType()).getStageType(),
-        barriers, stage);
+    Value barrier = getStageBarrier(builder, loc, stage);
     int64_t bytes = 0;
     for (OperandLoad &load : loads)
       bytes += load.getStageBytes();
@@ -478,9 +480,8 @@ void LoopPipeliner::rewrite() {
                          unswizzled, /*mutableMemory=*/true);
     barriers = LocalAllocOp::create(builder, loc, barriersType, Value());
     for (unsigned stage = 0; stage < numStages; ++stage) {
-      stageBarriers.push_back(MemDescIndexOp::create(
-          builder, loc, barriersType.getStageType(), barriers,
-          i32Constant(stage)));
+      stageBarriers.push_back(
+          getStageBarrier(builder, loc, i32Constant(stage)));
       InitBarrierOp::create(builder, loc, stageBarriers.back(), 1);
     }
     BarrierOp::create(builder, loc);
@@ -529,10 +530,8 @@ void LoopPipeliner::rewrite() {
   // a product in flight, the barrier after its wait does).
   builder.setInsertionPointToStart(body);
   if (bulk) {
-    Value barrier = MemDescIndexOp::create(
-        builder, loc, cast<MemDescType>(barriers.getType()).getStageType(),
-        barriers, readStage);
-    WaitBarrierOp::create(builder, loc, barrier, readPhase);
+    WaitBarrierOp::create(builder, loc, getStageBarrier(builder, loc, readStage),
+                          readPhase);
     if (!asyncDot)
       BarrierOp::create(builder, loc);
   } else {

@@ -53,6 +53,11 @@ std::optional<MmaV2Tile> getMmaV2Tile(mlir::Attribute layout);
 /// lane of an m64nN instruction; nullopt for other layouts.
 std::optional<MmaV2Tile> getMmaV3Tile(mlir::Attribute layout);
 
+/// Elements of a row of a `rowLength`-element tile in `encoding` that one
+/// column block holds: rows longer than a full swizzle pattern (`vec *
+/// maxPhase` elements) are stored as column blocks of that width.
+int64_t getSwizzleBlockLength(SharedEncodingAttr encoding, int64_t rowLength);
+
 /// The shared layout that ldmatrix reads without bank conflicts: rows along
 /// `order[0]`, 16-byte vectors XOR-swizzled so that any 8 consecutive rows
 /// fall in distinct 16-byte bank groups (rows shorter than 128 bytes share
