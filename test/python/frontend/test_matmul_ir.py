@@ -130,3 +130,47 @@ def test_matmul_space_keeps_wgmma_asynchronous(cfg, tmp_path):
         assert "Performance Loss" not in result.stdout + result.stderr, result.stdout + result.stderr
     else:
         assert "C7511" in result.stdout + result.stderr  # insufficient register resources
+
+
+class FakeDescriptor:
+    """A host tensor descriptor over a FakeTensor (what specialize() reads)."""
+
+    def __init__(self, tensor, block_shape, itemsize=2):
+        self.base = tensor
+        tensor.element_size = lambda: itemsize
+        self.shape = list(tensor.shape)
+        self.strides = [tensor.stride(0), tensor.stride(1)]
+        self.block_shape = list(block_shape)
+        self.padding = "zero"
+
+
+@pytest.mark.skipif(not os.path.exists(PTXAS), reason="needs ptxas")
+@pytest.mark.parametrize("cfg", SPACES.MATMUL, ids=_space_id)
+def test_matmul_space_copies_descriptors_in_bulk(cfg, tmp_path):
+    """Every config of the tuning space, with the descriptor kernel at
+    4096^3 bf16 for sm_90a: A and B arrive by bulk tensor copies (one per
+    column block of 64, 32 ... elements, whatever the swizzle of the block's
+    rows), C leaves by bulk stores, the wgmma stays in flight, and ptxas
+    accepts the PTX without serializing (except for registers, as above)."""
+    n = 4096
+    bm, bn, bk = cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_K"]
+    a, b, c = (FakeTensor(n, n, "bfloat16") for _ in range(3))
+    descriptors = (FakeDescriptor(a, [bm, bk]), FakeDescriptor(b, [bk, bn]), FakeDescriptor(c, [bm, bn]))
+    compiled = KERNELS["matmul_descriptor_kernel"].warmup(*descriptors, n, n, n,
+                                                          **BENCH_KERNELS.matmul_launch_options(cfg))
+    ir = compiled.to_ptx("sm_90a")
+    swizzle = min(bk, 64) * 2
+    assert ir.tensor_maps[0] == {"descriptor": 0, "element": "bf16", "box": [bm, min(bk, 64)], "swizzle": swizzle}
+    assert ir.tensor_maps[1]["box"] == [bk, min(bn, 64)] and ir.tensor_maps[2]["box"] == [bm, min(bn, 64)]
+    ptx = ir.ptx
+    loop_copies = bk // min(bk, 64) + bn // min(bn, 64)
+    copies = ptx.count("cp.async.bulk.tensor.2d.shared::cluster.global")
+    assert copies == cfg["num_stages"] * loop_copies, copies  # S - 1 prologue stages and the loop
+    assert ptx.count("cp.async.bulk.tensor.2d.global.shared::cta") == bn // min(bn, 64)
+    assert "wgmma.wait_group.sync.aligned 1;" in ptx and "cp.async.cg" not in ptx
+    path = tmp_path / "matmul.ptx"
+    path.write_text(ptx)
+    result = subprocess.run([PTXAS, "-arch=sm_90a", str(path), "-o", "/dev/null"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    if bm * bn // (32 * cfg["num_warps"]) <= 128:
+        assert "Performance Loss" not in result.stdout + result.stderr, result.stdout + result.stderr
