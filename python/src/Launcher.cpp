@@ -474,13 +474,16 @@ bool Dispatcher::appendKind(std::string &key, py::handle handle,
     key += 'f';
     return true;
   }
-  // A tensor descriptor: its base's kind, then what specialization reads.
-  if (PyObject_HasAttr(value, names().blockShape))
-    return appendDescriptorKind(key, value);
   // A tensor: its dtype object (pinned, so its address stays unique), its
-  // alignment class, and whether it lives on the GPU.
-  if (!callDataPtr(value, pointer))
+  // alignment class, and whether it lives on the GPU. Tensors are asked
+  // first: a failed attribute lookup on a torch tensor costs about a
+  // microsecond, a launch's whole budget.
+  if (!callDataPtr(value, pointer)) {
+    // A tensor descriptor: its base's kind, then what specialization reads.
+    if (PyObject_HasAttr(value, names().blockShape))
+      return appendDescriptorKind(key, value);
     return false;
+  }
   PyObject *dtype = PyObject_GetAttr(value, names().dtype);
   if (!dtype) {
     PyErr_Clear();
