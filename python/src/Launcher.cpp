@@ -39,6 +39,7 @@ struct Names {
   PyObject *blockShape = internedName("block_shape");
   PyObject *shape = internedName("shape");
   PyObject *strides = internedName("strides");
+  PyObject *padding = internedName("padding");
 };
 const Names &names() {
   static const Names interned;
@@ -136,14 +137,15 @@ void gridDimensions(py::handle grid, unsigned dims[3]) {
 struct PackedLaunch {
   static constexpr size_t kMaxParams = 192;
   static constexpr size_t kMaxTensorMaps = 16;
-  static constexpr size_t kTensorMapBytes = 128;
+  static constexpr size_t kTensorMapBytes = TensorMapEncoding::kBytes;
 
   unsigned dims[3] = {1, 1, 1};
   size_t paramCount = 0;
   size_t tensorMapCount = 0;
   std::uint64_t storage[kMaxParams];
   void *params[kMaxParams];
-  alignas(64) unsigned char tensorMaps[kMaxTensorMaps][kTensorMapBytes];
+  alignas(TensorMapEncoding::kAlignment) unsigned char
+      tensorMaps[kMaxTensorMaps][kTensorMapBytes];
 
   /// The next 8-byte parameter slot, zeroed.
   std::uint64_t &nextSlot() {
@@ -539,7 +541,7 @@ static bool appendIntSequence(PyObject *object, PyObject *name,
 /// Whether the descriptor `desc` has no `padding` or "zero" padding (the
 /// only one kernels implement; the slow path reports the others).
 static bool hasZeroPadding(PyObject *desc) {
-  PyObject *padding = PyObject_GetAttrString(desc, "padding");
+  PyObject *padding = PyObject_GetAttr(desc, names().padding);
   if (!padding) {
     PyErr_Clear();
     return true;

@@ -46,7 +46,8 @@ struct LaunchableKernel {
   struct EncodedTensorMap {
     std::uint64_t base = 0;
     std::vector<std::int64_t> shape, strides;
-    alignas(64) unsigned char bytes[128];
+    alignas(TensorMapEncoding::kAlignment) unsigned char
+        bytes[TensorMapEncoding::kBytes];
   };
   mutable std::vector<std::optional<EncodedTensorMap>> encodedMaps;
 };

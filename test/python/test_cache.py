@@ -238,3 +238,27 @@ def test_unwritable_cache_warns_and_still_compiles(tmp_path, monkeypatch):
     with pytest.warns(RuntimeWarning, match="could not write the kernel cache"):
         compiled = kernels_mod2.compile_scale(block=64).to_ptx("sm_90a")
     assert ".entry scale" in compiled.ptx
+
+
+def test_tensor_map_encodings_survive_a_cache_hit(cache_dir):
+    """A kernel that copies descriptor blocks in bulk comes back from the
+    disk cache with the tensor map encodings the launcher needs (without
+    them, its tensor maps would stay zero)."""
+    from tilelang_testing import REPO_ROOT, load_module
+
+    kernels = load_module("bench_kernels", REPO_ROOT / "bench" / "kernels.py").define(tilelang.jit, tl)
+    matmul = kernels["matmul_descriptor_kernel"]
+
+    def compile_matmul():
+        return matmul.compile({"a_desc": "tensordesc<bf16[64,64]>", "b_desc": "tensordesc<bf16[64,128]>",
+                               "c_desc": "tensordesc<bf16[64,128]>", "M": "i32", "N": "i32", "K": "i32"},
+                              constexprs=dict(BLOCK_SIZE_M=64, BLOCK_SIZE_N=128, BLOCK_SIZE_K=64, GROUP_SIZE_M=8),
+                              num_warps=4, num_stages=3)
+
+    stored = compile_matmul().to_ptx("sm_90a")
+    assert len(stored.tensor_maps) == 3
+    hits = cache.stats.hits
+    matmul.cache.clear()  # forget the in-memory specialization
+    found = compile_matmul().to_ptx("sm_90a")
+    assert cache.stats.hits == hits + 1
+    assert found.tensor_maps == stored.tensor_maps

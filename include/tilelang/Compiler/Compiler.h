@@ -96,6 +96,11 @@ struct Stage {
 /// How the launcher encodes the TMA tensor map of one tensor descriptor
 /// argument for the kernel's bulk copies (cuTensorMapEncodeTiled).
 struct TensorMapEncoding {
+  /// A CUtensorMap's size and the alignment the copy engine needs (as the
+  /// kernel parameter !tile.tensormap declares them).
+  static constexpr unsigned kBytes = 128;
+  static constexpr unsigned kAlignment = 64;
+
   /// Which descriptor argument: 0 for the kernel's first, and so on.
   unsigned descriptor = 0;
   /// Element type: "f16" or "bf16".

@@ -92,18 +92,16 @@ struct FuncOpLowering : public ConvertOpToLLVMPattern<func::FuncOp> {
   static void setTensorMapParameter(LLVM::LLVMFuncOp func, unsigned index) {
     MLIRContext *context = func.getContext();
     Builder builder(context);
-    auto bytes =
-        LLVM::LLVMArrayType::get(IntegerType::get(context, 8), kTensorMapBytes);
+    auto bytes = LLVM::LLVMArrayType::get(IntegerType::get(context, 8),
+                                          tile::TensorMapType::kBytes);
     func.setArgAttr(index, LLVM::LLVMDialect::getByValAttrName(),
                     TypeAttr::get(bytes));
     func.setArgAttr(index, LLVM::LLVMDialect::getAlignAttrName(),
-                    builder.getI64IntegerAttr(kTensorMapAlignment));
+                    builder.getI64IntegerAttr(tile::TensorMapType::kAlignment));
     func.setArgAttr(index, NVVM::NVVMDialect::getGridConstantAttrName(),
                     builder.getUnitAttr());
   }
 
-  static constexpr unsigned kTensorMapBytes = 128;
-  static constexpr unsigned kTensorMapAlignment = 64;
   unsigned numWarps;
 };
 

@@ -58,6 +58,11 @@ def Tile_TensorMapType : TypeDef<Tile_Dialect, "TensorMap"> {
     parameter, aligned to 64 bytes, so that the bulk tensor copy engine can
     read it in place. Only function arguments have this type.
   }];
+  let extraClassDeclaration = [{
+    /// A CUtensorMap's size and alignment in bytes.
+    static constexpr unsigned kBytes = 128;
+    static constexpr unsigned kAlignment = 64;
+  }];
 }
 
 def Tile_TensorDescType : TypeDef<Tile_Dialect, "TensorDesc"> {
