@@ -5,8 +5,14 @@
 Times, per call, each piece of tilelang's launch path on its own (medians
 of several loops): the Python loop and `kernel[grid]`, the torch calls the
 launcher makes (data_ptr, dtype, is_cuda, the current stream), the
-pre-bound fast path, the pybind11 `Kernel.launch`, and the C++ loop of
-cuLaunchKernel alone. A measurement, not a test.
+pre-bound fast path, the pybind11 `Kernel.launch`, the C++ loop of
+cuLaunchKernel alone, and Triton's launch when it is importable. A
+measurement, not a test.
+
+The last rows launch only `--short` times (below the driver's launch queue
+depth) and read the clock before ("submit") and after ("complete") a final
+synchronize: "submit" is then the host's cost per launch, and a "complete"
+well above it means the GPU, not the host, sets the pace.
 """
 
 import argparse
@@ -40,8 +46,10 @@ def per_call_us(fn, launches, repeats=5, sync=False):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--launches", type=int, default=20000)
+    parser.add_argument("--short", type=int, default=500,
+                        help="launches per loop of the submit/complete rows (default: 500)")
     args = parser.parse_args()
-    n = args.launches
+    n, short = args.launches, args.short
     kernel = bench_kernels.define(tilelang.jit, tl)["tiny"]
     x = torch.randn(64, device="cuda")
     y = torch.empty_like(x)
@@ -102,9 +110,29 @@ def main():
         ("kernel[(1,)](...)", full, False),
         ("kernel[(1,)](...), synchronized at the end", full, True),
     ]
-    print(f"{torch.cuda.get_device_name()}, {n} calls per loop, median of 5 loops")
-    for name, fn, sync in rows:
-        print(f"  {name:<45} {per_call_us(fn, n, sync=sync):8.3f} us")
+    for label, sync in (("submit", False), ("complete", True)):
+        rows += [(f"C++ loop of cuLaunchKernel, {short} ({label})", cpp_loop, sync, short),
+                 (f"kernel[(1,)](...), {short} ({label})", full, sync, short)]
+    try:
+        import triton
+        import triton.language as ttl
+    except ImportError:
+        triton = None
+    if triton is not None:
+        triton_kernel = bench_kernels.define(triton.jit, ttl)["tiny"]
+        triton_kernel[(1,)](x, y, 64, BLOCK=64)
+
+        def triton_full(count):
+            for _ in range(count):
+                triton_kernel[(1,)](x, y, 64, BLOCK=64)
+
+        rows += [(f"Triton kernel[(1,)](...), {short} ({label})", triton_full, sync, short)
+                 for label, sync in (("submit", False), ("complete", True))]
+    print(f"{torch.cuda.get_device_name()}, {n} calls per loop unless given, median of 5 loops")
+    for row in rows:
+        name, fn, sync = row[:3]
+        count = row[3] if len(row) > 3 else n
+        print(f"  {name:<45} {per_call_us(fn, count, sync=sync):8.3f} us")
 
 
 if __name__ == "__main__":

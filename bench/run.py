@@ -1,6 +1,7 @@
 """Benchmarks on the GPU: tilelang next to torch and Triton in one run.
 
   python bench/run.py [--out DIR] [--only layernorm,softmax,launch,matmul,matmul-desc|all]
+                      [--rounds 3] [--rep-ms 100]
 
   layernorm  layernorm forward, fp16, at the anchor shapes of the H100 notes
   softmax    Triton's fused-softmax tutorial kernel (one row per program),
@@ -14,7 +15,9 @@
              copies on Hopper, for tilelang and Triton)
 
 Every tilelang result is checked against a float64 torch reference before it
-is timed. Writes results.json, results.md and (with matplotlib) results.png
+is timed. Implementations are timed in interleaved rounds (each round times
+each one, in a rotated order) and the median round is reported, so that the
+host's drift does not decide a comparison; results.json keeps every round. Writes results.json, results.md and (with matplotlib) results.png
 to DIR (default build/bench), printing progress as it goes and the markdown
 table at the end. Exits with 1 when a measurement failed (the others are
 still written). Benchmarks are measurements, not tests: nothing here asserts
@@ -85,9 +88,11 @@ def _error_text(exc):
 class Run:
     """Rows and errors of one run, with the progress printing."""
 
-    def __init__(self):
+    def __init__(self, rounds=3, rep_ms=100):
         self.rows = []
         self.errors = []
+        self.rounds = rounds
+        self.rep_ms = rep_ms
 
     def fail(self, kernel, shape, impl, exc):
         traceback.print_exc()
@@ -105,21 +110,44 @@ class Run:
         self.measure(kernel, shape, impls, check, "TFLOP/s", lambda ms: flops / ms / 1e9)
 
     def measure(self, kernel, shape, impls, check, unit, rate):
-        """Times each implementation (tilelang's checked first); the row has
-        the median ms and `unit`: rate(ms)."""
+        """Times the implementations in interleaved rounds (tilelang's output
+        checked first): each round times every implementation once, starting
+        one further along each time (A B C, B C A, C A B), so that a drift of
+        the GPU's clocks or of the host during the measurement does not favour
+        whichever runs first. The row has the median over the rounds of each
+        round's median ms, `unit`: rate(ms), and the rounds' ms."""
+        ready = {}
         for name, fn in impls.items():
             try:
                 fn()
                 torch.cuda.synchronize()
                 if name == "tilelang":
                     check()
-                ms = bench(fn)
+                ready[name] = fn
             except Exception as exc:  # noqa: BLE001 - recorded, the run goes on
                 self.fail(kernel, shape, name, exc)
+        samples = {name: [] for name in ready}
+        order = list(ready)
+        for round_index in range(self.rounds):
+            shift = round_index % max(len(order), 1)
+            for name in order[shift:] + order[:shift]:
+                if name not in samples:
+                    continue
+                try:
+                    samples[name].append(bench(ready[name], rep_ms=self.rep_ms))
+                except Exception as exc:  # noqa: BLE001
+                    self.fail(kernel, shape, name, exc)
+                    del samples[name]
+        for name in order:
+            if name not in samples:
                 continue
-            row = {"kernel": kernel, "shape": shape, "impl": name, "ms": round(ms, 4), unit: round(rate(ms), 1)}
+            ms = statistics.median(samples[name])
+            row = {"kernel": kernel, "shape": shape, "impl": name, "ms": round(ms, 4), unit: round(rate(ms), 1),
+                   "rounds_ms": [round(value, 4) for value in samples[name]]}
             self.rows.append(row)
-            log(f"    {shape:<16} {name:<9} {row['ms']:>9.4f} ms {row[unit]:>8.1f} {unit}")
+            spread = (max(samples[name]) - min(samples[name])) / ms * 100
+            log(f"    {shape:<16} {name:<9} {row['ms']:>9.4f} ms {row[unit]:>8.1f} {unit}"
+                f"  ({len(samples[name])} rounds, spread {spread:.1f}%)")
 
 
 def layernorm(run, tl_kernels, tt_kernels):
@@ -352,7 +380,13 @@ def parse_args(argv=None):
     parser.add_argument("--only", default=",".join(DEFAULT_BENCHMARKS),
                         help=f"comma-separated benchmarks to run, of {','.join(BENCHMARKS)}, or all "
                              f"(default: {','.join(DEFAULT_BENCHMARKS)})")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="interleaved rounds per measurement; the median round counts (default: 3)")
+    parser.add_argument("--rep-ms", type=float, default=100,
+                        help="milliseconds of timed repetitions per implementation and round (default: 100)")
     args = parser.parse_args(argv)
+    if args.rounds < 1 or args.rep_ms <= 0:
+        parser.error("--rounds must be at least 1 and --rep-ms positive")
     chosen = [name.strip() for name in args.only.split(",") if name.strip()]
     if chosen == ["all"]:
         chosen = list(BENCHMARKS)
@@ -375,7 +409,7 @@ def main(argv=None):
         f"{'Triton ' + triton.__version__ if triton is not None else 'no Triton'}): {', '.join(args.only)}")
     tl_kernels = bench_kernels.define(tilelang.jit, tl)
     tt_kernels = bench_kernels.define(triton.jit, ttl) if triton is not None else None
-    run = Run()
+    run = Run(args.rounds, args.rep_ms)
     total = time.perf_counter()
     for index, name in enumerate(args.only, 1):
         log(f"==> [{index}/{len(args.only)}] {name}")

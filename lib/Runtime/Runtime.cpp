@@ -8,6 +8,7 @@
 
 #include "tilelang/Runtime/Runtime.h"
 
+#include <cstdlib>
 #include <dlfcn.h>
 
 #include <map>
@@ -108,9 +109,14 @@ bool resolve(void *library, Fn &slot, const char *name,
 }
 
 Status openDriver() {
-  void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  // TILELANG_LIBCUDA names another driver library: one outside the loader's
+  // path, or the recording stand-in the CPU tests launch through.
+  const char *override = std::getenv("TILELANG_LIBCUDA");
+  std::string path = override && *override ? override : "libcuda.so.1";
+  void *library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!library)
-    return Status::error("the CUDA driver (libcuda.so.1) could not be "
+    return Status::error("the CUDA driver (" + path +
+                         ") could not be "
                          "loaded: " +
                          std::string(dlerror()) +
                          "; compiling to PTX works without it, launching "
@@ -141,7 +147,7 @@ Status openDriver() {
             resolve(library, driver.cuFuncGetAttribute, "cuFuncGetAttribute") &&
             resolve(library, driver.cuLaunchKernel, "cuLaunchKernel");
   if (!ok)
-    return Status::error("libcuda.so.1 lacks a driver API entry point this "
+    return Status::error(path + " lacks a driver API entry point this "
                          "runtime needs; the driver is too old");
   resolve(library, driver.cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");
   return Status::success();

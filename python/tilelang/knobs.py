@@ -15,6 +15,9 @@ long-running process can change it with ``os.environ``.
 ``TILELANG_DEBUG=1``       compile kernels with ``tl.device_assert`` enabled
 ``TILELANG_PRINT_AUTOTUNING=1``  print each autotuned kernel's best config
                            and its time (to stderr)
+``TILELANG_LIBCUDA=PATH``  the CUDA driver library instead of
+                           ``libcuda.so.1`` (read by the C++ runtime when it
+                           first opens the driver, not here)
 =========================  ==================================================
 """
 

@@ -1,0 +1,377 @@
+/*===- fake_cuda.c - a recording stand-in for libcuda.so.1 ------------------===
+ *
+ * Part of tilelang's tests. Implements the driver entry points that
+ * lib/Runtime resolves, without a GPU: "linking" keeps the PTX as the image,
+ * loading a module reads each .entry's parameter sizes from that PTX, and
+ * cuLaunchKernel records the grid, block, shared bytes, stream and the bytes
+ * of every parameter instead of running anything. Tests load it through
+ * TILELANG_LIBCUDA and read the records with ctypes (fakeCuda* below), so
+ * the launcher's packing, keys and error paths are checked in CI.
+ *
+ * cuTensorMapEncodeTiled writes a readable record into the 128-byte map (see
+ * FakeTensorMap) instead of the hardware's encoding.
+ *
+ * Environment: FAKE_CUDA_CAPABILITY ("9.0" by default), FAKE_CUDA_SHARED_OPTIN
+ * (bytes, 232448 by default), FAKE_CUDA_LAUNCH_ERROR (a CUresult that every
+ * launch returns).
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int CUresult;
+
+enum { kMaxParams = 256, kMaxParamBytes = 8192, kMaxFunctions = 256 };
+
+typedef struct {
+  char name[256];
+  int count;
+  int sizes[kMaxParams];
+} FakeFunction;
+
+typedef struct {
+  unsigned grid[3], block[3], sharedBytes;
+  uint64_t stream;
+  const FakeFunction *function;
+  unsigned char bytes[kMaxParamBytes];
+  int used;
+} LaunchRecord;
+
+/* What cuTensorMapEncodeTiled leaves in a map (fits in 128 bytes). */
+typedef struct {
+  char magic[4]; /* "FKTM" */
+  uint32_t dataType, rank, swizzle;
+  uint64_t address;
+  uint64_t dims[5];
+  uint64_t strides[4];
+  uint32_t box[5];
+} FakeTensorMap;
+
+static FakeFunction functions[kMaxFunctions];
+static int functionCount;
+static LaunchRecord last;
+static long long launchCount, encodeCount;
+static char *linkedImage;
+static size_t linkedSize;
+static int primaryContext;
+
+static const char *envOr(const char *name, const char *fallback) {
+  const char *value = getenv(name);
+  return value && *value ? value : fallback;
+}
+
+/* Size in bytes of a PTX parameter declaration such as ".param .u32 x" or
+ * ".param .align 64 .b8 x[128]". */
+static int paramSize(const char *decl, const char *end) {
+  int size = 0;
+  static const struct {
+    const char *type;
+    int bytes;
+  } types[] = {{".u64", 8}, {".s64", 8}, {".b64", 8}, {".f64", 8},
+               {".u32", 4}, {".s32", 4}, {".b32", 4}, {".f32", 4},
+               {".u16", 2}, {".s16", 2}, {".b16", 2}, {".f16", 2},
+               {".u8", 1},  {".s8", 1},  {".b8", 1}};
+  for (const char *p = decl + 6; p < end && !size; ++p)
+    for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); ++t) {
+      size_t length = strlen(types[t].type);
+      if (p + length <= end && strncmp(p, types[t].type, length) == 0 &&
+          (p[length] == ' ' || p[length] == '\t')) {
+        size = types[t].bytes;
+        break;
+      }
+    }
+  const char *bracket = memchr(decl, '[', (size_t)(end - decl));
+  if (bracket)
+    size *= atoi(bracket + 1);
+  return size;
+}
+
+/* Records every .entry of `ptx` with its parameter sizes. */
+static void readEntries(const char *ptx) {
+  for (const char *p = strstr(ptx, ".entry "); p; p = strstr(p + 1, ".entry ")) {
+    if (functionCount == kMaxFunctions)
+      return;
+    FakeFunction *function = &functions[functionCount++];
+    memset(function, 0, sizeof(*function));
+    const char *name = p + 7;
+    while (*name == ' ')
+      ++name;
+    size_t length = strcspn(name, "( \n");
+    if (length >= sizeof(function->name))
+      length = sizeof(function->name) - 1;
+    memcpy(function->name, name, length);
+    const char *close = strchr(name, ')');
+    if (!close)
+      return;
+    for (const char *decl = strstr(name, ".param "); decl && decl < close;
+         decl = strstr(decl + 1, ".param ")) {
+      const char *end = decl + strcspn(decl, ",)\n");
+      if (function->count < kMaxParams)
+        function->sizes[function->count++] = paramSize(decl, end);
+    }
+  }
+}
+
+/*===------------------------------------------------------------------===*
+ * Driver entry points
+ *===------------------------------------------------------------------===*/
+
+CUresult cuInit(unsigned flags) {
+  (void)flags;
+  return 0;
+}
+
+CUresult cuDriverGetVersion(int *version) {
+  *version = 13000;
+  return 0;
+}
+
+CUresult cuGetErrorName(CUresult error, const char **name) {
+  switch (error) {
+  case 1:
+    *name = "CUDA_ERROR_INVALID_VALUE";
+    return 0;
+  case 700:
+    *name = "CUDA_ERROR_ILLEGAL_ADDRESS";
+    return 0;
+  case 701:
+    *name = "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES";
+    return 0;
+  default:
+    *name = NULL;
+    return 1;
+  }
+}
+
+CUresult cuGetErrorString(CUresult error, const char **text) {
+  *text = error == 700 ? "an illegal memory access was encountered"
+                       : "fake driver error";
+  return 0;
+}
+
+CUresult cuDeviceGet(int *device, int ordinal) {
+  *device = ordinal;
+  return ordinal == 0 ? 0 : 101; /* CUDA_ERROR_INVALID_DEVICE */
+}
+
+CUresult cuDeviceGetName(char *name, int length, int device) {
+  (void)device;
+  snprintf(name, (size_t)length, "Fake CUDA device");
+  return 0;
+}
+
+CUresult cuDeviceGetAttribute(int *value, int attribute, int device) {
+  (void)device;
+  const char *capability = envOr("FAKE_CUDA_CAPABILITY", "9.0");
+  switch (attribute) {
+  case 1: /* max threads per block */
+    *value = 1024;
+    return 0;
+  case 5: /* max grid x */
+    *value = 2147483647;
+    return 0;
+  case 6:
+  case 7:
+    *value = 65535;
+    return 0;
+  case 13: /* clock rate, kHz */
+    *value = 1980000;
+    return 0;
+  case 16: /* multiprocessors */
+    *value = 132;
+    return 0;
+  case 36: /* memory clock, kHz */
+    *value = 2619000;
+    return 0;
+  case 37: /* bus width */
+    *value = 5120;
+    return 0;
+  case 75:
+    *value = atoi(capability);
+    return 0;
+  case 76: {
+    const char *dot = strchr(capability, '.');
+    *value = dot ? atoi(dot + 1) : 0;
+    return 0;
+  }
+  case 97:
+    *value = atoi(envOr("FAKE_CUDA_SHARED_OPTIN", "232448"));
+    return 0;
+  default:
+    *value = 0;
+    return 1;
+  }
+}
+
+CUresult cuDevicePrimaryCtxRetain(void **context, int device) {
+  (void)device;
+  *context = &primaryContext;
+  return 0;
+}
+
+static void *currentContext;
+
+CUresult cuCtxGetCurrent(void **context) {
+  *context = currentContext;
+  return 0;
+}
+
+CUresult cuCtxSetCurrent(void *context) {
+  currentContext = context;
+  return 0;
+}
+
+CUresult cuCtxGetDevice(int *device) {
+  *device = 0;
+  return 0;
+}
+
+CUresult cuLinkCreate_v2(unsigned count, int *options, void **values,
+                         void **state) {
+  (void)count, (void)options, (void)values;
+  free(linkedImage);
+  linkedImage = NULL;
+  linkedSize = 0;
+  *state = &linkedImage;
+  return 0;
+}
+
+CUresult cuLinkAddData_v2(void *state, int type, void *data, size_t size,
+                          const char *name, unsigned count, int *options,
+                          void **values) {
+  (void)state, (void)type, (void)name, (void)count, (void)options,
+      (void)values;
+  free(linkedImage);
+  linkedImage = malloc(size + 1);
+  memcpy(linkedImage, data, size);
+  linkedImage[size] = 0;
+  linkedSize = size;
+  return 0;
+}
+
+CUresult cuLinkComplete(void *state, void **image, size_t *size) {
+  (void)state;
+  *image = linkedImage;
+  *size = linkedSize;
+  return 0;
+}
+
+CUresult cuLinkDestroy(void *state) {
+  (void)state;
+  return 0;
+}
+
+CUresult cuModuleLoadData(void **module, const void *image) {
+  readEntries((const char *)image);
+  *module = (void *)image;
+  return 0;
+}
+
+CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
+  (void)module;
+  for (int i = functionCount - 1; i >= 0; --i)
+    if (strcmp(functions[i].name, name) == 0) {
+      *function = &functions[i];
+      return 0;
+    }
+  return 500; /* CUDA_ERROR_NOT_FOUND */
+}
+
+CUresult cuFuncSetAttribute(void *function, int attribute, int value) {
+  (void)function, (void)attribute, (void)value;
+  return 0;
+}
+
+CUresult cuFuncGetAttribute(int *value, int attribute, void *function) {
+  (void)function;
+  *value = attribute == 4 ? 32 : 0; /* registers; no local memory */
+  return 0;
+}
+
+CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
+                        unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                        void *stream, void **params, void **extra) {
+  (void)extra;
+  static int error = -1; /* read once: launches are timed through this too */
+  if (error < 0)
+    error = atoi(envOr("FAKE_CUDA_LAUNCH_ERROR", "0"));
+  if (error)
+    return error;
+  const FakeFunction *callee = function;
+  last.grid[0] = gx, last.grid[1] = gy, last.grid[2] = gz;
+  last.block[0] = bx, last.block[1] = by, last.block[2] = bz;
+  last.sharedBytes = shared;
+  last.stream = (uint64_t)(uintptr_t)stream;
+  last.function = callee;
+  last.used = 0;
+  for (int i = 0; i < callee->count; ++i) {
+    int size = callee->sizes[i];
+    if (last.used + size > kMaxParamBytes)
+      return 1;
+    memcpy(last.bytes + last.used, params[i], (size_t)size);
+    last.used += size;
+  }
+  ++launchCount;
+  return 0;
+}
+
+CUresult cuTensorMapEncodeTiled(void *map, int dataType, unsigned rank,
+                                void *address, const uint64_t *dims,
+                                const uint64_t *strides, const uint32_t *box,
+                                const uint32_t *elementStrides, int interleave,
+                                int swizzle, int l2Promotion, int oobFill) {
+  (void)elementStrides, (void)interleave, (void)l2Promotion, (void)oobFill;
+  if (rank < 1 || rank > 5)
+    return 1;
+  FakeTensorMap record;
+  memset(&record, 0, sizeof(record));
+  memcpy(record.magic, "FKTM", 4);
+  record.dataType = (uint32_t)dataType;
+  record.rank = rank;
+  record.swizzle = (uint32_t)swizzle;
+  record.address = (uint64_t)(uintptr_t)address;
+  for (unsigned i = 0; i < rank; ++i) {
+    record.dims[i] = dims[i];
+    record.box[i] = box[i];
+    if (i + 1 < rank)
+      record.strides[i] = strides[i];
+  }
+  memset(map, 0, 128);
+  memcpy(map, &record, sizeof(record));
+  ++encodeCount;
+  return 0;
+}
+
+/*===------------------------------------------------------------------===*
+ * What tests read (through ctypes)
+ *===------------------------------------------------------------------===*/
+
+long long fakeCudaLaunchCount(void) { return launchCount; }
+
+long long fakeCudaEncodeCount(void) { return encodeCount; }
+
+/* The last launch: dims = {grid x, y, z, block x, y, z, shared bytes}; the
+ * kernel's name; its parameter sizes and their bytes, packed one after the
+ * other. Returns the number of parameters, or -1 before any launch. */
+int fakeCudaLastLaunch(unsigned *dims, uint64_t *stream, char *name,
+                       int nameCapacity, int *sizes, int sizesCapacity,
+                       unsigned char *bytes, int bytesCapacity) {
+  if (!last.function)
+    return -1;
+  for (int i = 0; i < 3; ++i) {
+    dims[i] = last.grid[i];
+    dims[3 + i] = last.block[i];
+  }
+  dims[6] = last.sharedBytes;
+  *stream = last.stream;
+  snprintf(name, (size_t)nameCapacity, "%s", last.function->name);
+  int count = last.function->count;
+  for (int i = 0; i < count && i < sizesCapacity; ++i)
+    sizes[i] = last.function->sizes[i];
+  memcpy(bytes, last.bytes,
+         (size_t)(last.used < bytesCapacity ? last.used : bytesCapacity));
+  return count;
+}

@@ -1,0 +1,137 @@
+"""The recording stand-in for the CUDA driver (fake_cuda.c beside this file):
+building it, running Python with tilelang launching through it, and reading
+what it recorded.
+
+A process must name the stand-in in TILELANG_LIBCUDA before tilelang first
+touches the driver (the runtime opens it once), so tests run their launches
+in a child process: `run_script(source)` returns what the child printed as
+JSON. Inside the child, `last_launch()` and the counters read the records.
+
+Tensors in the child are `Tensor`s: what the launcher reads of a torch
+tensor (data_ptr, dtype by name, is_cuda, shape, stride) at an address that
+is never dereferenced, since nothing runs.
+"""
+
+import ctypes
+import json
+import os
+import pathlib
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+HERE = pathlib.Path(__file__).resolve().parent
+SOURCE = HERE / "fake_cuda.c"
+
+
+def build(folder: pathlib.Path) -> pathlib.Path:
+    """Compiles fake_cuda.c into `folder`/libcuda.so.1."""
+    compiler = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if compiler is None:
+        raise RuntimeError("no C compiler (cc, gcc or clang) to build the fake CUDA driver")
+    library = folder / "libcuda.so.1"
+    subprocess.run([compiler, "-shared", "-fPIC", "-O1", "-Wall", "-Werror", "-o", str(library), str(SOURCE)],
+                   check=True, capture_output=True, text=True)
+    return library
+
+
+def run_script(library: pathlib.Path, source: str, env=None, timeout=300):
+    """Runs `source` in a child Python launching through `library`; returns
+    the JSON object its last line of output holds. The child has this
+    folder (import fakecuda) and the tests' folder (tilelang_testing) on its
+    path."""
+    child_env = dict(os.environ)
+    child_env.update({"TILELANG_LIBCUDA": str(library), "PYTHONPATH": os.pathsep.join(
+        [str(HERE), str(HERE.parent)] + ([child_env["PYTHONPATH"]] if child_env.get("PYTHONPATH") else []))})
+    child_env.update(env or {})
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as script:
+        script.write(source)
+    try:
+        done = subprocess.run([sys.executable, script.name], env=child_env, capture_output=True, text=True,
+                              timeout=timeout)
+    finally:
+        os.unlink(script.name)
+    if done.returncode != 0:
+        raise AssertionError(f"the child process failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+# -- inside the child ------------------------------------------------------------------------
+
+_ELEMENT_SIZES = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int8": 1, "int16": 2, "int32": 4,
+                  "int64": 8}
+
+
+class Tensor:
+    """A tensor as the launcher reads it. `data_ptr` is a bound builtin (no
+    Python frame per call), as cheap to call as torch's."""
+
+    def __init__(self, shape, dtype="float16", address=0x7F0000000000, strides=None, is_cuda=True):
+        self.shape = tuple(shape)
+        self.dtype = dtype
+        self.is_cuda = is_cuda
+        self.address = address
+        self.data_ptr = int(address).__int__
+        if strides is None:
+            strides, step = [], 1
+            for extent in reversed(self.shape):
+                strides.insert(0, step)
+                step *= extent
+        self._strides = tuple(strides)
+
+    def element_size(self):
+        return _ELEMENT_SIZES[self.dtype]
+
+    def stride(self, dim=None):
+        return self._strides if dim is None else self._strides[dim]
+
+
+def _driver():
+    return ctypes.CDLL(os.environ["TILELANG_LIBCUDA"])
+
+
+def launch_count() -> int:
+    driver = _driver()
+    driver.fakeCudaLaunchCount.restype = ctypes.c_longlong
+    return driver.fakeCudaLaunchCount()
+
+
+def encode_count() -> int:
+    driver = _driver()
+    driver.fakeCudaEncodeCount.restype = ctypes.c_longlong
+    return driver.fakeCudaEncodeCount()
+
+
+def last_launch():
+    """The last cuLaunchKernel: grid, block, shared bytes, stream, kernel
+    name, and each parameter's bytes (as a hex string)."""
+    dims = (ctypes.c_uint * 7)()
+    stream = ctypes.c_uint64()
+    name = ctypes.create_string_buffer(256)
+    sizes = (ctypes.c_int * 256)()
+    data = ctypes.create_string_buffer(8192)
+    count = _driver().fakeCudaLastLaunch(dims, ctypes.byref(stream), name, 256, sizes, 256, data, 8192)
+    if count < 0:
+        return None
+    params, offset = [], 0
+    for i in range(count):
+        params.append(data.raw[offset:offset + sizes[i]].hex())
+        offset += sizes[i]
+    return {"grid": list(dims[:3]), "block": list(dims[3:6]), "shared": dims[6], "stream": stream.value,
+            "name": name.value.decode(), "params": params}
+
+
+def decode_tensor_map(hex_bytes: str):
+    """The record fake_cuda.c's cuTensorMapEncodeTiled writes, or None for a
+    map left zero."""
+    raw = bytes.fromhex(hex_bytes)
+    if raw[:4] != b"FKTM":
+        return None
+    data_type, rank, swizzle, address = struct.unpack_from("<IIIQ", raw, 4)
+    dims = struct.unpack_from("<5Q", raw, 24)[:rank]
+    strides = struct.unpack_from("<4Q", raw, 64)[:rank - 1]
+    box = struct.unpack_from("<5I", raw, 96)[:rank]
+    return {"data_type": data_type, "rank": rank, "swizzle": swizzle, "address": address, "dims": list(dims),
+            "strides": list(strides), "box": list(box)}

@@ -1,0 +1,202 @@
+"""Launching without a GPU, through a recording stand-in for the CUDA driver
+(fakecuda/fake_cuda.c, named by TILELANG_LIBCUDA): the bytes the launcher
+packs for each parameter, the C++ fast path on repeated launches, tensor
+maps of bulk-copy kernels, and the errors of the driver and of bad grids,
+with kernels compiled by the real compiler. Each case runs in a child
+process (the runtime opens the driver once per process)."""
+
+import struct
+
+import pytest
+
+from fakecuda import fakecuda
+
+# Children print one JSON line; `report` collects what the tests compare.
+PRELUDE = """
+import json, struct, sys
+import fakecuda
+from fakecuda import Tensor
+import tilelang
+import tilelang.language as tl
+
+report = {}
+
+@tilelang.jit
+def axpy(x_ptr, y_ptr, n, alpha, BLOCK: tl.constexpr):
+    pid = tl.program_id(0) + tl.program_id(1) * tl.num_programs(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=m) * alpha, mask=m)
+
+
+def error_of(call):
+    try:
+        call()
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
+"""
+
+LAUNCHES = PRELUDE + """
+x = Tensor((1000,), "float32", 0x7F0000001000)
+y = Tensor((1000,), "float32", 0x7F0000002000)
+axpy[(4, 2)](x, y, 1000, 2.5, BLOCK=128, num_warps=8)
+report["first"] = fakecuda.last_launch()
+report["entries_after_first"] = len(axpy._dispatcher)
+
+# The same key again: the C++ dispatcher launches without specializing.
+specialize = axpy.specialize
+specialized = []
+axpy.specialize = lambda *args, **kwargs: specialized.append(1) or specialize(*args, **kwargs)
+x2 = Tensor((3000,), "float32", 0x7F0000010000)
+y2 = Tensor((3000,), "float32", 0x7F0000020000)
+axpy[(7,)](x2, y2, 3000, -1.0, BLOCK=128, num_warps=8)
+report["second"] = fakecuda.last_launch()
+report["specialized_again"] = len(specialized)
+
+# n = 2**33 needs 64 bits; a multiple of 16 is another specialization.
+axpy[(1,)](x, y, 2**33 + 1, 1.0, BLOCK=128, num_warps=8)
+report["wide"] = fakecuda.last_launch()
+axpy[(1,)](x, y, 1024, 1.0, BLOCK=128, num_warps=8)
+report["entries"] = len(axpy._dispatcher)
+report["specialized"] = len(specialized)
+report["launches"] = fakecuda.launch_count()
+
+report["zero_grid"] = error_of(lambda: axpy[(0,)](x, y, 1000, 1.0, BLOCK=128))
+report["tall_grid"] = error_of(lambda: axpy[(1, 70000)](x, y, 1000, 1.0, BLOCK=128))
+report["host_tensor"] = error_of(lambda: axpy[(1,)](Tensor((8,), "float32", is_cuda=False), y, 8, 1.0,
+                                                     BLOCK=128))
+report["launches_after_errors"] = fakecuda.launch_count()
+print(json.dumps(report))
+"""
+
+DESCRIPTORS = PRELUDE + """
+from tilelang_testing import load_module, REPO_ROOT
+kernels = load_module("bench_kernels", REPO_ROOT / "bench" / "kernels.py").define(tilelang.jit, tl)
+config = {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8,
+          "num_warps": 8, "num_stages": 4}
+m, n, k = 300, 520, 200
+a = Tensor((m, k), "bfloat16", 0x7F0000100000)
+b = Tensor((k, n), "bfloat16", 0x7F0000200000)
+c = Tensor((m, n), "bfloat16", 0x7F0000300000)
+descs = [tilelang.TensorDescriptor.from_tensor(a, [128, 64]),
+         tilelang.TensorDescriptor.from_tensor(b, [64, 256]),
+         tilelang.TensorDescriptor.from_tensor(c, [128, 256])]
+compiled = kernels["matmul_descriptor_kernel"][(6,)](*descs, m, n, k, **config)
+report["launch"] = fakecuda.last_launch()
+report["encodes"] = fakecuda.encode_count()
+# Launched again with the same descriptors: the maps are not encoded again.
+kernels["matmul_descriptor_kernel"][(6,)](*descs, m, n, k, **config)
+report["encodes_after_repeat"] = fakecuda.encode_count()
+print(json.dumps(report))
+"""
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory):
+    return fakecuda.build(tmp_path_factory.mktemp("fakecuda"))
+
+
+@pytest.fixture(scope="module")
+def launches(library):
+    return fakecuda.run_script(library, LAUNCHES)
+
+
+def pointer(value):
+    return struct.pack("<Q", value).hex()
+
+
+def test_parameters_are_packed_at_their_sizes(launches):
+    first = launches["first"]
+    assert first["name"] == "axpy"
+    assert first["grid"] == [4, 2, 1]
+    assert first["block"] == [256, 1, 1]  # num_warps=8
+    assert first["params"] == [pointer(0x7F0000001000), pointer(0x7F0000002000),
+                               struct.pack("<i", 1000).hex(), struct.pack("<f", 2.5).hex()]
+
+
+def test_a_known_key_launches_from_cpp_with_this_calls_values(launches):
+    assert launches["entries_after_first"] == 1
+    assert launches["specialized_again"] == 0
+    second = launches["second"]
+    assert second["grid"] == [7, 1, 1]
+    assert second["params"] == [pointer(0x7F0000010000), pointer(0x7F0000020000),
+                                struct.pack("<i", 3000).hex(), struct.pack("<f", -1.0).hex()]
+
+
+def test_ints_beyond_32_bits_and_multiples_of_16_specialize_anew(launches):
+    assert launches["wide"]["params"][2] == struct.pack("<q", 2**33 + 1).hex()
+    # 1000 and 3000 share a key; 2**33 + 1 and 1024 (divisible by 16) each add one.
+    assert launches["entries"] == 3
+    assert launches["specialized"] == 2
+    assert launches["launches"] == 4
+
+
+def test_bad_grids_and_host_tensors_raise_before_the_driver_is_called(launches):
+    assert launches["zero_grid"].startswith("ValueError: grid dimension 0 is 0")
+    assert "grid dimension 1 is 70000; it must be in [1, 65535]" in launches["tall_grid"]
+    assert "is on the CPU; kernels take CUDA tensors" in launches["host_tensor"]
+    assert launches["launches_after_errors"] == launches["launches"]
+
+
+def test_bulk_copy_kernels_get_their_tensor_maps_encoded(library):
+    report = fakecuda.run_script(library, DESCRIPTORS)
+    launch = report["launch"]
+    assert launch["name"] == "matmul_descriptor_kernel"
+    assert launch["block"] == [256, 1, 1]
+    assert launch["shared"] > 48 * 1024
+    params = launch["params"]
+    # Per descriptor: the 128-byte map, the base, 2 extents (i32), 1 stride (i64).
+    sizes = [len(p) // 2 for p in params]
+    assert sizes[:15] == [128, 8, 4, 4, 8] * 3
+    shapes = {0: (300, 200, 0x7F0000100000, [64, 128]), 5: (200, 520, 0x7F0000200000, [64, 64]),
+              10: (300, 520, 0x7F0000300000, [64, 128])}
+    for index, (rows, cols, address, box) in shapes.items():
+        assert params[index + 1] == pointer(address)
+        assert params[index + 2:index + 4] == [struct.pack("<i", rows).hex(), struct.pack("<i", cols).hex()]
+        assert params[index + 4] == struct.pack("<q", cols).hex()
+        encoded = fakecuda.decode_tensor_map(params[index])
+        assert encoded is not None, f"descriptor at parameter {index} was not encoded"
+        # The driver's order: innermost dimension first, strides in bytes.
+        assert encoded["address"] == address
+        assert encoded["dims"] == [cols, rows]
+        assert encoded["strides"] == [cols * 2]
+        assert encoded["box"] == box
+        assert encoded["swizzle"] == 3  # 128-byte swizzle
+    assert report["encodes"] == 3
+    assert report["encodes_after_repeat"] == 3
+
+
+def test_driver_errors_name_the_call_the_error_and_the_kernel(library):
+    report = fakecuda.run_script(library, PRELUDE + """
+x = Tensor((64,), "float32")
+report["error"] = error_of(lambda: axpy[(1,)](x, x, 64, 1.0, BLOCK=64))
+print(json.dumps(report))
+""", env={"FAKE_CUDA_LAUNCH_ERROR": "700"})
+    assert report["error"] == ("RuntimeError: cuLaunchKernel failed for kernel 'axpy': CUDA_ERROR_ILLEGAL_ADDRESS "
+                               "(an illegal memory access was encountered)")
+
+
+def test_shared_memory_beyond_the_device_limit_is_refused_by_name(library):
+    report = fakecuda.run_script(library, PRELUDE + """
+@tilelang.jit
+def stage(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + offs)
+    tl.store(y_ptr + offs, tl.cumsum(v, axis=0))
+
+x = Tensor((1 << 14,), "float32")
+report["error"] = error_of(lambda: stage[(1,)](x, x, BLOCK=1 << 14, num_warps=4))
+print(json.dumps(report))
+""", env={"FAKE_CUDA_SHARED_OPTIN": "49152"})
+    assert report["error"] is not None
+    assert "bytes of shared memory, over the 49152 that Fake CUDA device allows per block" in report["error"]
+
+
+def test_a_missing_driver_library_is_named(library, tmp_path):
+    report = fakecuda.run_script(library, PRELUDE + """
+x = Tensor((64,), "float32")
+report["error"] = error_of(lambda: axpy[(1,)](x, x, 64, 1.0, BLOCK=64))
+print(json.dumps(report))
+""", env={"TILELANG_LIBCUDA": str(tmp_path / "nowhere" / "libcuda.so.1")})
+    assert "nowhere/libcuda.so.1) could not be loaded" in report["error"]
