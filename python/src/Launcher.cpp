@@ -234,19 +234,44 @@ void packScalar(char kind, py::handle arg, size_t index, std::uint64_t &slot) {
   }
 }
 
-/// A sequence attribute of a tensor descriptor as `rank` integers.
-std::vector<std::int64_t> descriptorInts(py::handle desc, const char *field,
-                                         size_t rank, size_t index) {
-  py::sequence values = desc.attr(field);
-  if (values.size() != rank)
-    throw py::value_error("the tensor descriptor passed as argument " +
-                          std::to_string(index) + " has " +
-                          std::to_string(values.size()) + " " + field +
-                          "; the kernel was compiled for rank " +
-                          std::to_string(rank));
-  std::vector<std::int64_t> ints;
-  for (py::handle value : values)
-    ints.push_back(value.cast<std::int64_t>());
+/// Up to five integers of a tensor descriptor (its extents or strides).
+struct DescriptorInts {
+  std::int64_t values[5] = {};
+  size_t size = 0;
+  const std::int64_t *begin() const { return values; }
+  const std::int64_t *end() const { return values + size; }
+  bool operator==(const std::vector<std::int64_t> &other) const {
+    return std::equal(begin(), end(), other.begin(), other.end());
+  }
+};
+
+/// The sequence attribute `name` (`field` in messages) of descriptor
+/// argument `index`, which must hold `rank` integers.
+DescriptorInts descriptorInts(PyObject *desc, PyObject *name,
+                              const char *field, size_t rank, size_t index) {
+  auto wrongRank = [&](size_t size) {
+    return py::value_error("the tensor descriptor passed as argument " +
+                           std::to_string(index) + " has " +
+                           std::to_string(size) + " " + field +
+                           "; the kernel was compiled for rank " +
+                           std::to_string(rank));
+  };
+  py::object sequence =
+      py::reinterpret_steal<py::object>(PyObject_GetAttr(desc, name));
+  if (!sequence)
+    throw py::error_already_set();
+  py::object fast = py::reinterpret_steal<py::object>(
+      PySequence_Fast(sequence.ptr(), "tensor descriptor sizes"));
+  if (!fast)
+    throw py::error_already_set();
+  size_t size = size_t(PySequence_Fast_GET_SIZE(fast.ptr()));
+  if (size != rank || size > 5)
+    throw wrongRank(size);
+  DescriptorInts ints;
+  PyObject **items = PySequence_Fast_ITEMS(fast.ptr());
+  for (size_t i = 0; i < size; ++i)
+    ints.values[i] = py::handle(items[i]).cast<std::int64_t>();
+  ints.size = size;
   return ints;
 }
 
@@ -255,23 +280,24 @@ std::vector<std::int64_t> descriptorInts(py::handle desc, const char *field,
 /// bulk: from the last launch's encoding when the tensor is the same.
 void fillTensorMap(const LaunchableKernel &kernel, size_t ordinal,
                    unsigned char *map, std::uint64_t base,
-                   const std::vector<std::int64_t> &shape,
-                   const std::vector<std::int64_t> &strides) {
+                   const DescriptorInts &shape,
+                   const DescriptorInts &strides) {
   if (ordinal >= kernel.tensorMaps.size() || !kernel.tensorMaps[ordinal])
     return;
   if (kernel.encodedMaps.size() < kernel.tensorMaps.size())
     kernel.encodedMaps.resize(kernel.tensorMaps.size());
   auto &cached = kernel.encodedMaps[ordinal];
-  if (!cached || cached->base != base || cached->shape != shape ||
-      cached->strides != strides) {
+  if (!cached || cached->base != base || !(shape == cached->shape) ||
+      !(strides == cached->strides)) {
     LaunchableKernel::EncodedTensorMap encoded;
-    runtime::Status status = runtime::encodeTensorMap(
-        encoded.bytes, *kernel.tensorMaps[ordinal], base, shape, strides);
+    encoded.base = base;
+    encoded.shape.assign(shape.begin(), shape.end());
+    encoded.strides.assign(strides.begin(), strides.end());
+    runtime::Status status =
+        runtime::encodeTensorMap(encoded.bytes, *kernel.tensorMaps[ordinal],
+                                 base, encoded.shape, encoded.strides);
     if (!status.ok)
       throw py::value_error(status.message);
-    encoded.base = base;
-    encoded.shape = shape;
-    encoded.strides = strides;
     cached = std::move(encoded);
   }
   std::memcpy(map, cached->bytes, sizeof(cached->bytes));
@@ -284,22 +310,27 @@ void fillTensorMap(const LaunchableKernel &kernel, size_t ordinal,
 /// is encoded when the kernel copies the descriptor's blocks in bulk, and
 /// left zero otherwise.
 void packDescriptor(const LaunchableKernel &kernel, size_t ordinal,
-                    size_t rank, py::handle desc, size_t index,
+                    size_t rank, py::handle handle, size_t index,
                     PackedLaunch &packed) {
-  if (!py::hasattr(desc, "base") || !py::hasattr(desc, "block_shape"))
+  PyObject *desc = handle.ptr();
+  py::object base =
+      py::reinterpret_steal<py::object>(PyObject_GetAttr(desc, names().base));
+  if (!base || !PyObject_HasAttr(desc, names().blockShape)) {
+    PyErr_Clear();
     throw py::type_error("argument " + std::to_string(index) +
                          " must be a TensorDescriptor, got " +
-                         std::string(py::str(
-                             py::type::handle_of(desc).attr("__name__"))));
+                         std::string(Py_TYPE(desc)->tp_name));
+  }
   unsigned char *map = packed.nextTensorMap();
-  std::uint64_t base = pointerOf(desc.attr("base"), index);
-  if (base % 16 != 0)
+  std::uint64_t address = pointerOf(base, index);
+  if (address % 16 != 0)
     throw py::value_error("the base of the tensor descriptor passed as "
                           "argument " +
                           std::to_string(index) +
                           " is not 16-byte aligned");
-  packed.nextSlot() = base;
-  std::vector<std::int64_t> shape = descriptorInts(desc, "shape", rank, index);
+  packed.nextSlot() = address;
+  DescriptorInts shape =
+      descriptorInts(desc, names().shape, "extents", rank, index);
   for (std::int64_t extent : shape) {
     if (extent < 0 || extent > INT32_MAX)
       throw py::value_error("a tensor descriptor extent must be in [0, 2^31), "
@@ -308,11 +339,12 @@ void packDescriptor(const LaunchableKernel &kernel, size_t ordinal,
     std::int32_t narrow = std::int32_t(extent);
     std::memcpy(&packed.nextSlot(), &narrow, sizeof(narrow));
   }
-  std::vector<std::int64_t> strides =
-      descriptorInts(desc, "strides", rank, index);
+  DescriptorInts strides =
+      descriptorInts(desc, names().strides, "strides", rank, index);
   for (size_t dim = 0; dim + 1 < rank; ++dim)
-    std::memcpy(&packed.nextSlot(), &strides[dim], sizeof(std::int64_t));
-  fillTensorMap(kernel, ordinal, map, base, shape, strides);
+    std::memcpy(&packed.nextSlot(), &strides.values[dim],
+                sizeof(std::int64_t));
+  fillTensorMap(kernel, ordinal, map, address, shape, strides);
 }
 
 /// Checks the argument count and grid and packs `args` by `kernel`'s

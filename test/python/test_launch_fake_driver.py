@@ -88,6 +88,28 @@ report["encodes"] = fakecuda.encode_count()
 # Launched again with the same descriptors: the maps are not encoded again.
 kernels["matmul_descriptor_kernel"][(6,)](*descs, m, n, k, **config)
 report["encodes_after_repeat"] = fakecuda.encode_count()
+# Another tensor for C: only its map is encoded again.
+c2 = Tensor((m, n), "bfloat16", 0x7F0000400000)
+descs[2] = tilelang.TensorDescriptor.from_tensor(c2, [128, 256])
+kernels["matmul_descriptor_kernel"][(6,)](*descs, m, n, k, **config)
+report["encodes_after_new_tensor"] = fakecuda.encode_count()
+report["c_map_address"] = fakecuda.decode_tensor_map(fakecuda.last_launch()["params"][10])["address"]
+
+# Kernel.launch packs without keying: what it refuses.
+from tilelang.jit import _current_arch
+loaded = compiled.launchable(_current_arch())
+
+
+class Loose:
+    def __init__(self, base, shape, strides, block_shape):
+        self.base, self.shape, self.strides, self.block_shape = base, shape, strides, block_shape
+
+
+bad = {"not_a_descriptor": 7,
+       "misaligned": Loose(Tensor((m, k), "bfloat16", 0x7F0000100008), [m, k], [k, 1], [128, 64]),
+       "wrong_rank": Loose(a, [m, k, 1], [k, 1, 1], [128, 64])}
+for name, value in bad.items():
+    report[name] = error_of(lambda: loaded.launch((6,), 0, value, descs[1], descs[2], m, n, k))
 print(json.dumps(report))
 """
 
@@ -165,6 +187,13 @@ def test_bulk_copy_kernels_get_their_tensor_maps_encoded(library):
         assert encoded["swizzle"] == 3  # 128-byte swizzle
     assert report["encodes"] == 3
     assert report["encodes_after_repeat"] == 3
+    assert report["encodes_after_new_tensor"] == 4
+    assert report["c_map_address"] == 0x7F0000400000
+    assert report["not_a_descriptor"] == "TypeError: argument 0 must be a TensorDescriptor, got int"
+    assert report["misaligned"] == ("ValueError: the base of the tensor descriptor passed as argument 0 is not "
+                                    "16-byte aligned")
+    assert report["wrong_rank"] == ("ValueError: the tensor descriptor passed as argument 0 has 3 extents; the kernel "
+                                    "was compiled for rank 2")
 
 
 def test_driver_errors_name_the_call_the_error_and_the_kernel(library):

@@ -38,3 +38,32 @@ def load_module(name: str, path: pathlib.Path):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+_ELEMENT_SIZES = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int8": 1, "int16": 2, "int32": 4,
+                  "int64": 8}
+
+
+class FakeTensor:
+    """What the launcher and specialization read of a torch tensor (data_ptr,
+    dtype by name, is_cuda, shape, stride(), element_size()), without torch.
+    `data_ptr` is a bound builtin: no Python frame per call, as with torch."""
+
+    def __init__(self, shape, dtype="float16", address=0x7F0000000000, strides=None, is_cuda=True):
+        self.shape = tuple(shape)
+        self.dtype = dtype
+        self.is_cuda = is_cuda
+        self.address = address
+        self.data_ptr = int(address).__int__
+        if strides is None:
+            strides, step = [], 1
+            for extent in reversed(self.shape):
+                strides.insert(0, step)
+                step *= extent
+        self._strides = tuple(strides)
+
+    def element_size(self):
+        return _ELEMENT_SIZES[self.dtype]
+
+    def stride(self, dim=None):
+        return self._strides if dim is None else self._strides[dim]

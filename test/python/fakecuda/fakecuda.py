@@ -7,9 +7,9 @@ touches the driver (the runtime opens it once), so tests run their launches
 in a child process: `run_script(source)` returns what the child printed as
 JSON. Inside the child, `last_launch()` and the counters read the records.
 
-Tensors in the child are `Tensor`s: what the launcher reads of a torch
-tensor (data_ptr, dtype by name, is_cuda, shape, stride) at an address that
-is never dereferenced, since nothing runs.
+Tensors in the child are `Tensor`s (tilelang_testing.FakeTensor): what the
+launcher reads of a torch tensor at an address that is never dereferenced,
+since nothing runs.
 """
 
 import ctypes
@@ -21,6 +21,8 @@ import struct
 import subprocess
 import sys
 import tempfile
+
+from tilelang_testing import FakeTensor as Tensor  # noqa: F401 - for the children
 
 HERE = pathlib.Path(__file__).resolve().parent
 SOURCE = HERE / "fake_cuda.c"
@@ -59,33 +61,6 @@ def run_script(library: pathlib.Path, source: str, env=None, timeout=300):
 
 
 # -- inside the child ------------------------------------------------------------------------
-
-_ELEMENT_SIZES = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int8": 1, "int16": 2, "int32": 4,
-                  "int64": 8}
-
-
-class Tensor:
-    """A tensor as the launcher reads it. `data_ptr` is a bound builtin (no
-    Python frame per call), as cheap to call as torch's."""
-
-    def __init__(self, shape, dtype="float16", address=0x7F0000000000, strides=None, is_cuda=True):
-        self.shape = tuple(shape)
-        self.dtype = dtype
-        self.is_cuda = is_cuda
-        self.address = address
-        self.data_ptr = int(address).__int__
-        if strides is None:
-            strides, step = [], 1
-            for extent in reversed(self.shape):
-                strides.insert(0, step)
-                step *= extent
-        self._strides = tuple(strides)
-
-    def element_size(self):
-        return _ELEMENT_SIZES[self.dtype]
-
-    def stride(self, dim=None):
-        return self._strides if dim is None else self._strides[dim]
 
 
 def _driver():

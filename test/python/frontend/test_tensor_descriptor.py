@@ -9,7 +9,7 @@ import shutil
 import subprocess
 
 import pytest
-from tilelang_testing import REPO_ROOT, load_module
+from tilelang_testing import REPO_ROOT, FakeTensor, load_module
 
 import tilelang
 import tilelang.language as tl
@@ -18,31 +18,6 @@ from tilelang.tensor_descriptor import TensorDescriptor
 bench_kernels = load_module("bench_kernels", REPO_ROOT / "bench" / "kernels.py")
 
 THIS_FILE = str(pathlib.Path(__file__).resolve())
-
-
-class FakeTensor:
-    """What the launcher and specialize() read of a tensor, without torch."""
-
-    def __init__(self, shape, dtype="float16", itemsize=2, address=1 << 20, strides=None):
-        self.shape = tuple(shape)
-        self.dtype = dtype
-        self._itemsize = itemsize
-        self._address = address
-        if strides is None:
-            strides, step = [], 1
-            for size in reversed(self.shape):
-                strides.insert(0, step)
-                step *= size
-        self._strides = tuple(strides)
-
-    def data_ptr(self):
-        return self._address
-
-    def element_size(self):
-        return self._itemsize
-
-    def stride(self):
-        return self._strides
 
 
 @tilelang.jit
