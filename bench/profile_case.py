@@ -58,9 +58,11 @@ def main():
     torch.cuda.synchronize()
     summary = f"{args.impl} {args.kernel} {m}x{n} {args.dtype}: BLOCK={block}, num_warps={warps}"
     if args.time:
-        from run import bench  # bench/run.py's timing: median, L2 flushed
+        import statistics
 
-        ms = bench(run)
+        from run import bench_interleaved  # bench/run.py's timing: L2 flushed, events
+
+        ms = statistics.median(bench_interleaved({"case": run})["case"])
         summary += f", {ms:.4f} ms, {2 * x.numel() * x.element_size() / ms / 1e6:.0f} GB/s"
     print(summary)
 

@@ -1,7 +1,7 @@
 """Benchmarks on the GPU: tilelang next to torch and Triton in one run.
 
   python bench/run.py [--out DIR] [--only layernorm,softmax,launch,matmul,matmul-desc|all]
-                      [--rounds 3] [--rep-ms 100]
+                      [--rep-ms 300]
 
   layernorm  layernorm forward, fp16, at the anchor shapes of the H100 notes
   softmax    Triton's fused-softmax tutorial kernel (one row per program),
@@ -15,9 +15,9 @@
              copies on Hopper, for tilelang and Triton)
 
 Every tilelang result is checked against a float64 torch reference before it
-is timed. Implementations are timed in interleaved rounds (each round times
-each one, in a rotated order) and the median round is reported, so that the
-host's drift does not decide a comparison; results.json keeps every round. Writes results.json, results.md and (with matplotlib) results.png
+is timed. The implementations of a row are timed in alternation (see
+bench_interleaved), so that the GPU's clock drift does not decide a
+comparison; the median is reported, and results.json keeps the quartiles. Writes results.json, results.md and (with matplotlib) results.png
 to DIR (default build/bench), printing progress as it goes and the markdown
 table at the end. Exits with 1 when a measurement failed (the others are
 still written). Benchmarks are measurements, not tests: nothing here asserts
@@ -60,24 +60,42 @@ def log(message):
     print(message, flush=True)
 
 
-def bench(fn, warmup_ms=25, rep_ms=200):
-    """Median milliseconds, with events and an L2 flush (triton's do_bench
-    when available)."""
-    if triton is not None:
-        return triton.testing.do_bench(fn, warmup=warmup_ms, rep=rep_ms, return_mode="median")
-    cache = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")
-    fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(50):
-        cache.zero_()
+def bench_interleaved(fns, warmup_ms=25, rep_ms=300, max_repetitions=2000):
+    """Milliseconds of each of `fns` (name -> callable), timed in alternation:
+    repetition i runs every function once, starting one further along each
+    time (A B C, B C A, ...), each after an L2 flush and between CUDA
+    events. On this host the GPU's clocks drift by several percent while a
+    large product runs (power and heat); timing one implementation after
+    the other hands the drift to whichever runs later, alternating shares
+    it. Returns name -> list of times; about `rep_ms` of work in all per
+    function."""
+    flush = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device="cuda")
+    names = list(fns)
+    estimate = 0.0
+    for name in names:
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
-        fn()
+        for _ in range(3):
+            fns[name]()
         end.record()
         torch.cuda.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
+        estimate += max(start.elapsed_time(end) / 3, 1e-3)
+    for _ in range(max(1, int(warmup_ms / estimate))):
+        for name in names:
+            fns[name]()
+    repetitions = min(max_repetitions, max(10, int(rep_ms / estimate * len(names))))
+    events = {name: [] for name in names}
+    for index in range(repetitions):
+        shift = index % len(names)
+        for name in names[shift:] + names[:shift]:
+            flush.zero_()
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            fns[name]()
+            end.record()
+            events[name].append((start, end))
+    torch.cuda.synchronize()
+    return {name: [start.elapsed_time(end) for start, end in pairs] for name, pairs in events.items()}
 
 
 def _error_text(exc):
@@ -88,10 +106,9 @@ def _error_text(exc):
 class Run:
     """Rows and errors of one run, with the progress printing."""
 
-    def __init__(self, rounds=3, rep_ms=100):
+    def __init__(self, rep_ms=300):
         self.rows = []
         self.errors = []
-        self.rounds = rounds
         self.rep_ms = rep_ms
 
     def fail(self, kernel, shape, impl, exc):
@@ -110,12 +127,9 @@ class Run:
         self.measure(kernel, shape, impls, check, "TFLOP/s", lambda ms: flops / ms / 1e9)
 
     def measure(self, kernel, shape, impls, check, unit, rate):
-        """Times the implementations in interleaved rounds (tilelang's output
-        checked first): each round times every implementation once, starting
-        one further along each time (A B C, B C A, C A B), so that a drift of
-        the GPU's clocks or of the host during the measurement does not favour
-        whichever runs first. The row has the median over the rounds of each
-        round's median ms, `unit`: rate(ms), and the rounds' ms."""
+        """Times the implementations together (tilelang's output checked
+        first): see bench_interleaved. The row has the median ms, `unit`:
+        rate(ms), and the quartiles of the ms."""
         ready = {}
         for name, fn in impls.items():
             try:
@@ -126,28 +140,22 @@ class Run:
                 ready[name] = fn
             except Exception as exc:  # noqa: BLE001 - recorded, the run goes on
                 self.fail(kernel, shape, name, exc)
-        samples = {name: [] for name in ready}
-        order = list(ready)
-        for round_index in range(self.rounds):
-            shift = round_index % max(len(order), 1)
-            for name in order[shift:] + order[:shift]:
-                if name not in samples:
-                    continue
-                try:
-                    samples[name].append(bench(ready[name], rep_ms=self.rep_ms))
-                except Exception as exc:  # noqa: BLE001
-                    self.fail(kernel, shape, name, exc)
-                    del samples[name]
-        for name in order:
-            if name not in samples:
-                continue
-            ms = statistics.median(samples[name])
+        if not ready:
+            return
+        try:
+            samples = bench_interleaved(ready, rep_ms=self.rep_ms)
+        except Exception as exc:  # noqa: BLE001
+            for name in ready:
+                self.fail(kernel, shape, name, exc)
+            return
+        for name, times in samples.items():
+            quartiles = statistics.quantiles(times, n=4) if len(times) > 1 else [times[0]] * 3
+            ms = quartiles[1]
             row = {"kernel": kernel, "shape": shape, "impl": name, "ms": round(ms, 4), unit: round(rate(ms), 1),
-                   "rounds_ms": [round(value, 4) for value in samples[name]]}
+                   "quartiles_ms": [round(value, 4) for value in quartiles], "repetitions": len(times)}
             self.rows.append(row)
-            spread = (max(samples[name]) - min(samples[name])) / ms * 100
             log(f"    {shape:<16} {name:<9} {row['ms']:>9.4f} ms {row[unit]:>8.1f} {unit}"
-                f"  ({len(samples[name])} rounds, spread {spread:.1f}%)")
+                f"  (quartiles {quartiles[0]:.4f}-{quartiles[2]:.4f} ms, {len(times)} runs)")
 
 
 def layernorm(run, tl_kernels, tt_kernels):
@@ -380,13 +388,11 @@ def parse_args(argv=None):
     parser.add_argument("--only", default=",".join(DEFAULT_BENCHMARKS),
                         help=f"comma-separated benchmarks to run, of {','.join(BENCHMARKS)}, or all "
                              f"(default: {','.join(DEFAULT_BENCHMARKS)})")
-    parser.add_argument("--rounds", type=int, default=3,
-                        help="interleaved rounds per measurement; the median round counts (default: 3)")
-    parser.add_argument("--rep-ms", type=float, default=100,
-                        help="milliseconds of timed repetitions per implementation and round (default: 100)")
+    parser.add_argument("--rep-ms", type=float, default=300,
+                        help="milliseconds of timed repetitions per implementation (default: 300)")
     args = parser.parse_args(argv)
-    if args.rounds < 1 or args.rep_ms <= 0:
-        parser.error("--rounds must be at least 1 and --rep-ms positive")
+    if args.rep_ms <= 0:
+        parser.error("--rep-ms must be positive")
     chosen = [name.strip() for name in args.only.split(",") if name.strip()]
     if chosen == ["all"]:
         chosen = list(BENCHMARKS)
@@ -409,7 +415,7 @@ def main(argv=None):
         f"{'Triton ' + triton.__version__ if triton is not None else 'no Triton'}): {', '.join(args.only)}")
     tl_kernels = bench_kernels.define(tilelang.jit, tl)
     tt_kernels = bench_kernels.define(triton.jit, ttl) if triton is not None else None
-    run = Run(args.rounds, args.rep_ms)
+    run = Run(args.rep_ms)
     total = time.perf_counter()
     for index, name in enumerate(args.only, 1):
         log(f"==> [{index}/{len(args.only)}] {name}")

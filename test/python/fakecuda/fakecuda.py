@@ -45,7 +45,10 @@ def run_script(library: pathlib.Path, source: str, env=None, timeout=300):
     folder (import fakecuda) and the tests' folder (tilelang_testing) on its
     path."""
     child_env = dict(os.environ)
-    child_env.update({"TILELANG_LIBCUDA": str(library), "PYTHONPATH": os.pathsep.join(
+    # A cache of its own: the stand-in's "cubins" are PTX text, and a real
+    # cubin cached by GPU tests under the same key would not load in it.
+    cache = tempfile.mkdtemp(prefix="tilelang-fakecuda-cache-")
+    child_env.update({"TILELANG_CACHE_DIR": cache, "TILELANG_LIBCUDA": str(library), "PYTHONPATH": os.pathsep.join(
         [str(HERE), str(HERE.parent)] + ([child_env["PYTHONPATH"]] if child_env.get("PYTHONPATH") else []))})
     child_env.update(env or {})
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as script:
@@ -55,6 +58,7 @@ def run_script(library: pathlib.Path, source: str, env=None, timeout=300):
                               timeout=timeout)
     finally:
         os.unlink(script.name)
+        shutil.rmtree(cache, ignore_errors=True)
     if done.returncode != 0:
         raise AssertionError(f"the child process failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
     return json.loads(done.stdout.strip().splitlines()[-1])
