@@ -17,9 +17,10 @@
 Every tilelang result is checked against a float64 torch reference before it
 is timed. The implementations of a row are timed in alternation (see
 bench_interleaved), so that the GPU's clock drift does not decide a
-comparison; the median is reported, and results.json keeps the quartiles. Writes results.json, results.md and (with matplotlib) results.png
-to DIR (default build/bench), printing progress as it goes and the markdown
-table at the end. Exits with 1 when a measurement failed (the others are
+comparison; the median is reported, and results.json keeps the quartiles.
+Writes results.json, results.md and (with matplotlib) results.png to DIR
+(default build/bench), printing progress as it goes and the markdown table
+at the end. Exits with 1 when a measurement failed (the others are
 still written). Benchmarks are measurements, not tests: nothing here asserts
 a speed.
 """

@@ -10,14 +10,7 @@ import tilelang
 import tilelang.language as tl
 from tilelang import _C
 from tilelang.jit import JITFunction
-
-
-class FakeTensor:
-    def __init__(self, dtype, address, is_cuda=True):
-        self.dtype, self.address, self.is_cuda = dtype, address, is_cuda
-
-    def data_ptr(self):
-        return self.address
+from tilelang_testing import fake_pointer
 
 
 @tilelang.jit
@@ -59,48 +52,48 @@ def key(*args, **kwargs):
 
 
 def test_same_kind_same_key():
-    assert key(FakeTensor("float16", 4096), 1000, 0.5, BLOCK=128) == key(FakeTensor("float16", 8192), 1002, 1.5,
+    assert key(fake_pointer("float16", 4096), 1000, 0.5, BLOCK=128) == key(fake_pointer("float16", 8192), 1002, 1.5,
                                                                           BLOCK=128)
-    assert key(FakeTensor("float16", 4096), 1000, 0.5, 128) == key(FakeTensor("float16", 64), 1002, -2.0, 128)
+    assert key(fake_pointer("float16", 4096), 1000, 0.5, 128) == key(fake_pointer("float16", 64), 1002, -2.0, 128)
 
 
 def test_every_specializing_difference_changes_the_key():
-    base = key(FakeTensor("float16", 4096), 1000, 0.5, BLOCK=128)
+    base = key(fake_pointer("float16", 4096), 1000, 0.5, BLOCK=128)
     assert isinstance(base, bytes)
     different = [
-        key(FakeTensor("float32", 4096), 1000, 0.5, BLOCK=128),  # dtype
-        key(FakeTensor("float16", 4098), 1000, 0.5, BLOCK=128),  # alignment
-        key(FakeTensor("float16", 4096, is_cuda=False), 1000, 0.5, BLOCK=128),  # device
-        key(FakeTensor("float16", 4096), 1, 0.5, BLOCK=128),  # the value 1
-        key(FakeTensor("float16", 4096), 1024, 0.5, BLOCK=128),  # divisible by 16
-        key(FakeTensor("float16", 4096), 2**31 + 7, 0.5, BLOCK=128),  # unsigned 32-bit
-        key(FakeTensor("float16", 4096), 2**33 + 7, 0.5, BLOCK=128),  # 64-bit
-        key(FakeTensor("float16", 4096), 2**63 + 7, 0.5, BLOCK=128),  # unsigned 64-bit
-        key(FakeTensor("float16", 4096), 1000, 1, BLOCK=128),  # an int where a float was
-        key(FakeTensor("float16", 4096), 1000, 0.5, BLOCK=256),  # constexpr value
-        key(FakeTensor("float16", 4096), 1000, 0.5, BLOCK=128, num_warps=8),  # launch option
-        key(FakeTensor("float16", 4096), 1000, 0.5, 128),  # positional instead of keyword
-        key(FakeTensor("float16", 4096), 1000, True, BLOCK=128),  # bool
-        key(FakeTensor("float16", 4096), 1000, None, BLOCK=128),  # None
+        key(fake_pointer("float32", 4096), 1000, 0.5, BLOCK=128),  # dtype
+        key(fake_pointer("float16", 4098), 1000, 0.5, BLOCK=128),  # alignment
+        key(fake_pointer("float16", 4096, is_cuda=False), 1000, 0.5, BLOCK=128),  # device
+        key(fake_pointer("float16", 4096), 1, 0.5, BLOCK=128),  # the value 1
+        key(fake_pointer("float16", 4096), 1024, 0.5, BLOCK=128),  # divisible by 16
+        key(fake_pointer("float16", 4096), 2**31 + 7, 0.5, BLOCK=128),  # unsigned 32-bit
+        key(fake_pointer("float16", 4096), 2**33 + 7, 0.5, BLOCK=128),  # 64-bit
+        key(fake_pointer("float16", 4096), 2**63 + 7, 0.5, BLOCK=128),  # unsigned 64-bit
+        key(fake_pointer("float16", 4096), 1000, 1, BLOCK=128),  # an int where a float was
+        key(fake_pointer("float16", 4096), 1000, 0.5, BLOCK=256),  # constexpr value
+        key(fake_pointer("float16", 4096), 1000, 0.5, BLOCK=128, num_warps=8),  # launch option
+        key(fake_pointer("float16", 4096), 1000, 0.5, 128),  # positional instead of keyword
+        key(fake_pointer("float16", 4096), 1000, True, BLOCK=128),  # bool
+        key(fake_pointer("float16", 4096), 1000, None, BLOCK=128),  # None
     ]
     assert all(k is not None and k != base for k in different)
     assert len(set(different)) == len(different)
 
 
 def test_constexprs_are_keyed_by_value_and_type():
-    assert key(FakeTensor("float16", 16), 3, 0.5, BLOCK="a") != key(FakeTensor("float16", 16), 3, 0.5, BLOCK="b")
-    assert key(FakeTensor("float16", 16), 3, 0.5, BLOCK=2.0) != key(FakeTensor("float16", 16), 3, 0.5, BLOCK=2)
-    assert key(FakeTensor("float16", 16), 3, 0.5, BLOCK=tl.float16) != key(FakeTensor("float16", 16), 3, 0.5,
+    assert key(fake_pointer("float16", 16), 3, 0.5, BLOCK="a") != key(fake_pointer("float16", 16), 3, 0.5, BLOCK="b")
+    assert key(fake_pointer("float16", 16), 3, 0.5, BLOCK=2.0) != key(fake_pointer("float16", 16), 3, 0.5, BLOCK=2)
+    assert key(fake_pointer("float16", 16), 3, 0.5, BLOCK=tl.float16) != key(fake_pointer("float16", 16), 3, 0.5,
                                                                             BLOCK=tl.float32)
-    assert key(FakeTensor("float16", 16), 3, 0.5, BLOCK=tl.float16) == key(FakeTensor("float16", 16), 3, 0.5,
+    assert key(fake_pointer("float16", 16), 3, 0.5, BLOCK=tl.float16) == key(fake_pointer("float16", 16), 3, 0.5,
                                                                             BLOCK=tl.float16)
 
 
 @pytest.mark.parametrize("args,kwargs", [
     ((object(), 1, 0.5), {"BLOCK": 128}),  # not a tensor
-    ((FakeTensor("float16", 16), 1, 0.5), {"BLOCK": [1, 2]}),  # a list constexpr
-    ((FakeTensor("float16", 16), -(2**64), 0.5), {"BLOCK": 1}),  # does not fit 64 bits
-    ((FakeTensor("float16", 16), 1, 0.5), {"BLOCK": 2**70}),
+    ((fake_pointer("float16", 16), 1, 0.5), {"BLOCK": [1, 2]}),  # a list constexpr
+    ((fake_pointer("float16", 16), -(2**64), 0.5), {"BLOCK": 1}),  # does not fit 64 bits
+    ((fake_pointer("float16", 16), 1, 0.5), {"BLOCK": 2**70}),
 ])
 def test_unusual_arguments_take_the_slow_path_without_a_key(args, kwargs):
     assert key(*args, **kwargs) is None
@@ -121,7 +114,7 @@ def test_kernel_getitem_goes_through_the_dispatcher_slow_path():
     assert isinstance(copy[lambda meta: (2,)], _C.BoundLaunch)
     if _C.driver_version() == 0:
         with pytest.raises(RuntimeError, match="libcuda"):
-            launcher(FakeTensor("float32", 256), FakeTensor("float32", 512), 100, BLOCK=128)
+            launcher(fake_pointer("float32", 256), fake_pointer("float32", 512), 100, BLOCK=128)
         assert len(copy._dispatcher) == 0
 
 
@@ -146,11 +139,11 @@ def test_subscript_in_c_forwards_grid_arguments_and_keywords():
     k._set_dispatcher(dispatcher)
     launcher = k[(2, 3)]
     assert isinstance(launcher, _C.BoundLaunch) and launcher.grid == (2, 3)
-    x = FakeTensor("float16", 16)
+    x = fake_pointer("float16", 16)
     assert launcher(x, 5, 0.5, BLOCK=64) == "slow"
     grid, args, kwargs, computed = seen[-1]
     assert grid == (2, 3) and args == (x, 5, 0.5) and kwargs == {"BLOCK": 64}
-    assert computed == key(FakeTensor("float16", 32), 5, 0.25, BLOCK=64)
+    assert computed == key(fake_pointer("float16", 32), 5, 0.25, BLOCK=64)
     # Called without the vectorcall offset (through tp_call with a tuple).
     assert launcher(*[x, 5, 0.5], **{"BLOCK": 64}) == "slow"
     assert seen[-1][1] == (x, 5, 0.5)
@@ -167,7 +160,7 @@ class FakeDescriptor:
 
 
 def desc(dtype="float16", address=4096, shape=(100, 64), strides=(64, 1), block=(32, 64)):
-    return FakeDescriptor(FakeTensor(dtype, address), list(shape), list(strides), list(block))
+    return FakeDescriptor(fake_pointer(dtype, address), list(shape), list(strides), list(block))
 
 
 def test_descriptors_of_one_class_share_a_key():

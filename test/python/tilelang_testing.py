@@ -67,3 +67,9 @@ class FakeTensor:
 
     def stride(self, dim=None):
         return self._strides if dim is None else self._strides[dim]
+
+
+def fake_pointer(dtype, address, is_cuda=True):
+    """A one-element FakeTensor: what a test of keys or specialization needs
+    of a pointer argument (its dtype, address and device)."""
+    return FakeTensor((1,), dtype, address, is_cuda=is_cuda)
