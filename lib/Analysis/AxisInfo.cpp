@@ -401,8 +401,13 @@ AxisInfoAnalysis::visitOperation(Operation *op,
 void AxisInfoAnalysis::visitNonControlFlowArguments(
     Operation *op, const RegionSuccessor &successor,
     ArrayRef<AxisInfoLattice *> argLattices, unsigned firstIndex) {
+  // The body of an scf.for: the induction variable, then the iter_args
+  // (the successor inputs). A loop without iter_args has no inputs, and the
+  // framework then reports firstIndex 0, so the body is recognized by its
+  // region rather than by firstIndex.
   auto forOp = dyn_cast<scf::ForOp>(op);
-  if (!forOp || firstIndex == 0)
+  if (!forOp || successor.getSuccessor() != &forOp.getRegion() ||
+      argLattices.empty())
     return SparseForwardDataFlowAnalysis::visitNonControlFlowArguments(
         op, successor, argLattices, firstIndex);
   // The induction variable: lb + k * step.
@@ -417,8 +422,8 @@ void AxisInfoAnalysis::visitNonControlFlowArguments(
     div = std::gcd(lb.getDivisibility(0), step.getDivisibility(0));
   propagateIfChanged(argLattices[0],
                      argLattices[0]->join(AxisInfo({1}, {div}, {1})));
-  setAllToEntryStates(argLattices.drop_front(
-      firstIndex + successor.getSuccessorInputs().size()));
+  size_t inputs = successor.getSuccessorInputs().size();
+  setAllToEntryStates(argLattices.drop_front(1 + inputs));
 }
 
 void AxisInfoAnalysis::setToEntryState(AxisInfoLattice *lattice) {

@@ -243,6 +243,31 @@ func.func @loop(%n: i32, %k: i32 {tile.divisibility = 8 : i32}) {
 
 // -----
 
+// Regression: a loop without iter_args (a chunked copy, Triton's
+// `for off in range(0, N, BLOCK)`) knows its induction variable too; it
+// was left pessimistic, and the loop's loads and stores were not vectorized.
+func.func @loop_without_iter_args(%n: i32, %p: !tile.ptr<f16> {tile.divisibility = 16 : i32}) {
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1073741824], constancy = [1], constant = 0{{$}}}}
+  %c0 = arith.constant 0 : i32
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1024], constancy = [1], constant = 1024{{$}}}}
+  %c1024 = arith.constant 1024 : i32
+  scf.for %off = %c0 to %n step %c1024 : i32 {
+    // expected-remark-re @+1 {{contiguity = [1024], divisibility = [1073741824], constancy = [1]{{$}}}}
+    %r = tile.make_range 0 to 1024 : tensor<1024xi32>
+    // expected-remark-re @+1 {{contiguity = [1], divisibility = [1024], constancy = [1024]{{$}}}}
+    %base = tile.splat %off : i32 -> tensor<1024xi32>
+    // expected-remark-re @+1 {{contiguity = [1024], divisibility = [1024], constancy = [1]{{$}}}}
+    %cols = arith.addi %base, %r : tensor<1024xi32>
+    // expected-remark-re @+1 {{contiguity = [1], divisibility = [16], constancy = [1024]{{$}}}}
+    %ptrs = tile.splat %p : !tile.ptr<f16> -> tensor<1024x!tile.ptr<f16>>
+    // expected-remark-re @+1 {{contiguity = [1024], divisibility = [16], constancy = [1]{{$}}}}
+    %addrs = tile.addptr %ptrs, %cols : tensor<1024x!tile.ptr<f16>>, tensor<1024xi32>
+  }
+  return
+}
+
+// -----
+
 // Arguments without tile.divisibility know nothing: every entry is 1.
 func.func @pessimistic(%p: !tile.ptr<f32>, %n: i32) {
   // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [1]{{$}}}}

@@ -9,6 +9,7 @@ import subprocess
 import pytest
 
 import tilelang
+import tilelang.language as tl
 
 import kernels
 
@@ -29,6 +30,23 @@ def test_vector_add_specialized_gets_128_bit_accesses():
     # Without the divisibility promise nothing proves alignment: scalar accesses.
     plain = to_ptx(kernels.add_kernel, signature, {"BLOCK_SIZE": 1024})
     assert "ld.global.v4" not in plain.ptx and "ld.global" in plain.ptx
+
+
+@tilelang.jit
+def chunked_copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    for off in range(0, n, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        tl.store(y_ptr + cols, tl.load(x_ptr + cols, mask=cols < n), mask=cols < n)
+
+
+def test_loops_without_carried_values_get_128_bit_accesses():
+    # Regression: the induction variable of a loop without iter_args was
+    # not known to be a multiple of the step, so nothing proved alignment.
+    signature = {"x_ptr": "*fp16", "y_ptr": "*fp16", "n": "i32"}
+    ptx = to_ptx(chunked_copy, signature, {"BLOCK": 2048}, specialization={name: ALIGNED for name in signature}).ptx
+    # 2048 halves over 128 threads: two 16-byte loads and stores a thread.
+    assert ptx.count("ld.global.v4.b32") == 2 and ptx.count("st.global.v4.b32") == 2
+    assert "ld.global.b16" not in ptx
 
 
 def test_softmax_and_layernorm_reduce_with_shuffles():

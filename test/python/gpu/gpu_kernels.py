@@ -25,6 +25,18 @@ def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 
 @tilelang.jit
+def chunked_scale_kernel(x_ptr, out_ptr, n_cols, stride_x, stride_out, alpha, BLOCK: tl.constexpr):
+    # One row per program, walked in chunks by a loop without loop-carried
+    # values (its accesses are vectorized through the induction variable).
+    row = tl.program_id(0)
+    for off in range(0, n_cols, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        mask = cols < n_cols
+        x = tl.load(x_ptr + row * stride_x + cols, mask=mask)
+        tl.store(out_ptr + row * stride_out + cols, x * alpha, mask=mask)
+
+
+@tilelang.jit
 def scale_2d_kernel(x_ptr, out_ptr, rows, cols, stride_x, stride_out, alpha, beta,
                     BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):
     # out[r, c] = x[r, c] * alpha + beta over a 2-D grid of tiles.

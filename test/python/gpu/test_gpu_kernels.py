@@ -118,6 +118,22 @@ def test_vector_add_every_dtype(dtype, n, block):
     torch.testing.assert_close(out[n:], poison((pad,), dtype), rtol=0, atol=0, equal_nan=True)
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32], ids=str)
+@pytest.mark.parametrize("rows,cols", [(3, 1000), (5, 4096), (2, 12288 + 8)])
+def test_rows_walked_in_chunks(dtype, rows, cols):
+    # A loop without loop-carried values, over columns that are not a
+    # multiple of the block: every chunk, the ragged last one included.
+    block = 1024
+    x = random_values((rows, cols), dtype)
+    pad = 64
+    out = poison((rows, cols + pad), dtype)
+    K.chunked_scale_kernel[(rows,)](x, out, cols, x.stride(0), out.stride(0), 0.5, BLOCK=block)
+    # Halving is exact: the results agree exactly.
+    torch.testing.assert_close(out[:, :cols], (x.double() * 0.5).to(dtype), rtol=0, atol=0)
+    # Nothing written past each row's end.
+    torch.testing.assert_close(out[:, cols:], poison((rows, pad), dtype), rtol=0, atol=0, equal_nan=True)
+
+
 # ---------------------------------------------------------------------------
 # 2. Reductions
 # ---------------------------------------------------------------------------
