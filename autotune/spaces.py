@@ -3,7 +3,7 @@ plus num_warps and num_stages, turned into tilelang.Config objects by
 ``configs``. Each space says what it is for; the autotuner prunes what a
 device cannot run (shared memory, threads) before launching anything."""
 
-from typing import Any, Dict, List
+from typing import Any, Callable, Dict, List, Optional
 
 # Matmul on Hopper and Ampere: wgmma wants M tiles of 64 per warpgroup and
 # N up to 256 per instruction; K tiles of 64 fill 128-byte swizzled rows.
@@ -19,6 +19,21 @@ MATMUL: List[Dict[str, Any]] = [
         (256, 256, 64, 8, 4),
     ]
 ]
+
+# Matmul through tensor descriptors (bench/kernels.py's
+# matmul_descriptor_kernel): the same tiles; each config's pre_hook gives
+# the descriptors its block shapes, as Triton's TMA matmul does.
+MATMUL_DESCRIPTORS = MATMUL
+
+
+def matmul_descriptor_pre_hook(nargs: Dict[str, Any]) -> None:
+    """Sets the block shapes of matmul_descriptor_kernel's descriptors to
+    the config's tiles (A: M x K, B: K x N, C: M x N)."""
+    bm, bn, bk = nargs["BLOCK_SIZE_M"], nargs["BLOCK_SIZE_N"], nargs["BLOCK_SIZE_K"]
+    nargs["a_desc"].block_shape = [bm, bk]
+    nargs["b_desc"].block_shape = [bk, bn]
+    nargs["c_desc"].block_shape = [bm, bn]
+
 
 # Layernorm forward: one row per program; the block covers a row in as few
 # passes as registers allow.
@@ -36,13 +51,20 @@ def matmul_work(args: Dict[str, Any]) -> Dict[str, float]:
     return {"flops": 2.0 * m * n * k, "bytes": float(element * (m * k + k * n + m * n))}
 
 
-def configs(space: List[Dict[str, Any]]):
-    """The space as tilelang.Config objects."""
+def matmul_descriptor_work(args: Dict[str, Any]) -> Dict[str, float]:
+    """matmul_work for matmul_descriptor_kernel's arguments."""
+    element = args["a_desc"].base.element_size()
+    m, n, k = args["M"], args["N"], args["K"]
+    return {"flops": 2.0 * m * n * k, "bytes": float(element * (m * k + k * n + m * n))}
+
+
+def configs(space: List[Dict[str, Any]], pre_hook: Optional[Callable[[Dict[str, Any]], None]] = None):
+    """The space as tilelang.Config objects, each with `pre_hook`."""
     import tilelang
 
     result = []
     for entry in space:
         meta = {k: v for k, v in entry.items() if k not in ("num_warps", "num_stages")}
         result.append(tilelang.Config(meta, num_warps=entry.get("num_warps", 4),
-                                      num_stages=entry.get("num_stages", 3)))
+                                      num_stages=entry.get("num_stages", 3), pre_hook=pre_hook))
     return result

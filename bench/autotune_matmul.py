@@ -4,7 +4,11 @@ pruning what cannot run, timing the rest) and what a second call costs.
 Run it twice with the same TILELANG_CACHE_DIR: the second process finds
 every config's record in the store and times nothing.
 
-  python bench/autotune_matmul.py [--size 4096] [--dtype bf16]
+  python bench/autotune_matmul.py [--size 4096] [--dtype bf16] [--descriptors]
+
+With --descriptors, matmul_descriptor_kernel is tuned instead: each config's
+pre_hook (spaces.matmul_descriptor_pre_hook) gives the tensor descriptors
+its block shapes.
 
 Prints one JSON line: seconds for the tuning call, configs timed and
 pruned in this process, the best config, and the max error against
@@ -34,26 +38,38 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=4096)
     parser.add_argument("--dtype", default="bf16", choices=["bf16", "fp16"])
+    parser.add_argument("--descriptors", action="store_true",
+                        help="tune matmul_descriptor_kernel (tensor descriptors) instead")
     args = parser.parse_args()
     dtype = torch.bfloat16 if args.dtype == "bf16" else torch.float16
-    kernel = bench_kernels.define(tilelang.jit, tl)["matmul_kernel"]
-    tuned = tilelang.autotune(configs=spaces.configs(spaces.MATMUL), key=["M", "N", "K"],
-                              work=spaces.matmul_work)(kernel)
+    defined = bench_kernels.define(tilelang.jit, tl)
     m = n = k = args.size
     a = torch.randn(m, k, device="cuda", dtype=dtype)
     b = torch.randn(k, n, device="cuda", dtype=dtype)
     c = torch.empty(m, n, device="cuda", dtype=dtype)
+    if args.descriptors:
+        tuned = tilelang.autotune(configs=spaces.configs(spaces.MATMUL_DESCRIPTORS,
+                                                         pre_hook=spaces.matmul_descriptor_pre_hook),
+                                  key=["M", "N", "K"], work=spaces.matmul_descriptor_work)(
+            defined["matmul_descriptor_kernel"])
+        # Block shapes here are placeholders: each config's pre_hook sets them.
+        call_args = [tilelang.TensorDescriptor.from_tensor(t, [64, 64]) for t in (a, b, c)] + [m, n, k]
+    else:
+        tuned = tilelang.autotune(configs=spaces.configs(spaces.MATMUL), key=["M", "N", "K"],
+                                  work=spaces.matmul_work)(defined["matmul_kernel"])
+        call_args = bench_kernels.matmul_args(a, b, c)
 
     def grid(meta):
         return (-(-m // meta["BLOCK_SIZE_M"]) * -(-n // meta["BLOCK_SIZE_N"]),)
 
     start = time.perf_counter()
-    tuned[grid](*bench_kernels.matmul_args(a, b, c))
+    tuned[grid](*call_args)
     torch.cuda.synchronize()
     seconds = time.perf_counter() - start
     reference = torch.matmul(a.float(), b.float())
     error = (c.float() - reference).abs().max().item() / reference.abs().max().item()
-    print(json.dumps({"size": args.size, "dtype": args.dtype, "configs": len(spaces.MATMUL),
+    print(json.dumps({"size": args.size, "dtype": args.dtype, "descriptors": args.descriptors,
+                      "configs": len(spaces.MATMUL),
                       "tuning_seconds": round(seconds, 2), "timed": core.stats.benchmarks,
                       "compiled": core.stats.compiled, "reused": core.stats.reused,
                       "best": str(tuned.best_config), "relative_error": error}))

@@ -196,6 +196,65 @@ def test_bulk_copy_kernels_get_their_tensor_maps_encoded(library):
                                     "was compiled for rank 2")
 
 
+AUTOTUNE = PRELUDE + """
+from tilelang_testing import load_module, REPO_ROOT
+sys.path.insert(0, str(REPO_ROOT))
+from autotune import spaces
+kernels = load_module("bench_kernels", REPO_ROOT / "bench" / "kernels.py").define(tilelang.jit, tl)
+timed = []
+
+
+def timer(fn, quantiles=None):
+    # Nothing is timed for real: 128x128x64 with 4 warps and 4 stages wins.
+    config = fn.config
+    timed.append(str(config))
+    kw = config.kwargs
+    chosen = (kw["BLOCK_SIZE_M"], kw["BLOCK_SIZE_N"], kw["BLOCK_SIZE_K"], config.num_warps, config.num_stages)
+    return 1.0 if chosen == (128, 128, 64, 4, 4) else 2.0
+
+
+tuned = tilelang.autotune(configs=spaces.configs(spaces.MATMUL_DESCRIPTORS,
+                                                 pre_hook=spaces.matmul_descriptor_pre_hook),
+                          key=["M", "N", "K"], do_bench=timer)(kernels["matmul_descriptor_kernel"])
+m, n, k = 300, 520, 200
+a = Tensor((m, k), "bfloat16", 0x7F0000100000)
+b = Tensor((k, n), "bfloat16", 0x7F0000200000)
+c = Tensor((m, n), "bfloat16", 0x7F0000300000)
+# Placeholder block shapes: each config's pre_hook sets its own.
+descs = [tilelang.TensorDescriptor.from_tensor(t, [64, 64]) for t in (a, b, c)]
+
+
+def grid(meta):
+    return (-(-m // meta["BLOCK_SIZE_M"]) * -(-n // meta["BLOCK_SIZE_N"]),)
+
+
+tuned[grid](*descs, m, n, k)
+launch = fakecuda.last_launch()
+report["best"] = str(tuned.best_config)
+report["timed"] = len(timed)
+report["block_shapes"] = [list(d.block_shape) for d in descs]
+report["grid"] = launch["grid"]
+report["boxes"] = [fakecuda.decode_tensor_map(launch["params"][i])["box"] for i in (0, 5, 10)]
+report["launches"] = fakecuda.launch_count()
+print(json.dumps(report))
+"""
+
+
+def test_autotuning_descriptor_kernels_gives_each_config_its_block_shapes(library):
+    # The tuning space's pre_hook sets the descriptors' block shapes before
+    # each config is compiled; the tuned launch uses the best config's.
+    report = fakecuda.run_script(library, AUTOTUNE)
+    assert report["best"] == ("BLOCK_SIZE_M: 128, BLOCK_SIZE_N: 128, BLOCK_SIZE_K: 64, GROUP_SIZE_M: 8, "
+                              "num_warps: 4, num_stages: 4")
+    # Every config but the one over the shared-memory limit (256x256) was timed.
+    assert report["timed"] == 16
+    assert report["block_shapes"] == [[128, 64], [64, 128], [128, 128]]
+    assert report["grid"] == [3 * 5, 1, 1]
+    # The maps' boxes: 64 bf16 (128 bytes, the swizzle span) by the block's rows.
+    assert report["boxes"] == [[64, 128], [64, 64], [64, 128]]
+    assert report["launches"] == 1  # the timer launched nothing
+
+
 def test_driver_errors_name_the_call_the_error_and_the_kernel(library):
     report = fakecuda.run_script(library, PRELUDE + """
 x = Tensor((64,), "float32")

@@ -414,15 +414,21 @@ class Autotuner:
                 candidates.append(config)
 
         # 2. The frontend (tile IR) in this thread: it is Python and holds the GIL.
+        # A config's pre_hook runs first: it may set what specialization reads
+        # (the block shapes of tensor descriptors, as in Triton's TMA kernels).
+        # The arguments restore_value names are saved before any hook runs.
+        saved = {name: nargs[name].clone() for name in self.restore_value}
         kernels = {}
         for config in candidates:
             try:
-                kernels[config] = self._compile(config, args, kwargs)
+                kernels[config] = self._compile(config, args, kwargs, nargs)
             except CompilationError as exc:
                 record(config, "pruned", reason=f"compilation failed: {_first_line(exc)}")
             except Exception as exc:  # noqa: BLE001 - nothing crashes the sweep
                 record(config, "pruned", reason=f"compilation failed: {type(exc).__name__}: {_first_line(exc)}")
         stats.compiled += len(kernels)
+        for name, value in saved.items():
+            nargs[name].copy_(value)
 
         # 3. PTX for every config before anything is timed, in a thread pool:
         # the binding releases the GIL and libtilelang compiles from several
@@ -454,7 +460,6 @@ class Autotuner:
                 runnable.append(config)
 
         # 4. Timing, with arguments restored after each config.
-        saved = {name: nargs[name].clone() for name in self.restore_value}
         bar = progress(len(configs), f"autotune {self.__name__}")
         bar.update(len(configs) - len(runnable))
         try:
@@ -478,7 +483,9 @@ class Autotuner:
             bar.close()
         return records
 
-    def _compile(self, config: Config, args, kwargs):
+    def _compile(self, config: Config, args, kwargs, nargs):
+        if config.pre_hook is not None:
+            config.pre_hook(dict(nargs, **config.all_kwargs()))
         warm_kwargs = dict(kwargs, **config.kwargs)
         # Launch options a kernel also declares as parameters reach it too (as in kernel[grid]).
         for option, value in (("num_warps", config.num_warps), ("num_stages", config.num_stages)):
