@@ -433,7 +433,10 @@ std::uintptr_t currentStream() {
   // what torch.cuda.current_stream() finds without building a Stream.
   static PyObject *getRawStream = nullptr, *currentDevice = nullptr;
   if (!getRawStream) {
-    PyObject *torch = PyDict_GetItemString(PyImport_GetModuleDict(), "torch");
+    // Asked on every launch until torch is imported: an interned name, not
+    // a string made and hashed each time.
+    static PyObject *torchName = internedName("torch");
+    PyObject *torch = PyDict_GetItem(PyImport_GetModuleDict(), torchName);
     if (!torch)
       return 0;
     py::object module = py::reinterpret_borrow<py::object>(torch);
