@@ -85,6 +85,8 @@ def bench_interleaved(fns, warmup_ms=25, rep_ms=300, max_repetitions=2000):
         for name in names:
             fns[name]()
     repetitions = min(max_repetitions, max(10, int(rep_ms / estimate * len(names))))
+    # Each function starts a round equally often.
+    repetitions += -repetitions % len(names)
     events = {name: [] for name in names}
     for index in range(repetitions):
         shift = index % len(names)

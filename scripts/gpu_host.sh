@@ -48,12 +48,14 @@ setup_site() {
   else
     work=$(mktemp -d /tmp/tilelang-host.XXXX)
   fi
-  # The library and the extension built against it are kept per content in
+  # The library and the extension built against it are kept per content
+  # (library, extension sources, the headers they include, the Python) in
   # /tmp, so that later calls on the same machine (exec, variants) skip the
-  # unpacking and the build.
+  # unpacking and the build. A build counts once it has finished.
   local ext
-  ext=/tmp/tilelang-ext-$(cat "$library" python/CMakeLists.txt python/src/* | sha1sum | cut -c1-16)
-  if compgen -G "$ext/build/_C*.so" > /dev/null && [[ -f $ext/libtilelang.so ]]; then
+  ext=/tmp/tilelang-ext-$( (cat "$library" python/CMakeLists.txt python/src/*
+    find include -type f | sort | xargs cat; python3 -VV) | sha1sum | cut -c1-16)
+  if [[ -f $ext/complete ]]; then
     echo "==> reusing the extension built in $ext"
   else
     rm -rf "$ext"
@@ -69,6 +71,7 @@ PY
     cmake -S python -B "$ext/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DTILELANG_PREBUILT_LIBRARY="$ext/libtilelang.so" -DPython_EXECUTABLE="$(command -v python3)" > "$log"
     cmake --build "$ext/build" >> "$log"
+    touch "$ext/complete"
     echo "    built in $(($(date +%s) - start)) s"
   fi
   cp "$ext/libtilelang.so" "$work/libtilelang.so"

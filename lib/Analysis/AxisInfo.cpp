@@ -410,13 +410,16 @@ void AxisInfoAnalysis::visitNonControlFlowArguments(
       argLattices.empty())
     return SparseForwardDataFlowAnalysis::visitNonControlFlowArguments(
         op, successor, argLattices, firstIndex);
-  // The induction variable: lb + k * step.
+  // The induction variable: lb + k * step. The bounds are read on behalf of
+  // the body's entry, so that a later change to them (a bound carried by an
+  // enclosing loop, say) revisits the body's arguments; read for the point
+  // after the loop, a change revisited only the loop's results and left the
+  // induction variable too optimistic.
+  ProgramPoint *bodyEntry = getProgramPointBefore(&forOp.getRegion().front());
   const AxisInfo &lb =
-      getLatticeElementFor(getProgramPointAfter(op), forOp.getLowerBound())
-          ->getValue();
+      getLatticeElementFor(bodyEntry, forOp.getLowerBound())->getValue();
   const AxisInfo &step =
-      getLatticeElementFor(getProgramPointAfter(op), forOp.getStep())
-          ->getValue();
+      getLatticeElementFor(bodyEntry, forOp.getStep())->getValue();
   int64_t div = 1;
   if (lb.isInitialized() && step.isInitialized())
     div = std::gcd(lb.getDivisibility(0), step.getDivisibility(0));

@@ -347,3 +347,31 @@ func.func @bitwise_masks(%n: i32 {tile.divisibility = 16 : i32}, %m: i32 {tile.d
   %either = arith.ori %rows, %col_mask_b : tensor<32x64xi1>
   return
 }
+
+// -----
+
+// Regression: an inner loop's lower bound carried by an outer loop. Its
+// divisibility falls to 1 once the outer loop's body is seen (0, 3, 6, ...);
+// the inner induction variable must follow it down rather than keep the 16
+// of the first visit.
+func.func @bound_carried_by_outer_loop(%n: i32, %m: i32) {
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1073741824], constancy = [1], constant = 0{{$}}}}
+  %c0 = arith.constant 0 : i32
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [1], constant = 1{{$}}}}
+  %c1 = arith.constant 1 : i32
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [1], constant = 3{{$}}}}
+  %c3 = arith.constant 3 : i32
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [16], constancy = [1], constant = 16{{$}}}}
+  %c16 = arith.constant 16 : i32
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [1]{{$}}}}
+  %r = scf.for %i = %c0 to %m step %c1 iter_args(%off = %c0) -> (i32) : i32 {
+    scf.for %j = %off to %n step %c16 : i32 {
+      // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [1]{{$}}}}
+      %x = arith.addi %j, %c0 : i32
+    }
+    // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [1]{{$}}}}
+    %next = arith.addi %off, %c3 : i32
+    scf.yield %next : i32
+  }
+  return
+}

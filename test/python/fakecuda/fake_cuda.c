@@ -89,11 +89,13 @@ static int paramSize(const char *decl, const char *end) {
   return size;
 }
 
-/* Records every .entry of `ptx` with its parameter sizes. */
-static void readEntries(const char *ptx) {
+/* Records every .entry of `ptx` with its parameter sizes; 0, or -1 when a
+ * parameter's size cannot be read or the table is full (a test must not go
+ * on with a kernel whose parameters it would copy wrongly). */
+static int readEntries(const char *ptx) {
   for (const char *p = strstr(ptx, ".entry "); p; p = strstr(p + 1, ".entry ")) {
     if (functionCount == kMaxFunctions)
-      return;
+      return -1;
     FakeFunction *function = &functions[functionCount++];
     memset(function, 0, sizeof(*function));
     const char *name = p + 7;
@@ -105,14 +107,17 @@ static void readEntries(const char *ptx) {
     memcpy(function->name, name, length);
     const char *close = strchr(name, ')');
     if (!close)
-      return;
+      return -1;
     for (const char *decl = strstr(name, ".param "); decl && decl < close;
          decl = strstr(decl + 1, ".param ")) {
       const char *end = decl + strcspn(decl, ",)\n");
-      if (function->count < kMaxParams)
-        function->sizes[function->count++] = paramSize(decl, end);
+      int size = paramSize(decl, end);
+      if (size <= 0 || function->count == kMaxParams)
+        return -1;
+      function->sizes[function->count++] = size;
     }
   }
+  return 0;
 }
 
 /*===------------------------------------------------------------------===*
@@ -139,6 +144,9 @@ CUresult cuGetErrorName(CUresult error, const char **name) {
     return 0;
   case 701:
     *name = "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES";
+    return 0;
+  case 218:
+    *name = "CUDA_ERROR_INVALID_PTX";
     return 0;
   default:
     *name = NULL;
@@ -265,7 +273,8 @@ CUresult cuLinkDestroy(void *state) {
 }
 
 CUresult cuModuleLoadData(void **module, const void *image) {
-  readEntries((const char *)image);
+  if (readEntries((const char *)image) != 0)
+    return 218; /* CUDA_ERROR_INVALID_PTX */
   *module = (void *)image;
   return 0;
 }
