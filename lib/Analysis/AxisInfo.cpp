@@ -48,9 +48,25 @@ AxisInfo AxisInfo::getPessimisticState(Value value) {
 }
 
 AxisInfo AxisInfo::getConstantState(ArrayRef<int64_t> shape, int64_t constant) {
-  return AxisInfo(DimVector(shape.size(), 1),
-                  DimVector(shape.size(), highestPowerOf2Divisor(constant)),
-                  DimVector(shape.begin(), shape.end()), constant);
+  AxisInfo state(DimVector(shape.size(), 1),
+                 DimVector(shape.size(), highestPowerOf2Divisor(constant)),
+                 DimVector(shape.begin(), shape.end()), constant);
+  state.setNonNegative(constant >= 0);
+  return state;
+}
+
+/// The divisibility of `info`'s values at the starts of aligned runs of
+/// length `runs` along `dim`. Where those are starts of `info`'s own runs
+/// it is `info`'s divisibility; elsewhere they fall inside its runs, at
+/// offsets that are multiples of gcd(runs, own run length) steps, and only
+/// that much of the divisibility survives. `step` is what one step of a run
+/// adds (1, or a pointee's bytes when known; 1 is always safe).
+static int64_t divisibilityAtRuns(const AxisInfo &info, unsigned dim,
+                                  int64_t runs, int64_t step = 1) {
+  int64_t own = info.getContiguity(dim);
+  if (runs % own == 0)
+    return info.getDivisibility(dim);
+  return std::gcd(info.getDivisibility(dim), std::gcd(runs, own) * step);
 }
 
 int64_t AxisInfo::highestPowerOf2Divisor(int64_t value) {
@@ -66,15 +82,19 @@ AxisInfo AxisInfo::join(const AxisInfo &lhs, const AxisInfo &rhs) {
     return lhs;
   DimVector contiguity, divisibility, constancy;
   for (unsigned dim = 0; dim < lhs.getRank(); ++dim) {
-    contiguity.push_back(std::gcd(lhs.contiguity[dim], rhs.contiguity[dim]));
-    divisibility.push_back(
-        std::gcd(lhs.divisibility[dim], rhs.divisibility[dim]));
+    int64_t runs = std::gcd(lhs.contiguity[dim], rhs.contiguity[dim]);
+    contiguity.push_back(runs);
+    // Shorter runs start inside the longer ones of either side.
+    divisibility.push_back(std::gcd(divisibilityAtRuns(lhs, dim, runs),
+                                    divisibilityAtRuns(rhs, dim, runs)));
     constancy.push_back(std::gcd(lhs.constancy[dim], rhs.constancy[dim]));
   }
   std::optional<int64_t> constant;
   if (lhs.constantValue == rhs.constantValue)
     constant = lhs.constantValue;
-  return AxisInfo(contiguity, divisibility, constancy, constant);
+  AxisInfo joined(contiguity, divisibility, constancy, constant);
+  joined.setNonNegative(lhs.nonNegative && rhs.nonNegative);
+  return joined;
 }
 
 void AxisInfo::print(raw_ostream &os) const {
@@ -131,8 +151,11 @@ std::optional<int64_t> foldConstants(const AxisInfo &lhs, const AxisInfo &rhs,
 /// x + y (or pointer + offset with `rhsScale` bytes per offset unit).
 AxisInfo addInfo(const AxisInfo &lhs, const AxisInfo &rhs, bool subtract,
                  int64_t rhsScale = 1) {
+  // Folded in two's complement (the result is wrapped to its width later).
   auto constant = foldConstants(lhs, rhs, [&](int64_t a, int64_t b) {
-    return std::optional<int64_t>(subtract ? a - b : a + b * rhsScale);
+    uint64_t ua = a, ub = b;
+    return std::optional<int64_t>(
+        int64_t(subtract ? ua - ub : ua + ub * uint64_t(rhsScale)));
   });
   return perDim(
       lhs.getRank(),
@@ -143,9 +166,9 @@ AxisInfo addInfo(const AxisInfo &lhs, const AxisInfo &rhs, bool subtract,
         if (!subtract)
           contig = std::max(
               contig, std::gcd(rhs.getContiguity(d), lhs.getConstancy(d)));
-        int64_t div = std::gcd(lhs.getDivisibility(d),
-                               capDivisibility(rhs.getDivisibility(d) *
-                                               rhsScale));
+        int64_t div = std::gcd(
+            divisibilityAtRuns(lhs, d, contig),
+            capDivisibility(divisibilityAtRuns(rhs, d, contig) * rhsScale));
         return std::make_tuple(
             contig, div, std::gcd(lhs.getConstancy(d), rhs.getConstancy(d)));
       },
@@ -158,8 +181,9 @@ AxisInfo mulInfo(const AxisInfo &lhs, const AxisInfo &rhs) {
     return lhs;
   if (lhs.getConstantValue() == 1)
     return rhs;
-  auto constant = foldConstants(
-      lhs, rhs, [](int64_t a, int64_t b) { return std::optional(a * b); });
+  auto constant = foldConstants(lhs, rhs, [](int64_t a, int64_t b) {
+    return std::optional(int64_t(uint64_t(a) * uint64_t(b)));
+  });
   return perDim(
       lhs.getRank(),
       [&](unsigned d) {
@@ -181,10 +205,18 @@ AxisInfo mulInfo(const AxisInfo &lhs, const AxisInfo &rhs) {
 
 /// x / c and x % c for a constant power of two c; otherwise only constancy
 /// survives.
-AxisInfo divRemInfo(const AxisInfo &lhs, const AxisInfo &rhs, bool isRem) {
+AxisInfo divRemInfo(const AxisInfo &lhs, const AxisInfo &rhs, bool isRem,
+                    bool isUnsigned, unsigned width) {
   auto constant = foldConstants(lhs, rhs, [&](int64_t a, int64_t b) {
-    if (b == 0)
+    if (b == 0 || (!isUnsigned && a == INT64_MIN && b == -1))
       return std::optional<int64_t>();
+    if (isUnsigned) {
+      uint64_t mask = width >= 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1;
+      uint64_t ua = uint64_t(a) & mask, ub = uint64_t(b) & mask;
+      if (ub == 0)
+        return std::optional<int64_t>();
+      return std::optional<int64_t>(int64_t(isRem ? ua % ub : ua / ub));
+    }
     return std::optional<int64_t>(isRem ? a % b : a / b);
   });
   std::optional<int64_t> divisor = rhs.getConstantValue();
@@ -195,11 +227,20 @@ AxisInfo divRemInfo(const AxisInfo &lhs, const AxisInfo &rhs, bool isRem) {
         int64_t constancy = std::gcd(lhs.getConstancy(d), rhs.getConstancy(d));
         if (!powerOf2)
           return std::make_tuple(int64_t(1), int64_t(1), constancy);
+        // Runs of x only survive for x >= 0: rounding toward zero makes
+        // -4..-1 give 0,-3,-2,-1 (mod 4) and -1,0,0,0 (/ 4).
+        bool runsSurvive = lhs.isNonNegative();
         if (isRem) {
-          // Runs of x continue in x % c until they wrap at multiples of c.
-          int64_t contig = std::gcd(lhs.getContiguity(d), *divisor);
+          // Runs of x continue in x % c until they wrap at multiples of c:
+          // a run split into pieces of g keeps going if each piece starts
+          // at a multiple of g.
+          int64_t contig =
+              runsSurvive ? std::gcd(std::gcd(lhs.getContiguity(d), *divisor),
+                                     lhs.getDivisibility(d))
+                          : 1;
           return std::make_tuple(
-              contig, std::gcd(lhs.getDivisibility(d), *divisor), constancy);
+              contig, std::gcd(divisibilityAtRuns(lhs, d, contig), *divisor),
+              constancy);
         }
         // x / c is constant over aligned runs of c consecutive values; its
         // divisibility is known only where x is not a run (every element
@@ -208,7 +249,7 @@ AxisInfo divRemInfo(const AxisInfo &lhs, const AxisInfo &rhs, bool isRem) {
                               lhs.getDivisibility(d) >= *divisor
                           ? lhs.getDivisibility(d) / *divisor
                           : 1;
-        if (lhs.getDivisibility(d) >= *divisor)
+        if (runsSurvive && lhs.getDivisibility(d) >= *divisor)
           constancy = std::max(constancy,
                                std::gcd(lhs.getContiguity(d), *divisor));
         return std::make_tuple(int64_t(1), div, constancy);
@@ -244,7 +285,70 @@ AxisInfo cmpInfo(arith::CmpIPredicate predicate, const AxisInfo &lhs,
     return std::make_tuple(int64_t(1), int64_t(1), constancy);
   });
 }
+/// `info` with every element a run of its own: divisibility where every
+/// element has it (a run's elements are `step` apart), constancy and the
+/// constant kept.
+AxisInfo withoutRuns(const AxisInfo &info, int64_t step = 1) {
+  AxisInfo result = perDim(
+      info.getRank(),
+      [&](unsigned d) {
+        return std::make_tuple(int64_t(1),
+                               divisibilityAtRuns(info, d, 1, step),
+                               info.getConstancy(d));
+      },
+      info.getConstantValue());
+  result.setNonNegative(info.isNonNegative());
+  return result;
+}
+
+/// What one step of a run of `type` values is worth in the units
+/// divisibility counts: 1 for integers, the pointee's bytes for pointers;
+/// 0 for anything else.
+int64_t getContiguityStep(Type type) {
+  if (isa<IntegerType, IndexType>(type))
+    return 1;
+  if (auto pointer = dyn_cast<tile::PointerType>(type))
+    return std::max<int64_t>(
+        1, tile::getElementBitWidth(getElementTypeOrSelf(
+               tile::getPointeeType(pointer))) /
+               8);
+  return 0;
+}
 } // namespace
+
+/// Whether `op`'s first result is >= 0 wherever its operands' facts hold
+/// (wrap-around ignored). i1 values are not: true reads as -1 when signed.
+static bool isNonNegativeResult(Operation *op,
+                                ArrayRef<const AxisInfoLattice *> operands) {
+  if (op->getNumResults() == 0 ||
+      getElementTypeOrSelf(op->getResult(0).getType()).isInteger(1))
+    return false;
+  auto nonNegative = [&](unsigned index) {
+    return operands[index]->getValue().isNonNegative();
+  };
+  auto all = [&](ArrayRef<unsigned> indices) {
+    return llvm::all_of(indices, nonNegative);
+  };
+  return llvm::TypeSwitch<Operation *, bool>(op)
+      .Case<tile::ProgramIdOp, tile::NumProgramsOp>([](auto) { return true; })
+      .Case([](tile::MakeRangeOp range) {
+        return static_cast<int32_t>(range.getStart()) >= 0;
+      })
+      .Case<tile::SplatOp, tile::BroadcastOp, tile::ExpandDimsOp,
+            tile::TransOp, tilegpu::ConvertLayoutOp, arith::ExtSIOp,
+            arith::IndexCastOp>([&](auto) { return all({0}); })
+      // Zero-extension of anything but i1 (excluded above as a result,
+      // and a zero-extended i1 is 0 or 1) is >= 0 in the wider type.
+      .Case([](arith::ExtUIOp) { return true; })
+      .Case<arith::AddIOp, arith::MulIOp, arith::DivSIOp, arith::DivUIOp,
+            arith::RemUIOp, arith::OrIOp, arith::XOrIOp>(
+          [&](auto) { return all({0, 1}); })
+      // x % y has x's sign; x & y is >= 0 if either is.
+      .Case([&](arith::RemSIOp) { return all({0}); })
+      .Case([&](arith::AndIOp) { return nonNegative(0) || nonNegative(1); })
+      .Case([&](arith::SelectOp) { return all({1, 2}); })
+      .Default([](Operation *) { return false; });
+}
 
 LogicalResult
 AxisInfoAnalysis::visitOperation(Operation *op,
@@ -257,7 +361,17 @@ AxisInfoAnalysis::visitOperation(Operation *op,
   auto info = [&](unsigned index) -> const AxisInfo & {
     return operands[index]->getValue();
   };
-  auto set = [&](unsigned index, const AxisInfo &value) {
+  bool nonNegative = isNonNegativeResult(op, operands);
+  auto set = [&](unsigned index, AxisInfo value) {
+    if (index == 0 && nonNegative)
+      value.setNonNegative(true);
+    // Folded constants wrap to the result's width, as the op does.
+    Type element = getElementTypeOrSelf(op->getResult(index).getType());
+    if (auto constant = value.getConstantValue();
+        constant && element.isInteger() && element.getIntOrFloatBitWidth() < 64)
+      value.setConstantValue(
+          llvm::SignExtend64(uint64_t(*constant),
+                             element.getIntOrFloatBitWidth()));
     propagateIfChanged(results[index], results[index]->join(value));
   };
   auto setAllPessimistic = [&] {
@@ -312,10 +426,17 @@ AxisInfoAnalysis::visitOperation(Operation *op,
         set(0, addInfo(info(0), info(1), /*subtract=*/true));
       })
       .Case([&](arith::MulIOp) { set(0, mulInfo(info(0), info(1))); })
-      .Case<arith::DivSIOp, arith::DivUIOp>(
-          [&](auto) { set(0, divRemInfo(info(0), info(1), false)); })
-      .Case<arith::RemSIOp, arith::RemUIOp>(
-          [&](auto) { set(0, divRemInfo(info(0), info(1), true)); })
+      .Case<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp>(
+          [&](auto divRem) {
+            using Op = decltype(divRem);
+            constexpr bool isRem = std::is_same_v<Op, arith::RemSIOp> ||
+                                   std::is_same_v<Op, arith::RemUIOp>;
+            constexpr bool isUnsigned = std::is_same_v<Op, arith::DivUIOp> ||
+                                        std::is_same_v<Op, arith::RemUIOp>;
+            set(0, divRemInfo(info(0), info(1), isRem, isUnsigned,
+                              getElementTypeOrSelf(result.getType())
+                                  .getIntOrFloatBitWidth()));
+          })
       // Bitwise ops (2-D masks are and-ed row and column masks): equal
       // inputs give equal outputs, so runs of both survive.
       .Case<arith::AndIOp, arith::OrIOp, arith::XOrIOp>([&](auto) {
@@ -346,14 +467,61 @@ AxisInfoAnalysis::visitOperation(Operation *op,
                 constancy = std::gcd(constancy, cond.getConstancy(d));
               return std::make_tuple(
                   contig,
-                  std::gcd(lhs.getDivisibility(d), rhs.getDivisibility(d)),
+                  std::gcd(divisibilityAtRuns(lhs, d, contig),
+                           divisibilityAtRuns(rhs, d, contig)),
                   constancy);
             }));
       })
-      .Case<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp,
-            arith::IndexCastOp, tilegpu::ConvertLayoutOp, tile::BitcastOp,
-            tile::IntToPtrOp, tile::PtrToIntOp>(
+      // Value-preserving casts.
+      .Case<arith::ExtSIOp, arith::IndexCastOp, tilegpu::ConvertLayoutOp>(
           [&](auto) { set(0, info(0)); })
+      // Zero extension keeps runs of values >= 0 only (-1, 0 becomes
+      // 2^32 - 1, 0); a constant is its low bits, read unsigned.
+      .Case([&](arith::ExtUIOp ext) {
+        AxisInfo value = info(0);
+        if (!value.isNonNegative())
+          value = withoutRuns(value);
+        if (auto constant = value.getConstantValue()) {
+          unsigned width = getElementTypeOrSelf(ext.getIn().getType())
+                               .getIntOrFloatBitWidth();
+          value.setConstantValue(
+              width >= 64 ? *constant
+                          : int64_t(uint64_t(*constant) &
+                                    ((uint64_t(1) << width) - 1)));
+        }
+        set(0, value);
+      })
+      // Truncation to w bits wraps at multiples of 2^w: a run survives if
+      // it fits between two of them, and divisibility up to 2^w survives.
+      .Case([&](arith::TruncIOp trunc) {
+        const AxisInfo &src = info(0);
+        unsigned width =
+            getElementTypeOrSelf(result.getType()).getIntOrFloatBitWidth();
+        int64_t period = width >= 31 ? AxisInfo::kMaxDivisibility
+                                     : int64_t(1) << width;
+        set(0, perDim(shape.size(), [&](unsigned d) {
+              int64_t contig = std::gcd(
+                  std::gcd(src.getContiguity(d), src.getDivisibility(d)),
+                  period);
+              if (width == 1)
+                contig = 1;
+              return std::make_tuple(contig,
+                                     std::gcd(src.getDivisibility(d), period),
+                                     src.getConstancy(d));
+            }));
+      })
+      // Reinterpretations between integers and pointers: contiguity counts
+      // steps of one integer or of one pointee, so it survives only between
+      // types with the same step; divisibility (values, or bytes for
+      // pointers) and constancy always do.
+      .Case<tile::BitcastOp, tile::IntToPtrOp, tile::PtrToIntOp>([&](auto) {
+        Type from = getElementTypeOrSelf(op->getOperand(0).getType());
+        Type to = getElementTypeOrSelf(result.getType());
+        int64_t fromStep = getContiguityStep(from), toStep = getContiguityStep(to);
+        if (fromStep == 0 || toStep == 0)
+          return setAllPessimistic();
+        set(0, fromStep == toStep ? info(0) : withoutRuns(info(0), fromStep));
+      })
       .Case([&](tile::ExpandDimsOp expand) {
         const AxisInfo &src = info(0);
         unsigned axis = expand.getAxis();
@@ -421,10 +589,16 @@ void AxisInfoAnalysis::visitNonControlFlowArguments(
   const AxisInfo &step =
       getLatticeElementFor(bodyEntry, forOp.getStep())->getValue();
   int64_t div = 1;
-  if (lb.isInitialized() && step.isInitialized())
+  bool nonNegative = false;
+  if (lb.isInitialized() && step.isInitialized()) {
     div = std::gcd(lb.getDivisibility(0), step.getDivisibility(0));
+    // lb, lb + step, ... below ub: >= 0 when lb and step are.
+    nonNegative = lb.isNonNegative() && step.isNonNegative();
+  }
+  AxisInfo inductionVariable({1}, {div}, {1});
+  inductionVariable.setNonNegative(nonNegative);
   propagateIfChanged(argLattices[0],
-                     argLattices[0]->join(AxisInfo({1}, {div}, {1})));
+                     argLattices[0]->join(inductionVariable));
   size_t inputs = successor.getSuccessorInputs().size();
   setAllToEntryStates(argLattices.drop_front(1 + inputs));
 }
@@ -437,8 +611,11 @@ void AxisInfoAnalysis::setToEntryState(AxisInfoLattice *lattice) {
     auto func =
         dyn_cast_if_present<FunctionOpInterface>(arg.getOwner()->getParentOp());
     if (func && arg.getOwner()->isEntryBlock()) {
-      if (auto divisor = func.getArgAttrOfType<IntegerAttr>(
-              arg.getArgNumber(), tile::TileDialect::kDivisibilityAttrName))
+      auto divisor = func.getArgAttrOfType<IntegerAttr>(
+          arg.getArgNumber(), tile::TileDialect::kDivisibilityAttrName);
+      // The promise is about a scalar (an integer or a pointer).
+      if (divisor && state.getRank() == 1 &&
+          !isa<RankedTensorType>(value.getType()))
         state = AxisInfo({1}, {capDivisibility(divisor.getInt())}, {1});
     }
   }

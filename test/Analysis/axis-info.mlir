@@ -205,7 +205,11 @@ func.func @select(%n: i32 {tile.divisibility = 16 : i32}, %u: i32) {
   %keep = arith.select %uniform, %off, %r : tensor<128xi1>, tensor<128xi32>
   // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [16]{{$}}}}
   %mask = arith.cmpi slt, %r, %nv : tensor<128xi32>
-  // expected-remark-re @+1 {{contiguity = [1], divisibility = [16], constancy = [1]{{$}}}}
+  // Every element is now a run of its own, and those taken from inside
+  // %off's runs (i + n) are not multiples of 16: divisibility 1. (It was
+  // claimed 16, unsoundly, before divisibility was re-derived at the new
+  // run starts.)
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [1]{{$}}}}
   %mixed = arith.select %mask, %off, %nv : tensor<128xi1>, tensor<128xi32>
   return
 }
@@ -373,5 +377,98 @@ func.func @bound_carried_by_outer_loop(%n: i32, %m: i32) {
     %next = arith.addi %off, %c3 : i32
     scf.yield %next : i32
   }
+  return
+}
+
+// -----
+
+// Regression: joining runs of different lengths. The loop's value is the
+// range (runs of 64 starting at 0) on entry and multiples of 16 (runs of 1)
+// after; the join has runs of 1, and the range's elements are not all
+// multiples of 16: divisibility 1, not gcd(2^30, 16).
+func.func @join_of_different_runs(%n: i32) {
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1073741824], constancy = [1], constant = 0{{$}}}}
+  %c0 = arith.constant 0 : i32
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [1], constant = 1{{$}}}}
+  %c1 = arith.constant 1 : i32
+  // expected-remark-re @+1 {{contiguity = [64], divisibility = [1073741824], constancy = [1]{{$}}}}
+  %r = tile.make_range 0 to 64 : tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [16], constancy = [64], constant = 16{{$}}}}
+  %c16 = arith.constant dense<16> : tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [1]{{$}}}}
+  %res = scf.for %i = %c0 to %n step %c1 iter_args(%v = %r) -> (tensor<64xi32>) : i32 {
+    // expected-remark-re @+1 {{contiguity = [1], divisibility = [16], constancy = [1]{{$}}}}
+    %w = arith.muli %r, %c16 : tensor<64xi32>
+    scf.yield %w : tensor<64xi32>
+  }
+  return
+}
+
+// -----
+
+// Signed remainder and division keep runs only for values known to be
+// >= 0: (r - 64) % 4 is 0, -3, -2, -1, ... and (r - 4) / 4 is -1, 0, 0, 0.
+// (r + 2) % 4 (2, 3, 0, 1) has runs only as long as its starts' alignment.
+func.func @signed_div_rem(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}) {
+  // expected-remark-re @+1 {{contiguity = [64], divisibility = [1073741824], constancy = [1]{{$}}}}
+  %r = tile.make_range 0 to 64 : tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [4], constancy = [64], constant = 4{{$}}}}
+  %c4 = arith.constant dense<4> : tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [2], constancy = [64], constant = 2{{$}}}}
+  %c2 = arith.constant dense<2> : tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [64], constancy = [64], constant = 64{{$}}}}
+  %c64 = arith.constant dense<64> : tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity = [64], divisibility = [64], constancy = [1]{{$}}}}
+  %below = arith.subi %r, %c64 : tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [1]{{$}}}}
+  %rem = arith.remsi %below, %c4 : tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity = [64], divisibility = [4], constancy = [1]{{$}}}}
+  %shifted = arith.subi %r, %c4 : tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [1]{{$}}}}
+  %quot = arith.divsi %shifted, %c4 : tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity = [64], divisibility = [2], constancy = [1]{{$}}}}
+  %up = arith.addi %r, %c2 : tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity = [2], divisibility = [2], constancy = [1]{{$}}}}
+  %wrapped = arith.remsi %up, %c4 : tensor<64xi32>
+  // The matmul tutorial's (pid * BLOCK + r) % M keeps its runs: r >= 0.
+  // expected-remark-re @+1 {{contiguity = [4], divisibility = [4], constancy = [1]{{$}}}}
+  %aligned = arith.remsi %r, %c4 : tensor<64xi32>
+  return
+}
+
+// -----
+
+// Casts: contiguity counts steps of one integer or one pointee, so it does
+// not survive a change of step; zero extension keeps runs of values >= 0
+// only; truncation keeps runs that fit between multiples of 2^width.
+func.func @casts(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}) {
+  // expected-remark-re @+1 {{contiguity = [64], divisibility = [1073741824], constancy = [1]{{$}}}}
+  %r = tile.make_range 0 to 64 : tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [16], constancy = [64]{{$}}}}
+  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  // expected-remark-re @+1 {{contiguity = [64], divisibility = [16], constancy = [1]{{$}}}}
+  %addrs = tile.addptr %ps, %r : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  // f32 elements are two f16 elements apart.
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [4], constancy = [1]{{$}}}}
+  %halves = tile.bitcast %addrs : tensor<64x!tile.ptr<f32>> -> tensor<64x!tile.ptr<f16>>
+  // The integers step by 4.
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [4], constancy = [1]{{$}}}}
+  %ints = tile.ptr_to_int %addrs : tensor<64x!tile.ptr<f32>> -> tensor<64xi64>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [4], constancy = [64], constant = 4{{$}}}}
+  %c4 = arith.constant dense<4> : tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity = [64], divisibility = [4], constancy = [1]{{$}}}}
+  %below = arith.subi %r, %c4 : tensor<64xi32>
+  // -4 .. -1 become 2^32 - 4 .. 2^32 - 1, then 0: no runs.
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [1]{{$}}}}
+  %wide = arith.extui %below : tensor<64xi32> to tensor<64xi64>
+  // r >= 0: runs survive.
+  // expected-remark-re @+1 {{contiguity = [64], divisibility = [1073741824], constancy = [1]{{$}}}}
+  %widened = arith.extui %r : tensor<64xi32> to tensor<64xi64>
+  // 0, 1, 0, 1, ... as i1.
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [2], constancy = [1]{{$}}}}
+  %bits = arith.trunci %r : tensor<64xi32> to tensor<64xi1>
+  // 0 .. 63 fit in i8.
+  // expected-remark-re @+1 {{contiguity = [64], divisibility = [256], constancy = [1]{{$}}}}
+  %bytes = arith.trunci %r : tensor<64xi32> to tensor<64xi8>
   return
 }

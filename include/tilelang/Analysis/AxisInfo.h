@@ -51,6 +51,11 @@ public:
   const DimVector &getDivisibility() const { return divisibility; }
   const DimVector &getConstancy() const { return constancy; }
   std::optional<int64_t> getConstantValue() const { return constantValue; }
+  /// Whether every value is known to be >= 0 (ignoring wrap-around, as the
+  /// other facts do). Signed division and remainder keep runs only then.
+  bool isNonNegative() const { return nonNegative; }
+  void setNonNegative(bool value) { nonNegative = value; }
+  void setConstantValue(std::optional<int64_t> value) { constantValue = value; }
 
   /// The least upper bound: what holds on both paths (gcd of each entry).
   static AxisInfo join(const AxisInfo &lhs, const AxisInfo &rhs);
@@ -60,7 +65,8 @@ public:
            contiguity == other.contiguity &&
            divisibility == other.divisibility &&
            constancy == other.constancy &&
-           constantValue == other.constantValue;
+           constantValue == other.constantValue &&
+           nonNegative == other.nonNegative;
   }
   void print(llvm::raw_ostream &os) const;
 
@@ -71,6 +77,7 @@ private:
   bool initialized = false;
   DimVector contiguity, divisibility, constancy;
   std::optional<int64_t> constantValue;
+  bool nonNegative = false;
 };
 
 using AxisInfoLattice = mlir::dataflow::Lattice<AxisInfo>;
