@@ -1,8 +1,9 @@
 """Soundness of the axis-info analysis, checked against concrete values.
 
 Random functions of i32 scalars and 1-D i32 tensors (ranges, splats,
-constants, arithmetic, comparisons, selects, and loops over their induction
-variables) go through `tilelang-opt --test-print-axis-info`; the same
+constants, arithmetic, comparisons, selects, truncations and extensions),
+and of 2-D tensors as kernels build them (ranges expanded and broadcast,
+offsets, and-ed masks, f32 pointers), go through `tilelang-opt --test-print-axis-info`; the same
 functions are then evaluated in Python on many argument values that keep
 each argument's divisibility promise. Every fact the analysis states about
 a value (contiguity, divisibility, constancy, constant) must hold for every
@@ -27,8 +28,8 @@ OPS_PER_FUNCTION = 14
 SAMPLES = 24  # argument instantiations per function
 LIMIT = 1 << 20  # values beyond this are not produced (no i32 wrap-around)
 
-REMARK = re.compile(r":(\d+):\d+: remark: contiguity = \[(\d+)\], divisibility = \[(\d+)\], "
-                    r"constancy = \[(\d+)\](?:, constant = (-?\d+))?")
+REMARK = re.compile(r":(\d+):\d+: remark: contiguity = \[([\d, ]+)\], divisibility = \[([\d, ]+)\], "
+                    r"constancy = \[([\d, ]+)\](?:, constant = (-?\d+))?")
 
 
 def c_div(a, b):
@@ -44,6 +45,8 @@ def c_rem(a, b):
 
 class Generator:
     """Builds one function's text and, beside it, how to evaluate each line."""
+
+    functions, samples = FUNCTIONS, SAMPLES
 
     def __init__(self, rng, name):
         self.rng = rng
@@ -188,6 +191,183 @@ class Generator:
         return f"func.func @{self.name}({', '.join(arg_texts)}) {{", ["  return", "}"]
 
 
+ROWS, COLS = 8, 16  # the 2-D functions' shape
+
+
+class Generator2D(Generator):
+    """Functions over [ROWS, COLS] tensors built as kernels build them: row
+    and column ranges expanded and broadcast, offsets combined, masks
+    compared and and-ed, pointers offset (f32: 4 bytes a step). Evaluating
+    them in Python costs more: fewer functions and samples."""
+
+    functions, samples = 60, 8
+
+    def __init__(self, rng, name):
+        super().__init__(rng, name)
+        self.pools = {"row": [], "col": [], "mat": [], "mask": [], "ptr": []}
+
+    def add(self, text, name, kind, fn):
+        self.lines.append((text, name))
+        self.evals.append((name, kind, fn))
+        if kind in self.pools:
+            self.pools[kind].append(name)
+
+    @staticmethod
+    def type_of(kind, element="i32"):
+        return {"row": f"tensor<{ROWS}xi32>", "col": f"tensor<{COLS}xi32>", "mat": f"tensor<{ROWS}x{COLS}xi32>",
+                "mask": f"tensor<{ROWS}x{COLS}xi1>", "ptr": f"tensor<{ROWS}x{COLS}x!tile.ptr<f32>>"}[kind]
+
+    def vector(self, kind):
+        size = ROWS if kind == "row" else COLS
+        choice = self.rng.random()
+        name = self.fresh()
+        if choice < 0.4 or not self.pools[kind]:
+            self.add(f"{name} = tile.make_range 0 to {size} : {self.type_of(kind)}", name, kind,
+                     lambda env, n=size: list(range(n)))
+        elif choice < 0.6:
+            src = self.rng.choice(self.scalars)
+            self.add(f"{name} = tile.splat {src} : i32 -> {self.type_of(kind)}", name, kind,
+                     lambda env, s=src, n=size: [env[s]] * n)
+        else:
+            op = self.rng.choice(["addi", "subi", "muli"])
+            lhs, rhs = self.rng.choice(self.pools[kind]), self.rng.choice(self.pools[kind])
+            fn = {"addi": lambda a, b: a + b, "subi": lambda a, b: a - b, "muli": lambda a, b: a * b}[op]
+            self.add(f"{name} = arith.{op} {lhs}, {rhs} : {self.type_of(kind)}", name, kind,
+                     lambda env, a=lhs, b=rhs, f=fn: [f(x, y) for x, y in zip(env[a], env[b])])
+
+    def matrix(self):
+        kind = self.rng.choice(["row", "col"])
+        if not self.pools[kind]:
+            self.vector(kind)
+        src = self.rng.choice(self.pools[kind])
+        expanded, wide = self.fresh(), self.fresh()
+        if kind == "row":
+            self.lines.append((f"{expanded} = tile.expand_dims {src} {{axis = 1 : i32}} : tensor<{ROWS}xi32> -> "
+                               f"tensor<{ROWS}x1xi32>", expanded))
+            self.evals.append((expanded, "narrow2d", lambda env, s=src: [[v] for v in env[s]]))
+            self.add(f"{wide} = tile.broadcast {expanded} : tensor<{ROWS}x1xi32> -> {self.type_of('mat')}", wide,
+                     "mat", lambda env, e=expanded: [row * COLS for row in env[e]])
+        else:
+            self.lines.append((f"{expanded} = tile.expand_dims {src} {{axis = 0 : i32}} : tensor<{COLS}xi32> -> "
+                               f"tensor<1x{COLS}xi32>", expanded))
+            self.evals.append((expanded, "narrow2d", lambda env, s=src: [list(env[s])]))
+            self.add(f"{wide} = tile.broadcast {expanded} : tensor<1x{COLS}xi32> -> {self.type_of('mat')}", wide,
+                     "mat", lambda env, e=expanded: [list(env[e][0]) for _ in range(ROWS)])
+
+    def combine(self):
+        op = self.rng.choice(["addi", "addi", "subi", "muli", "remsi", "divsi"])
+        lhs = self.rng.choice(self.pools["mat"])
+        if op in ("remsi", "divsi"):
+            value = self.rng.choice([2, 4, 8, 16, 3])
+            rhs = self.fresh()
+            self.add(f"{rhs} = arith.constant dense<{value}> : {self.type_of('mat')}", rhs, "mat",
+                     lambda env, v=value: [[v] * COLS for _ in range(ROWS)])
+        else:
+            rhs = self.rng.choice(self.pools["mat"])
+        fn = {"addi": lambda a, b: a + b, "subi": lambda a, b: a - b, "muli": lambda a, b: a * b,
+              "remsi": c_rem, "divsi": c_div}[op]
+        name = self.fresh()
+        self.add(f"{name} = arith.{op} {lhs}, {rhs} : {self.type_of('mat')}", name, "mat",
+                 lambda env, a=lhs, b=rhs, f=fn: [[f(x, y) for x, y in zip(ra, rb)]
+                                                   for ra, rb in zip(env[a], env[b])])
+
+    def mask(self):
+        name = self.fresh()
+        if len(self.pools["mask"]) >= 2 and self.rng.random() < 0.4:
+            a, b = self.rng.sample(self.pools["mask"], 2)
+            self.add(f"{name} = arith.andi {a}, {b} : {self.type_of('mask')}", name, "mask",
+                     lambda env, a=a, b=b: [[x & y for x, y in zip(ra, rb)] for ra, rb in zip(env[a], env[b])])
+            return
+        pred = self.rng.choice(["slt", "sge", "sle", "sgt"])
+        lhs, rhs = self.rng.choice(self.pools["mat"]), self.rng.choice(self.pools["mat"])
+        fn = {"slt": lambda a, b: a < b, "sge": lambda a, b: a >= b, "sle": lambda a, b: a <= b,
+              "sgt": lambda a, b: a > b}[pred]
+        self.add(f"{name} = arith.cmpi {pred}, {lhs}, {rhs} : {self.type_of('mat')}", name, "mask",
+                 lambda env, a=lhs, b=rhs, f=fn: [[int(f(x, y)) for x, y in zip(ra, rb)]
+                                                   for ra, rb in zip(env[a], env[b])])
+
+    def select(self):
+        cond = self.rng.choice(self.pools["mask"])
+        lhs, rhs = self.rng.choice(self.pools["mat"]), self.rng.choice(self.pools["mat"])
+        name = self.fresh()
+        self.add(f"{name} = arith.select {cond}, {lhs}, {rhs} : {self.type_of('mask')}, {self.type_of('mat')}",
+                 name, "mat", lambda env, c=cond, a=lhs, b=rhs: [[x if k else y for k, x, y in zip(rc, ra, rb)]
+                                                                  for rc, ra, rb in zip(env[c], env[a], env[b])])
+
+    def pointer(self):
+        offsets = self.rng.choice(self.pools["mat"])
+        base, name = self.fresh(), self.fresh()
+        self.add(f"{base} = tile.splat %p : !tile.ptr<f32> -> {self.type_of('ptr')}", base, "ptr",
+                 lambda env: [[env["%p"]] * COLS for _ in range(ROWS)])
+        self.add(f"{name} = tile.addptr {base}, {offsets} : {self.type_of('ptr')}, {self.type_of('mat')}", name,
+                 "ptr", lambda env, b=base, o=offsets: [[x + 4 * y for x, y in zip(rb, ro)]
+                                                         for rb, ro in zip(env[b], env[o])])
+
+    def build(self):
+        rng = self.rng
+        arg_texts = ["%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}"]
+        self.args.append(("%p", 16))
+        for index in range(2):
+            divisibility = rng.choice([None, 1, 4, 16])
+            name = f"%a{index}"
+            self.args.append((name, divisibility or 1))
+            self.scalars.append(name)
+            attr = f" {{tile.divisibility = {divisibility} : i32}}" if divisibility else ""
+            arg_texts.append(f"{name}: i32{attr}")
+        self.vector("row")
+        self.vector("col")
+        self.matrix()
+        self.matrix()
+        for _ in range(OPS_PER_FUNCTION):
+            choice = rng.random()
+            if choice < 0.2:
+                self.vector(rng.choice(["row", "col"]))
+            elif choice < 0.4:
+                self.matrix()
+            elif choice < 0.6:
+                self.combine()
+            elif choice < 0.75:
+                self.mask()
+            elif choice < 0.85 and self.pools["mask"]:
+                self.select()
+            else:
+                self.pointer()
+        return f"func.func @{self.name}({', '.join(arg_texts)}) {{", ["  return", "}"]
+
+
+def holds_nd(values, contiguity, divisibility, constancy, constant, step=1):
+    """holds() for a nested list of any rank, fact by fact per dimension
+    (runs along one dimension, for every index of the others)."""
+    def lines(array, dim):
+        # Every 1-D line of `array` along `dim`.
+        if dim == 0:
+            if not isinstance(array[0], list):
+                yield list(array)
+                return
+            for k in range(len(array[0])):
+                yield from lines([row[k] for row in array], 0)
+            return
+        for sub in array:
+            yield from lines(sub, dim - 1)
+
+    rank = len(contiguity)
+    for dim in range(rank):
+        for line in lines(values, dim):
+            problem = holds(line, contiguity[dim], 1, constancy[dim], None, step)
+            if problem:
+                return f"along dimension {dim}: {problem}"
+            for start in range(0, len(line), contiguity[dim]):
+                if line[start] % divisibility[dim] != 0:
+                    return f"along dimension {dim}: element {start} = {line[start]} is not divisible by " \
+                           f"{divisibility[dim]}"
+    flat = values
+    while flat and isinstance(flat[0], list):
+        flat = [v for sub in flat for v in sub]
+    if constant is not None and any(v != constant for v in flat):
+        return f"not the constant {constant}"
+    return None
+
+
 def evaluate(gen, values):
     env = dict(values)
     for name, kind, fn in gen.evals:
@@ -195,15 +375,16 @@ def evaluate(gen, values):
     return env
 
 
-def holds(values, contiguity, divisibility, constancy, constant):
-    """Whether the facts hold for one concrete value (a list, or an int)."""
+def holds(values, contiguity, divisibility, constancy, constant, step=1):
+    """Whether the facts hold for one concrete value (a list, or an int);
+    consecutive elements of a run differ by `step`."""
     if isinstance(values, int):
         values = [values]
         contiguity = constancy = 1
     n = len(values)
     for start in range(0, n, contiguity):
         run = values[start:start + contiguity]
-        if any(b - a != 1 for a, b in zip(run, run[1:])):
+        if any(b - a != step for a, b in zip(run, run[1:])):
             return f"elements {start}..{start + contiguity - 1} are not consecutive: {run}"
         if run[0] % divisibility != 0:
             return f"element {start} = {run[0]} is not divisible by {divisibility}"
@@ -216,14 +397,21 @@ def holds(values, contiguity, divisibility, constancy, constant):
     return None
 
 
-def test_axis_info_facts_hold_for_concrete_values(tmp_path):
+def flatten(value):
+    while isinstance(value, list) and value and isinstance(value[0], list):
+        value = [v for sub in value for v in sub]
+    return value if isinstance(value, list) else [value]
+
+
+@pytest.mark.parametrize("generator", [Generator, Generator2D], ids=["1d", "2d"])
+def test_axis_info_facts_hold_for_concrete_values(generator, tmp_path):
     tool = find_tool("tilelang-opt")
     seed = int(os.environ.get("TILELANG_FUZZ_SEED", random.randrange(1 << 30)))
     print(f"axis-info soundness seed: {seed} (replay with TILELANG_FUZZ_SEED={seed})")
     rng = random.Random(seed)
     gens, text, line_of = [], [], {}
-    for index in range(FUNCTIONS):
-        gen = Generator(rng, f"f{index}")
+    for index in range(generator.functions):
+        gen = generator(rng, f"f{index}")
         head, tail = gen.build()
         text.append(head)
         for body, name in gen.lines:
@@ -241,27 +429,33 @@ def test_axis_info_facts_hold_for_concrete_values(tmp_path):
         match = REMARK.search(line)
         if match and int(match.group(1)) in line_of:
             number = int(match.group(1))
-            contiguity, divisibility, constancy = (int(match.group(g)) for g in (2, 3, 4))
+            contiguity, divisibility, constancy = ([int(v) for v in match.group(g).split(",")] for g in (2, 3, 4))
             constant = int(match.group(5)) if match.group(5) is not None else None
             facts[line_of[number]] = (contiguity, divisibility, constancy, constant, number)
     assert len(facts) == len(line_of), "a value without a remark"
     failures, checked = [], 0
     for gen in gens:
-        for _ in range(SAMPLES):
+        for _ in range(generator.samples):
             values = {name: rng.randrange(-(1 << 8), 1 << 8) * divisibility for name, divisibility in gen.args}
+            if "%p" in values:
+                values["%p"] = rng.randrange(1 << 10, 1 << 12) * 16  # an address: positive
             env = evaluate(gen, values)
-            if any(abs(v) >= LIMIT for name, kind, _ in gen.evals
-                   for v in (env[name] if isinstance(env[name], list) else [env[name]])):
+            if any(abs(v) >= LIMIT for name, _, _ in gen.evals for v in flatten(env[name])):
                 continue  # too large: i32 wrap-around is out of scope
             for name, kind, _ in gen.evals:
                 contiguity, divisibility, constancy, constant, number = facts[(gen, name)]
                 if kind == "mask":
-                    divisibility = 1  # only the constancy of an i1 value is used
-                    contiguity = 1
-                problem = holds(env[name], contiguity, divisibility, constancy, constant)
+                    # Only the constancy of an i1 value is used.
+                    contiguity, divisibility = [1] * len(contiguity), [1] * len(divisibility)
+                step = 4 if kind == "ptr" else 1  # f32 pointers: 4 bytes a step
+                value = env[name]
+                if isinstance(value, list) and value and isinstance(value[0], list):
+                    problem = holds_nd(value, contiguity, divisibility, constancy, constant, step)
+                else:
+                    problem = holds(value, contiguity[0], divisibility[0], constancy[0], constant, step)
                 checked += 1
                 if problem:
                     failures.append(f"line {number}: {text[number - 1].strip()}\n    with {values}: {problem}")
-    assert checked > FUNCTIONS * SAMPLES, "too few samples were checked"
+    assert checked > generator.functions * generator.samples, "too few samples were checked"
     assert not failures, (f"{len(failures)} facts do not hold (seed {seed}); the first ones:\n" +
                           "\n".join(failures[:8]) + f"\n(functions in {source})")
