@@ -1,8 +1,9 @@
 """Soundness of the axis-info analysis, checked against concrete values.
 
 Random functions of i32 scalars and 1-D i32 tensors (ranges, splats,
-constants, arithmetic, comparisons, selects, truncations and extensions),
-and of 2-D tensors as kernels build them (ranges expanded and broadcast,
+constants, arithmetic, comparisons, selects, truncations and extensions,
+and scf.for loops carrying a tensor, whose body values are checked at every
+iteration), and of 2-D tensors as kernels build them (ranges expanded and broadcast,
 offsets, and-ed masks, f32 pointers), go through `tilelang-opt --test-print-axis-info`; the same
 functions are then evaluated in Python on many argument values that keep
 each argument's divisibility promise. Every fact the analysis states about
@@ -149,6 +150,69 @@ class Generator:
         self.emit(f"{wide} = arith.{ext} {narrow} : tensor<{SIZE}xi{bits}> to tensor<{SIZE}xi32>", wide,
                   "tensor", widen)
 
+    def loop(self):
+        # scf.for over [lb, lb + step * trips) carrying a tensor: the body's
+        # values must satisfy their facts at every iteration, the result
+        # after the last (or the initial value, with no iterations).
+        rng = self.rng
+        init, other = rng.choice(self.tensors), rng.choice(self.tensors)
+        lb = rng.choice(self.scalars)
+        step, trips = rng.choice([1, 2, 4, 16, 64]), rng.randrange(0, 4)
+        c_step, c_span, ub = self.fresh(), self.fresh(), self.fresh()
+        self.emit(f"{c_step} = arith.constant {step} : i32", c_step, "scalar", lambda env, v=step: v)
+        self.emit(f"{c_span} = arith.constant {step * trips} : i32", c_span, "scalar",
+                  lambda env, v=step * trips: v)
+        self.emit(f"{ub} = arith.addi {lb}, {c_span} : i32", ub, "scalar",
+                  lambda env, a=lb, b=c_span: env[a] + env[b])
+        res, iv, acc = self.fresh(), self.fresh(), self.fresh()
+        ivs, moved, stepped, nxt = self.fresh(), self.fresh(), self.fresh(), self.fresh()
+        tensor = f"tensor<{SIZE}xi32>"
+        combine = rng.choice(["addi", "subi", "select"])
+        self.lines.append((f"{res} = scf.for {iv} = {lb} to {ub} step {c_step} iter_args({acc} = {init}) -> "
+                           f"({tensor}) : i32 {{", res))
+        self.lines.append((f"  {ivs} = tile.splat {iv} : i32 -> {tensor}", ivs))
+        self.lines.append((f"  {moved} = arith.addi {acc}, {other} : {tensor}", moved))
+        self.lines.append((f"  {stepped} = arith.addi {ivs}, {other} : {tensor}", stepped))
+        if combine == "select":
+            cond = self.fresh()
+            self.lines.append((f"  {cond} = arith.cmpi slt, {moved}, {stepped} : {tensor}", cond))
+            self.lines.append((f"  {nxt} = arith.select {cond}, {moved}, {stepped} : tensor<{SIZE}xi1>, {tensor}",
+                               nxt))
+            body = [ivs, moved, stepped, cond, nxt]
+        else:
+            self.lines.append((f"  {nxt} = arith.{combine} {stepped}, {moved} : {tensor}", nxt))
+            body = [ivs, moved, stepped, nxt]
+        self.lines.append((f"  scf.yield {nxt} : {tensor}", None))
+        self.lines.append(("}", None))
+
+        def run(env, init=init, other=other, lb=lb, step=step, trips=trips, combine=combine, body=body):
+            value, seen = list(env[init]), {name: [] for name in body}
+            for k in range(trips):
+                i = env[lb] + k * step
+                splat = [i] * SIZE
+                a = [x + y for x, y in zip(value, env[other])]
+                b = [x + y for x, y in zip(splat, env[other])]
+                if combine == "select":
+                    c = [int(x < y) for x, y in zip(a, b)]
+                    n = [x if k else y for k, x, y in zip(c, a, b)]
+                    for name, v in zip(body, (splat, a, b, c, n)):
+                        seen[name].append(v)
+                else:
+                    n = [x + y for x, y in zip(b, a)] if combine == "addi" else [x - y for x, y in zip(b, a)]
+                    for name, v in zip(body, (splat, a, b, n)):
+                        seen[name].append(v)
+                value = n
+            env.update(seen)
+            return value
+
+        # The body's values are filled in by the loop's evaluation, which
+        # runs first; each is checked at every iteration ("iterations").
+        self.evals.append((res, "tensor", run))
+        self.tensors.append(res)
+        for name in body:
+            self.evals.append((name, "mask-iterations" if name == body[-2] and combine == "select"
+                               else "iterations", lambda env, n=name: env[n]))
+
     def select(self):
         cond = self.rng.choice(self.masks)
         lhs, rhs = self.rng.choice(self.tensors), self.rng.choice(self.tensors)
@@ -186,6 +250,8 @@ class Generator:
                 self.select()
             elif choice < 0.58:
                 self.narrow_and_widen()
+            elif choice < 0.64:
+                self.loop()
             else:
                 self.binary()
         return f"func.func @{self.name}({', '.join(arg_texts)}) {{", ["  return", "}"]
@@ -444,18 +510,21 @@ def test_axis_info_facts_hold_for_concrete_values(generator, tmp_path):
                 continue  # too large: i32 wrap-around is out of scope
             for name, kind, _ in gen.evals:
                 contiguity, divisibility, constancy, constant, number = facts[(gen, name)]
-                if kind == "mask":
+                if kind.startswith("mask"):
                     # Only the constancy of an i1 value is used.
                     contiguity, divisibility = [1] * len(contiguity), [1] * len(divisibility)
                 step = 4 if kind == "ptr" else 1  # f32 pointers: 4 bytes a step
-                value = env[name]
-                if isinstance(value, list) and value and isinstance(value[0], list):
-                    problem = holds_nd(value, contiguity, divisibility, constancy, constant, step)
-                else:
-                    problem = holds(value, contiguity[0], divisibility[0], constancy[0], constant, step)
-                checked += 1
-                if problem:
-                    failures.append(f"line {number}: {text[number - 1].strip()}\n    with {values}: {problem}")
+                # A loop body's values: one per iteration, each checked.
+                instances = env[name] if kind.endswith("iterations") else [env[name]]
+                for value in instances:
+                    if isinstance(value, list) and value and isinstance(value[0], list):
+                        problem = holds_nd(value, contiguity, divisibility, constancy, constant, step)
+                    else:
+                        problem = holds(value, contiguity[0], divisibility[0], constancy[0], constant, step)
+                    checked += 1
+                    if problem:
+                        failures.append(f"line {number}: {text[number - 1].strip()}\n    with {values}: {problem}")
+                        break
     assert checked > generator.functions * generator.samples, "too few samples were checked"
     assert not failures, (f"{len(failures)} facts do not hold (seed {seed}); the first ones:\n" +
                           "\n".join(failures[:8]) + f"\n(functions in {source})")
