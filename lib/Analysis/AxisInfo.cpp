@@ -257,6 +257,64 @@ AxisInfo divRemInfo(const AxisInfo &lhs, const AxisInfo &rhs, bool isRem,
       constant);
 }
 
+/// x << k and x >> k (arithmetic or logical) for a constant k in
+/// [0, width): a left shift multiplies every element by 2^k; a right shift
+/// is a floor division by 2^k, constant over aligned groups of 2^k
+/// consecutive values whatever their sign (the wrap of an unsigned view,
+/// between -1 and 0, falls on such a boundary).
+AxisInfo shiftInfo(const AxisInfo &lhs, const AxisInfo &rhs, bool left,
+                   bool arithmetic, unsigned width) {
+  std::optional<int64_t> amount = rhs.getConstantValue();
+  bool known = amount && *amount >= 0 && *amount < int64_t(width);
+  auto constant = foldConstants(lhs, rhs, [&](int64_t a, int64_t) {
+    if (!known)
+      return std::optional<int64_t>();
+    uint64_t mask = width >= 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1;
+    if (left)
+      return std::optional<int64_t>(int64_t(uint64_t(a) << *amount));
+    if (arithmetic)
+      return std::optional<int64_t>(
+          llvm::SignExtend64(uint64_t(a) & mask, width) >> *amount);
+    return std::optional<int64_t>(int64_t((uint64_t(a) & mask) >> *amount));
+  });
+  return perDim(
+      lhs.getRank(),
+      [&](unsigned d) {
+        int64_t constancy = std::gcd(lhs.getConstancy(d), rhs.getConstancy(d));
+        if (!known)
+          return std::make_tuple(int64_t(1), int64_t(1), constancy);
+        int64_t factor = int64_t(1) << std::min<int64_t>(*amount, 30);
+        if (*amount == 0)
+          return std::make_tuple(lhs.getContiguity(d), lhs.getDivisibility(d),
+                                 lhs.getConstancy(d));
+        if (left)
+          return std::make_tuple(
+              int64_t(1),
+              capDivisibility(divisibilityAtRuns(lhs, d, 1) * factor),
+              lhs.getConstancy(d));
+        int64_t div = lhs.getContiguity(d) == 1 &&
+                              lhs.getDivisibility(d) >= factor
+                          ? lhs.getDivisibility(d) / factor
+                          : 1;
+        if (lhs.getDivisibility(d) >= factor)
+          constancy = std::max(constancy,
+                               std::gcd(lhs.getContiguity(d), factor));
+        return std::make_tuple(int64_t(1), div, constancy);
+      },
+      constant);
+}
+
+/// max and min pick one side per element: every element has the
+/// divisibility both sides have at every element.
+AxisInfo minMaxInfo(const AxisInfo &lhs, const AxisInfo &rhs) {
+  return perDim(lhs.getRank(), [&](unsigned d) {
+    return std::make_tuple(int64_t(1),
+                           std::gcd(divisibilityAtRuns(lhs, d, 1),
+                                    divisibilityAtRuns(rhs, d, 1)),
+                           std::gcd(lhs.getConstancy(d), rhs.getConstancy(d)));
+  });
+}
+
 AxisInfo cmpInfo(arith::CmpIPredicate predicate, const AxisInfo &lhs,
                  const AxisInfo &rhs, ArrayRef<int64_t> shape) {
   using P = arith::CmpIPredicate;
@@ -346,6 +404,8 @@ static bool isNonNegativeResult(Operation *op,
       // x % y has x's sign; x & y is >= 0 if either is.
       .Case([&](arith::RemSIOp) { return all({0}); })
       .Case([&](arith::AndIOp) { return nonNegative(0) || nonNegative(1); })
+      .Case<arith::ShRSIOp, arith::MinSIOp>([&](auto) { return all({0, 1}); })
+      .Case([&](arith::MaxSIOp) { return nonNegative(0) || nonNegative(1); })
       .Case([&](arith::SelectOp) { return all({1, 2}); })
       .Default([](Operation *) { return false; });
 }
@@ -450,6 +510,15 @@ AxisInfoAnalysis::visitOperation(Operation *op,
       .Case([&](arith::CmpIOp cmp) {
         set(0, cmpInfo(cmp.getPredicate(), info(0), info(1), shape));
       })
+      .Case<arith::ShLIOp, arith::ShRSIOp, arith::ShRUIOp>([&](auto shift) {
+        using Op = decltype(shift);
+        set(0, shiftInfo(info(0), info(1), std::is_same_v<Op, arith::ShLIOp>,
+                         std::is_same_v<Op, arith::ShRSIOp>,
+                         getElementTypeOrSelf(result.getType())
+                             .getIntOrFloatBitWidth()));
+      })
+      .Case<arith::MaxSIOp, arith::MinSIOp, arith::MaxUIOp, arith::MinUIOp>(
+          [&](auto) { set(0, minMaxInfo(info(0), info(1))); })
       .Case([&](arith::SelectOp select) {
         const AxisInfo &cond = info(0), &lhs = info(1), &rhs = info(2);
         // A scalar condition picks one side for the whole tensor.

@@ -472,3 +472,30 @@ func.func @casts(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}) {
   %bytes = arith.trunci %r : tensor<64xi32> to tensor<64xi8>
   return
 }
+
+// -----
+
+// Shifts by constants: << k multiplies every element by 2^k; >> k divides
+// by 2^k rounding down (for either sign), so aligned groups of 2^k in a run
+// agree. max and min pick a side per element.
+func.func @shifts_and_extrema(%n: i32 {tile.divisibility = 8 : i32}) {
+  // expected-remark-re @+1 {{contiguity = [64], divisibility = [1073741824], constancy = [1]{{$}}}}
+  %r = tile.make_range 0 to 64 : tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [2], constancy = [64], constant = 2{{$}}}}
+  %c2 = arith.constant dense<2> : tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [8], constancy = [64]{{$}}}}
+  %nv = tile.splat %n : i32 -> tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [4], constancy = [1]{{$}}}}
+  %times4 = arith.shli %r, %c2 : tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [4]{{$}}}}
+  %quarter = arith.shrsi %r, %c2 : tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [4]{{$}}}}
+  %uquarter = arith.shrui %r, %c2 : tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [2], constancy = [64]{{$}}}}
+  %halfn = arith.shrsi %nv, %c2 : tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [4], constancy = [1]{{$}}}}
+  %larger = arith.maxsi %times4, %nv : tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [1]{{$}}}}
+  %smaller = arith.minsi %r, %nv : tensor<64xi32>
+  return
+}

@@ -44,6 +44,13 @@ def c_rem(a, b):
     return a - b * c_div(a, b)
 
 
+def shift_right_unsigned(a, b):
+    """arith.shrui on i32, read back as signed (large results are then
+    skipped as out of range, like any value near 2^31)."""
+    value = (a & 0xFFFFFFFF) >> b
+    return value - (1 << 32) if value >= 1 << 31 else value
+
+
 class Generator:
     """Builds one function's text and, beside it, how to evaluate each line."""
 
@@ -92,13 +99,14 @@ class Generator:
                   lambda env, s=src: [env[s]] * SIZE)
 
     def binary(self):
-        op = self.rng.choice(["addi", "addi", "subi", "muli", "divsi", "remsi", "andi", "ori", "xori"])
+        op = self.rng.choice(["addi", "addi", "subi", "muli", "divsi", "remsi", "andi", "ori", "xori",
+                              "shli", "shrsi", "shrui", "maxsi", "minsi"])
         kind = self.rng.choice(["scalar", "tensor", "tensor"])
         pool = self.scalars if kind == "scalar" else self.tensors
         lhs = self.rng.choice(pool)
-        if op in ("divsi", "remsi"):
-            # Divisors are non-zero constants: the generator makes one.
-            value = self.rng.choice([1, 2, 3, 4, 8, 16, 5, -4])
+        if op in ("divsi", "remsi", "shli", "shrsi", "shrui"):
+            # Divisors are non-zero constants, shift amounts small ones.
+            value = self.rng.choice([0, 1, 2, 4] if op.startswith("sh") else [1, 2, 3, 4, 8, 16, 5, -4])
             divisor = self.fresh()
             if kind == "scalar":
                 self.emit(f"{divisor} = arith.constant {value} : i32", divisor, "scalar", lambda env, v=value: v)
@@ -110,7 +118,8 @@ class Generator:
             rhs = self.rng.choice(pool)
         fn = {"addi": lambda a, b: a + b, "subi": lambda a, b: a - b, "muli": lambda a, b: a * b,
               "divsi": c_div, "remsi": c_rem, "andi": lambda a, b: a & b, "ori": lambda a, b: a | b,
-              "xori": lambda a, b: a ^ b}[op]
+              "xori": lambda a, b: a ^ b, "shli": lambda a, b: a << b, "shrsi": lambda a, b: a >> b,
+              "shrui": shift_right_unsigned, "maxsi": max, "minsi": min}[op]
         name = self.fresh()
         type_text = "i32" if kind == "scalar" else f"tensor<{SIZE}xi32>"
         if kind == "scalar":
