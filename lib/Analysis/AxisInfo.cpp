@@ -203,6 +203,22 @@ AxisInfo mulInfo(const AxisInfo &lhs, const AxisInfo &rhs) {
       constant);
 }
 
+/// Dimension `d` of x / c for a power of two c, given the constancy both
+/// operands offer: x / c is constant over aligned runs of c consecutive
+/// values when the division floors, or truncates values >= 0
+/// (`groupsAgree`); its divisibility is known only where x is not a run
+/// (every element then shares x's divisibility).
+std::tuple<int64_t, int64_t, int64_t>
+divideByPowerOf2(const AxisInfo &x, unsigned d, int64_t c, int64_t constancy,
+                 bool groupsAgree) {
+  int64_t div = x.getContiguity(d) == 1 && x.getDivisibility(d) >= c
+                    ? x.getDivisibility(d) / c
+                    : 1;
+  if (groupsAgree && x.getDivisibility(d) >= c)
+    constancy = std::max(constancy, std::gcd(x.getContiguity(d), c));
+  return std::make_tuple(int64_t(1), div, constancy);
+}
+
 /// x / c and x % c for a constant power of two c; otherwise only constancy
 /// survives.
 AxisInfo divRemInfo(const AxisInfo &lhs, const AxisInfo &rhs, bool isRem,
@@ -242,17 +258,7 @@ AxisInfo divRemInfo(const AxisInfo &lhs, const AxisInfo &rhs, bool isRem,
               contig, std::gcd(divisibilityAtRuns(lhs, d, contig), *divisor),
               constancy);
         }
-        // x / c is constant over aligned runs of c consecutive values; its
-        // divisibility is known only where x is not a run (every element
-        // then shares x's divisibility).
-        int64_t div = lhs.getContiguity(d) == 1 &&
-                              lhs.getDivisibility(d) >= *divisor
-                          ? lhs.getDivisibility(d) / *divisor
-                          : 1;
-        if (runsSurvive && lhs.getDivisibility(d) >= *divisor)
-          constancy = std::max(constancy,
-                               std::gcd(lhs.getContiguity(d), *divisor));
-        return std::make_tuple(int64_t(1), div, constancy);
+        return divideByPowerOf2(lhs, d, *divisor, constancy, runsSurvive);
       },
       constant);
 }
@@ -292,14 +298,8 @@ AxisInfo shiftInfo(const AxisInfo &lhs, const AxisInfo &rhs, bool left,
               int64_t(1),
               capDivisibility(divisibilityAtRuns(lhs, d, 1) * factor),
               lhs.getConstancy(d));
-        int64_t div = lhs.getContiguity(d) == 1 &&
-                              lhs.getDivisibility(d) >= factor
-                          ? lhs.getDivisibility(d) / factor
-                          : 1;
-        if (lhs.getDivisibility(d) >= factor)
-          constancy = std::max(constancy,
-                               std::gcd(lhs.getContiguity(d), factor));
-        return std::make_tuple(int64_t(1), div, constancy);
+        return divideByPowerOf2(lhs, d, factor, constancy,
+                                /*groupsAgree=*/true);
       },
       constant);
 }
@@ -357,6 +357,14 @@ AxisInfo withoutRuns(const AxisInfo &info, int64_t step = 1) {
       info.getConstantValue());
   result.setNonNegative(info.isNonNegative());
   return result;
+}
+
+/// The bits of an integer (or index: 64) element type.
+unsigned getIntegerWidth(Type type) {
+  Type element = getElementTypeOrSelf(type);
+  if (isa<IndexType>(element))
+    return 64;
+  return element.getIntOrFloatBitWidth();
 }
 
 /// What one step of a run of `type` values is worth in the units
@@ -494,8 +502,7 @@ AxisInfoAnalysis::visitOperation(Operation *op,
             constexpr bool isUnsigned = std::is_same_v<Op, arith::DivUIOp> ||
                                         std::is_same_v<Op, arith::RemUIOp>;
             set(0, divRemInfo(info(0), info(1), isRem, isUnsigned,
-                              getElementTypeOrSelf(result.getType())
-                                  .getIntOrFloatBitWidth()));
+                              getIntegerWidth(result.getType())));
           })
       // Bitwise ops (2-D masks are and-ed row and column masks): equal
       // inputs give equal outputs, so runs of both survive.
@@ -514,8 +521,7 @@ AxisInfoAnalysis::visitOperation(Operation *op,
         using Op = decltype(shift);
         set(0, shiftInfo(info(0), info(1), std::is_same_v<Op, arith::ShLIOp>,
                          std::is_same_v<Op, arith::ShRSIOp>,
-                         getElementTypeOrSelf(result.getType())
-                             .getIntOrFloatBitWidth()));
+                         getIntegerWidth(result.getType())));
       })
       .Case<arith::MaxSIOp, arith::MinSIOp, arith::MaxUIOp, arith::MinUIOp>(
           [&](auto) { set(0, minMaxInfo(info(0), info(1))); })
@@ -551,8 +557,7 @@ AxisInfoAnalysis::visitOperation(Operation *op,
         if (!value.isNonNegative())
           value = withoutRuns(value);
         if (auto constant = value.getConstantValue()) {
-          unsigned width = getElementTypeOrSelf(ext.getIn().getType())
-                               .getIntOrFloatBitWidth();
+          unsigned width = getIntegerWidth(ext.getIn().getType());
           value.setConstantValue(
               width >= 64 ? *constant
                           : int64_t(uint64_t(*constant) &
@@ -560,23 +565,25 @@ AxisInfoAnalysis::visitOperation(Operation *op,
         }
         set(0, value);
       })
-      // Truncation to w bits wraps at multiples of 2^w: a run survives if
-      // it fits between two of them, and divisibility up to 2^w survives.
-      .Case([&](arith::TruncIOp trunc) {
+      // Truncation to w bits, read signed, wraps at multiples of 2^(w-1)
+      // (0..127 then -128..-1 for i8): a run survives if it fits between
+      // two of them. Divisibility up to 2^w survives at the (new) run
+      // starts.
+      .Case([&](arith::TruncIOp) {
         const AxisInfo &src = info(0);
-        unsigned width =
-            getElementTypeOrSelf(result.getType()).getIntOrFloatBitWidth();
-        int64_t period = width >= 31 ? AxisInfo::kMaxDivisibility
-                                     : int64_t(1) << width;
+        unsigned width = getIntegerWidth(result.getType());
+        auto powerOf2 = [](unsigned bits) {
+          return bits >= 31 ? AxisInfo::kMaxDivisibility : int64_t(1) << bits;
+        };
+        int64_t runPeriod = powerOf2(width - 1), divPeriod = powerOf2(width);
         set(0, perDim(shape.size(), [&](unsigned d) {
               int64_t contig = std::gcd(
                   std::gcd(src.getContiguity(d), src.getDivisibility(d)),
-                  period);
-              if (width == 1)
-                contig = 1;
-              return std::make_tuple(contig,
-                                     std::gcd(src.getDivisibility(d), period),
-                                     src.getConstancy(d));
+                  runPeriod);
+              return std::make_tuple(
+                  contig,
+                  std::gcd(divisibilityAtRuns(src, d, contig), divPeriod),
+                  src.getConstancy(d));
             }));
       })
       // Reinterpretations between integers and pointers: contiguity counts

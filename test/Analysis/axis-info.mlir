@@ -440,7 +440,7 @@ func.func @signed_div_rem(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}) {
 
 // Casts: contiguity counts steps of one integer or one pointee, so it does
 // not survive a change of step; zero extension keeps runs of values >= 0
-// only; truncation keeps runs that fit between multiples of 2^width.
+// only; truncation keeps runs that fit between multiples of 2^(width - 1).
 func.func @casts(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}) {
   // expected-remark-re @+1 {{contiguity = [64], divisibility = [1073741824], constancy = [1]{{$}}}}
   %r = tile.make_range 0 to 64 : tensor<64xi32>
@@ -464,10 +464,10 @@ func.func @casts(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}) {
   // r >= 0: runs survive.
   // expected-remark-re @+1 {{contiguity = [64], divisibility = [1073741824], constancy = [1]{{$}}}}
   %widened = arith.extui %r : tensor<64xi32> to tensor<64xi64>
-  // 0, 1, 0, 1, ... as i1.
-  // expected-remark-re @+1 {{contiguity = [1], divisibility = [2], constancy = [1]{{$}}}}
+  // 0, 1, 0, 1, ... as i1: odd elements are not even (it was claimed).
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [1]{{$}}}}
   %bits = arith.trunci %r : tensor<64xi32> to tensor<64xi1>
-  // 0 .. 63 fit in i8.
+  // 0 .. 63 fit in i8 (which, read signed, wraps after 127).
   // expected-remark-re @+1 {{contiguity = [64], divisibility = [256], constancy = [1]{{$}}}}
   %bytes = arith.trunci %r : tensor<64xi32> to tensor<64xi8>
   return
@@ -497,5 +497,26 @@ func.func @shifts_and_extrema(%n: i32 {tile.divisibility = 8 : i32}) {
   %larger = arith.maxsi %times4, %nv : tensor<64xi32>
   // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [1]{{$}}}}
   %smaller = arith.minsi %r, %nv : tensor<64xi32>
+  return
+}
+
+// -----
+
+// Regression: 0 .. 255 truncated to i8 reads 0 .. 127, -128 .. -1 (runs
+// of 128 starting at 0 and -128, not one of 256); index operands have a
+// width (64) and are analyzed without a crash (index values get no remark
+// of their own; index_cast shows them).
+func.func @truncation_wraps_signed(%i: index) {
+  // expected-remark-re @+1 {{contiguity = [256], divisibility = [1073741824], constancy = [1]{{$}}}}
+  %r = tile.make_range 0 to 256 : tensor<256xi32>
+  // expected-remark-re @+1 {{contiguity = [128], divisibility = [128], constancy = [1]{{$}}}}
+  %bytes = arith.trunci %r : tensor<256xi32> to tensor<256xi8>
+  %c4 = arith.constant 4 : index
+  %rem = arith.remsi %i, %c4 : index
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [1]{{$}}}}
+  %remi = arith.index_cast %rem : index to i32
+  %shifted = arith.shli %i, %c4 : index
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [16], constancy = [1]{{$}}}}
+  %shiftedi = arith.index_cast %shifted : index to i32
   return
 }

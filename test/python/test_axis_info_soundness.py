@@ -138,10 +138,10 @@ class Generator:
                   lambda env, a=lhs, b=rhs, f=fn: [int(f(x, y)) for x, y in zip(env[a], env[b])])
 
     def narrow_and_widen(self):
-        # trunci to i8 or i16 (two's complement wrap), then extsi or extui
-        # back to i32.
+        # trunci to i1, i4, i8 or i16 (two's complement wrap; i4 and i1
+        # wrap inside a 64-element range), then extsi or extui back to i32.
         src = self.rng.choice(self.tensors)
-        bits = self.rng.choice([8, 16])
+        bits = self.rng.choice([1, 4, 8, 16])
         ext = self.rng.choice(["extsi", "extui"])
 
         def wrap(v, bits=bits):
