@@ -55,6 +55,11 @@ AxisInfo AxisInfo::getConstantState(ArrayRef<int64_t> shape, int64_t constant) {
   return state;
 }
 
+/// The low `width` bits set (all 64 for width >= 64).
+static uint64_t lowBitsMask(unsigned width) {
+  return width >= 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1;
+}
+
 /// The divisibility of `info`'s values at the starts of aligned runs of
 /// length `runs` along `dim`. Where those are starts of `info`'s own runs
 /// it is `info`'s divisibility; elsewhere they fall inside its runs, at
@@ -187,17 +192,12 @@ AxisInfo mulInfo(const AxisInfo &lhs, const AxisInfo &rhs) {
   return perDim(
       lhs.getRank(),
       [&](unsigned d) {
-        int64_t contig = 1;
-        if (lhs.getConstantValue() == 1)
-          contig = rhs.getContiguity(d);
-        else if (rhs.getConstantValue() == 1)
-          contig = lhs.getContiguity(d);
-        // Divisibility holds for every element only where runs have
-        // length 1; inside a run only its first element is known.
-        int64_t lhsDiv = lhs.getContiguity(d) > 1 ? 1 : lhs.getDivisibility(d);
-        int64_t rhsDiv = rhs.getContiguity(d) > 1 ? 1 : rhs.getDivisibility(d);
+        // No runs survive (a factor of one returned early); every element
+        // is divisible by what each side has at every element.
         return std::make_tuple(
-            contig, lhsDiv * rhsDiv,
+            int64_t(1),
+            capDivisibility(divisibilityAtRuns(lhs, d, 1) *
+                            divisibilityAtRuns(rhs, d, 1)),
             std::gcd(lhs.getConstancy(d), rhs.getConstancy(d)));
       },
       constant);
@@ -227,7 +227,7 @@ AxisInfo divRemInfo(const AxisInfo &lhs, const AxisInfo &rhs, bool isRem,
     if (b == 0 || (!isUnsigned && a == INT64_MIN && b == -1))
       return std::optional<int64_t>();
     if (isUnsigned) {
-      uint64_t mask = width >= 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1;
+      uint64_t mask = lowBitsMask(width);
       uint64_t ua = uint64_t(a) & mask, ub = uint64_t(b) & mask;
       if (ub == 0)
         return std::optional<int64_t>();
@@ -275,7 +275,7 @@ AxisInfo shiftInfo(const AxisInfo &lhs, const AxisInfo &rhs, bool left,
   auto constant = foldConstants(lhs, rhs, [&](int64_t a, int64_t) {
     if (!known)
       return std::optional<int64_t>();
-    uint64_t mask = width >= 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1;
+    uint64_t mask = lowBitsMask(width);
     if (left)
       return std::optional<int64_t>(int64_t(uint64_t(a) << *amount));
     if (arithmetic)
@@ -558,10 +558,8 @@ AxisInfoAnalysis::visitOperation(Operation *op,
           value = withoutRuns(value);
         if (auto constant = value.getConstantValue()) {
           unsigned width = getIntegerWidth(ext.getIn().getType());
-          value.setConstantValue(
-              width >= 64 ? *constant
-                          : int64_t(uint64_t(*constant) &
-                                    ((uint64_t(1) << width) - 1)));
+          value.setConstantValue(int64_t(uint64_t(*constant) &
+                                         lowBitsMask(width)));
         }
         set(0, value);
       })
@@ -604,10 +602,11 @@ AxisInfoAnalysis::visitOperation(Operation *op,
         DimVector contig = src.getContiguity(), div = src.getDivisibility(),
                   cst = src.getConstancy();
         // Along the new dimension each element is its own run, so only a
-        // divisibility every element shares carries over: none if the
-        // source has runs (whose later elements are unknown).
-        bool hasRuns = llvm::any_of(contig, [](int64_t c) { return c > 1; });
-        int64_t everyElement = hasRuns ? 1 : *llvm::min_element(div);
+        // divisibility every element shares carries over.
+        int64_t everyElement = AxisInfo::kMaxDivisibility;
+        for (unsigned d = 0; d < src.getRank(); ++d)
+          everyElement =
+              std::min(everyElement, divisibilityAtRuns(src, d, 1));
         contig.insert(contig.begin() + axis, 1);
         div.insert(div.begin() + axis, everyElement);
         cst.insert(cst.begin() + axis, 1);

@@ -362,3 +362,28 @@ def test_configs_compile_in_parallel(tmp_path):
     # one compilation in flight at a time.
     assert report["stats"]["compilations"] >= 8
     assert report["stats"]["peak_concurrent"] >= 2
+
+
+def test_pre_hooks_run_before_compiling_and_their_writes_are_undone(env):
+    # A pre_hook may set what specialization reads (descriptor block shapes),
+    # so it runs before its config is compiled; what it writes to a
+    # restore_value argument is undone before anything is timed.
+    x, y, n = args()
+    original = list(y.values)
+    events = []
+
+    def hook(nargs):
+        events.append(("hook", nargs["BLOCK"]))
+        nargs["y_ptr"].values = [42.0]
+
+    class Timer(K.FakeTimer):
+        def __call__(self, fn, quantiles=None):
+            events.append(("time", fn.config.kwargs["BLOCK"], list(y.values)))
+            return super().__call__(fn, quantiles)
+
+    kernel = make([Config({"BLOCK": 64}, pre_hook=hook), Config({"BLOCK": 256})], Timer(),
+                  restore_value=["y_ptr"])
+    kernel[(1,)](x, y, n)
+    first_time = next(i for i, event in enumerate(events) if event[0] == "time")
+    assert ("hook", 64) in events[:first_time]
+    assert [event[2] for event in events if event[0] == "time"] == [original, original]
