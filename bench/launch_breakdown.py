@@ -6,8 +6,8 @@ Times, per call, each piece of tilelang's launch path on its own (medians
 of several loops): the Python loop and `kernel[grid]`, the torch calls the
 launcher makes (data_ptr, dtype, is_cuda, the current stream), the
 pre-bound fast path, the pybind11 `Kernel.launch`, the C++ loop of
-cuLaunchKernel alone, and Triton's launch when it is importable. A
-measurement, not a test.
+cuLaunchKernel alone (on the default stream and on a created one), and
+Triton's launch when it is importable. A measurement, not a test.
 
 The last rows launch only `--short` times (below the driver's launch queue
 depth) and read the clock before ("submit") and after ("complete") a final
@@ -97,6 +97,16 @@ def main():
         for _ in range(count):
             torch._C._cuda_getCurrentRawStream(-1)
 
+    side = torch.cuda.Stream()
+
+    def cpp_loop_side(count):
+        loaded.time_launches((1,), side.cuda_stream, count, x, y, 64)
+
+    def full_side(count):
+        with torch.cuda.stream(side):
+            for _ in range(count):
+                kernel[(1,)](x, y, 64, BLOCK=64)
+
     rows = [
         ("empty Python loop", python_loop, False),
         ("kernel[(1,)] (no call)", getitem, False),
@@ -109,6 +119,8 @@ def main():
         ("launcher(...) with kernel[(1,)] bound once", prebound, False),
         ("kernel[(1,)](...)", full, False),
         ("kernel[(1,)](...), synchronized at the end", full, True),
+        ("C++ loop of cuLaunchKernel, a created stream", cpp_loop_side, False),
+        ("kernel[(1,)](...) on a created stream", full_side, False),
     ]
     for label, sync in (("submit", False), ("complete", True)):
         rows += [(f"C++ loop of cuLaunchKernel, {short} ({label})", cpp_loop, sync, short),

@@ -8,6 +8,7 @@
 
 #include "tilelang/Runtime/Runtime.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <dlfcn.h>
 
@@ -36,9 +37,11 @@ constexpr int CU_DEVICE_ATTRIBUTE_CLOCK_RATE = 13;
 constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
 constexpr int CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE = 36;
 constexpr int CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH = 37;
+constexpr int CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR = 39;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
+constexpr int CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR = 106;
 constexpr int CU_FUNC_ATTRIBUTE_NUM_REGS = 4;
 constexpr int CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3;
 constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
@@ -78,6 +81,8 @@ struct Driver {
   CUresult (*cuLinkDestroy)(CUlinkState);
   CUresult (*cuModuleLoadData)(CUmodule *, const void *);
   CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  /// Only for the occupancy search's trial modules (loaded kernels stay).
+  CUresult (*cuModuleUnload)(CUmodule);
   CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
   CUresult (*cuFuncGetAttribute)(int *, int, CUfunction);
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
@@ -150,6 +155,7 @@ Status openDriver() {
     return Status::error(path + " lacks a driver API entry point this "
                          "runtime needs; the driver is too old");
   resolve(library, driver.cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");
+  resolve(library, driver.cuModuleUnload, "cuModuleUnload");
   return Status::success();
 }
 
@@ -244,6 +250,13 @@ Status getCurrentDevice(DeviceInfo &info) {
                          result.maxGridDim[1]));
   TILELANG_TRY(attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z,
                          result.maxGridDim[2]));
+  // Only the occupancy search reads these; 0 (no search) if not reported.
+  driver.cuDeviceGetAttribute(
+      &result.maxThreadsPerSM,
+      CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, device);
+  driver.cuDeviceGetAttribute(&result.maxBlocksPerSM,
+                              CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR,
+                              device);
   // Clocks and bus width only estimate peaks (autotuning reports); a
   // driver that no longer reports one leaves it 0.
   driver.cuDeviceGetAttribute(&result.clockRateKHz,
@@ -258,9 +271,11 @@ Status getCurrentDevice(DeviceInfo &info) {
   return Status::success();
 }
 
-Status linkPTX(const std::string &ptx, const std::string &name,
-               std::string &cubin) {
-  TILELANG_TRY(initialize());
+namespace {
+
+/// One JIT compilation of `ptx` into `cubin`.
+Status linkOnce(const std::string &ptx, const std::string &name,
+                std::string &cubin) {
   std::string what = "kernel '" + name + "'";
   // Link with logs captured, so that JIT errors reach the user.
   std::vector<char> infoLog(16384, 0), errorLog(16384, 0);
@@ -291,6 +306,111 @@ Status linkPTX(const std::string &ptx, const std::string &name,
   if (!linked.ok && errorLog[0])
     linked.message += "\nJIT log:\n" + std::string(errorLog.data());
   return linked;
+}
+
+/// The integers after the first `directive` of `ptx` (".maxntid 256, 1,
+/// 1" gives 256 1 1); empty when it has none.
+std::vector<int> directiveValues(const std::string &ptx,
+                                 const std::string &directive) {
+  std::vector<int> values;
+  size_t at = ptx.find(directive + " ");
+  if (at == std::string::npos)
+    return values;
+  const char *cursor = ptx.c_str() + at + directive.size();
+  while (true) {
+    while (*cursor == ' ' || *cursor == ',')
+      ++cursor;
+    if (*cursor < '0' || *cursor > '9')
+      return values;
+    char *end = nullptr;
+    values.push_back(int(std::strtol(cursor, &end, 10)));
+    cursor = end;
+  }
+}
+
+/// `ptx` with its (first) .minnctapersm set to `blocks`.
+std::string withMinBlocksPerSM(const std::string &ptx, int blocks) {
+  static const std::string directive = ".minnctapersm ";
+  size_t at = ptx.find(directive) + directive.size();
+  size_t end = ptx.find_first_not_of("0123456789", at);
+  return ptx.substr(0, at) + std::to_string(blocks) + ptx.substr(end);
+}
+
+/// The local-memory bytes per thread of kernel `name` in `cubin` (a trial
+/// module, loaded and unloaded here), or -1 when it does not load.
+int localBytesOf(const std::string &cubin, const std::string &name) {
+  CUmodule module = nullptr;
+  if (driver.cuModuleLoadData(&module, cubin.data()) != 0)
+    return -1;
+  CUfunction function = nullptr;
+  int bytes = -1;
+  if (driver.cuModuleGetFunction(&function, module, name.c_str()) == 0 &&
+      driver.cuFuncGetAttribute(&bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES,
+                                function) != 0)
+    bytes = -1;
+  driver.cuModuleUnload(module);
+  return bytes;
+}
+
+} // namespace
+
+Status linkPTX(const std::string &ptx, const std::string &name,
+               std::string &cubin, bool searchOccupancy, LinkReport *report) {
+  TILELANG_TRY(initialize());
+  LinkReport local;
+  LinkReport &result = report ? *report : local;
+  result = LinkReport();
+  std::vector<int> minBlocks = directiveValues(ptx, ".minnctapersm");
+  std::vector<int> maxThreads = directiveValues(ptx, ".maxntid");
+  int base = minBlocks.empty() ? 0 : minBlocks.front();
+  int threads = 1;
+  for (int extent : maxThreads)
+    threads *= extent;
+  DeviceInfo device;
+  int top = 0;
+  if (searchOccupancy && base > 0 && !maxThreads.empty() && threads > 0 &&
+      driver.cuModuleUnload && getCurrentDevice(device).ok &&
+      device.maxThreadsPerSM > 0 && device.maxBlocksPerSM > 0)
+    top = std::min(device.maxThreadsPerSM / threads, device.maxBlocksPerSM);
+  result.minBlocksPerSM = base;
+  if (top <= base) {
+    result.links = 1;
+    return linkOnce(ptx, name, cubin);
+  }
+  // The most blocks per SM that compile without local memory: the
+  // largest first (most kernels fit it), then a bisection between the
+  // PTX's own value, which is kept when nothing above it fits. Local
+  // memory only grows as the register budget shrinks, so the fitting
+  // counts are the ones below a threshold.
+  auto fits = [&](int blocks, std::string &image) {
+    ++result.links;
+    return linkOnce(withMinBlocksPerSM(ptx, blocks), name, image).ok &&
+           localBytesOf(image, name) == 0;
+  };
+  std::string image;
+  if (fits(top, image)) {
+    result.minBlocksPerSM = top;
+    cubin = std::move(image);
+    return Status::success();
+  }
+  int low = base, high = top; // `high` does not fit; `low` is the fallback.
+  std::string best;
+  while (high - low > 1) {
+    int middle = low + (high - low) / 2;
+    if (fits(middle, image)) {
+      low = middle;
+      best = std::move(image);
+    } else {
+      high = middle;
+    }
+  }
+  if (low > base) {
+    result.minBlocksPerSM = low;
+    cubin = std::move(best);
+    return Status::success();
+  }
+  ++result.links;
+  return linkOnce(ptx, name, cubin);
 }
 
 Status Kernel::loadImage(const std::string &image, const std::string &name,

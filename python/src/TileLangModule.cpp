@@ -303,6 +303,29 @@ PYBIND11_MODULE(_C, m) {
       },
       py::arg("ptx"), py::arg("name"),
       "Link PTX into a cubin for the current device (driver JIT).");
+  m.def(
+      "link_kernel",
+      [](const std::string &ptx, const std::string &name,
+         bool searchOccupancy) {
+        std::string cubin;
+        tilelang::runtime::LinkReport report;
+        tilelang::runtime::Status status;
+        {
+          py::gil_scoped_release release;
+          status = tilelang::runtime::linkPTX(ptx, name, cubin,
+                                              searchOccupancy, &report);
+        }
+        throwIfFailed(status);
+        py::dict info;
+        info["min_blocks_per_sm"] = report.minBlocksPerSM;
+        info["links"] = report.links;
+        return py::make_tuple(py::bytes(cubin), info);
+      },
+      py::arg("ptx"), py::arg("name"), py::arg("search_occupancy") = true,
+      "link_kernel(ptx, name, search_occupancy=True) -> (cubin, info): "
+      "link_ptx with the occupancy search (see docs/runtime.md); info has "
+      "min_blocks_per_sm (the .minnctapersm compiled for, 0 if none) and "
+      "links (JIT compilations it took).");
   m.def("current_stream", &tilelang::python::currentStream,
         "torch's current CUDA stream (a raw handle), or 0 without torch.");
   bindCache(m);

@@ -87,6 +87,9 @@ def kernel_key(tile_ir: str, arch: str, num_warps: int, num_stages: int) -> str:
     from tilelang.ir import compiler_version
 
     parts = [FORMAT, compiler_version(), _native().build_id(), tile_ir, arch, str(num_warps), str(num_stages), str(driver_version())]
+    if not knobs.occupancy_search():
+        # Another cubin for the same PTX (see knobs): kept apart.
+        parts.append("occupancy-search=0")
     return _native().DiskCache.hash_key(parts)
 
 

@@ -83,6 +83,9 @@ class CompiledKernel:
     ``canonicalize,cse``; ``to_ptx(arch)`` (or the first launch) adds
     ``"tilegpu"``, ``"llvm"``, ``"llvm-ir"`` and ``"ptx"``. ``arg_names`` lists the parameters a launch passes,
     in order (constexprs and parameters specialized to 1 are not passed).
+    ``link_info[arch]``, once a cubin exists, says how it was linked:
+    ``{"min_blocks_per_sm": 4, "links": 4}`` (docs/runtime.md, "Occupancy
+    search").
     """
 
     def __init__(self, name, signature, constexprs, specialization, num_warps, num_stages,
@@ -96,6 +99,9 @@ class CompiledKernel:
         self.asm: Dict[str, str] = asm
         self.arg_names = arg_names
         self.frontend_seconds: float = frontend_seconds
+        # Per arch: how the cubin was linked ("min_blocks_per_sm": the
+        # .minnctapersm it was compiled for, "links": JIT compilations).
+        self.link_info: Dict[str, Dict[str, int]] = {}
         # Per arch: the compiled PTX, its cubin, and the loaded kernel.
         self._ptx: Dict[str, Any] = {}
         self._cubin: Dict[str, bytes] = {}
@@ -129,6 +135,8 @@ class CompiledKernel:
                                                  int(fields["shared_bytes"]), int(fields["num_warps"]), arch,
                                                  entry.stage_texts(), fields.get("tensor_maps", ()))
                 cubin = entry.files.get(cache.CUBIN_FILE)
+                if "links" in fields:
+                    self.link_info[arch] = {k: int(fields[k]) for k in ("min_blocks_per_sm", "links")}
             if entry is None or (need_cubin and cubin is None):
                 if compiled is None:
                     # From the located text, so that errors of the lowering
@@ -137,12 +145,15 @@ class CompiledKernel:
                     compiled = compile_ir(self.asm["tile-src"], arch=arch, num_warps=self.num_warps,
                                           num_stages=self.num_stages, source_name=f"<tile-ir of {self.name}>",
                                           keep_stages=True)
+                link_info = {}
                 if need_cubin:
-                    from tilelang import _C
+                    from tilelang import _C, knobs
 
-                    cubin = _C.link_ptx(compiled.ptx, compiled.name)
+                    cubin, link_info = _C.link_kernel(compiled.ptx, compiled.name, knobs.occupancy_search())
+                    self.link_info[arch] = dict(link_info)
                 fields = {"name": compiled.name, "shared_bytes": compiled.shared_bytes,
                           "num_warps": compiled.num_warps, "num_stages": self.num_stages, "arch": arch,
+                          **link_info,
                           "tensor_maps": compiled.tensor_maps,
                           "signature": self.signature, "constexprs": {k: repr(v) for k, v in self.constexprs.items()}}
                 cache.store(key, compiled.asm, cubin, fields, replace=entry is not None)

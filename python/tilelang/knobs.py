@@ -15,6 +15,10 @@ long-running process can change it with ``os.environ``.
 ``TILELANG_DEBUG=1``       compile kernels with ``tl.device_assert`` enabled
 ``TILELANG_PRINT_AUTOTUNING=1``  print each autotuned kernel's best config
                            and its time (to stderr)
+``TILELANG_OCCUPANCY_SEARCH=0``  link each kernel once, for the blocks per
+                           SM its PTX asks for, instead of searching for
+                           the most that fit without spilling registers
+                           (docs/runtime.md, "Occupancy search")
 ``TILELANG_LIBCUDA=PATH``  the CUDA driver library instead of
                            ``libcuda.so.1`` (read by the C++ runtime when it
                            first opens the driver, not here)
@@ -54,3 +58,7 @@ def debug() -> bool:
 
 def print_autotuning() -> bool:
     return _flag("TILELANG_PRINT_AUTOTUNING")
+
+
+def occupancy_search() -> bool:
+    return os.environ.get("TILELANG_OCCUPANCY_SEARCH", "1").strip().lower() not in ("0", "false", "no", "off")

@@ -84,6 +84,7 @@ descs = [tilelang.TensorDescriptor.from_tensor(a, [128, 64]),
          tilelang.TensorDescriptor.from_tensor(c, [128, 256])]
 compiled = kernels["matmul_descriptor_kernel"][(6,)](*descs, m, n, k, **config)
 report["launch"] = fakecuda.last_launch()
+report["link_info"] = next(iter(compiled.link_info.values()))
 report["encodes"] = fakecuda.encode_count()
 # Launched again with the same descriptors: the maps are not encoded again.
 kernels["matmul_descriptor_kernel"][(6,)](*descs, m, n, k, **config)
@@ -185,6 +186,8 @@ def test_bulk_copy_kernels_get_their_tensor_maps_encoded(library):
         assert encoded["strides"] == [cols * 2]
         assert encoded["box"] == box
         assert encoded["swizzle"] == 3  # 128-byte swizzle
+    # Tensor-core kernels keep the whole register file: one link, no search.
+    assert report["link_info"] == {"min_blocks_per_sm": 0, "links": 1}
     assert report["encodes"] == 3
     assert report["encodes_after_repeat"] == 3
     assert report["encodes_after_new_tensor"] == 4
@@ -194,6 +197,54 @@ def test_bulk_copy_kernels_get_their_tensor_maps_encoded(library):
                                     "16-byte aligned")
     assert report["wrong_rank"] == ("ValueError: the tensor descriptor passed as argument 0 has 3 extents; the kernel "
                                     "was compiled for rank 2")
+
+
+OCCUPANCY = PRELUDE + """
+import re
+from tilelang.jit import _current_arch
+
+x = Tensor((1000,), "float32", 0x7F0000001000)
+y = Tensor((1000,), "float32", 0x7F0000002000)
+compiled = axpy[(1,)](x, y, 1000, 2.0, BLOCK=2048, num_warps=8)
+arch = _current_arch()
+loaded = compiled.launchable(arch)
+report["info"] = compiled.link_info[arch]
+report["links"] = fakecuda.link_count()
+report["registers"], report["local_bytes"] = loaded.registers, loaded.local_bytes
+report["ptx_asks"] = int(re.search(r"\\.minnctapersm (\\d+)", compiled.asm["ptx"]).group(1))
+
+# Another process would find the cubin in the disk cache, with how it was linked.
+again = tilelang.jit(axpy.fn)[(1,)](x, y, 1000, 2.0, BLOCK=2048, num_warps=8)
+report["cached_info"] = again.link_info[arch]
+report["links_after_cached"] = fakecuda.link_count()
+print(json.dumps(report))
+"""
+
+
+@pytest.mark.parametrize("needed, blocks, links", [
+    (24, 8, 1),    # fits the most blocks an SM holds (8 of 256 threads): one link
+    (60, 4, 4),    # 8 (32 registers) and 5 (48) spill, 3 (80) and 4 (64) fit
+    (200, 2, 4),   # spills at every count tried: the PTX's own 2, linked last
+])
+def test_the_occupancy_search_keeps_the_most_blocks_that_do_not_spill(library, needed, blocks, links):
+    # The stand-in gives a kernel min(needed, 65536 / (blocks * 256)) registers
+    # and spills the rest; the lowering asks for 2 blocks of 8 warps.
+    report = fakecuda.run_script(library, OCCUPANCY, env={"FAKE_CUDA_REGISTERS": str(needed)})
+    assert report["ptx_asks"] == 2
+    assert report["info"] == {"min_blocks_per_sm": blocks, "links": links}
+    assert report["links"] == links
+    budget = 65536 // (blocks * 256) // 8 * 8
+    assert report["registers"] == min(needed, budget, 255)
+    assert report["local_bytes"] == 4 * max(0, needed - min(budget, 255))
+    assert report["cached_info"] == report["info"]
+    assert report["links_after_cached"] == links
+
+
+def test_the_occupancy_search_can_be_turned_off(library):
+    report = fakecuda.run_script(library, OCCUPANCY, env={"FAKE_CUDA_REGISTERS": "24",
+                                                          "TILELANG_OCCUPANCY_SEARCH": "0"})
+    assert report["info"] == {"min_blocks_per_sm": 2, "links": 1}
+    assert report["registers"] == 24
 
 
 AUTOTUNE = PRELUDE + """

@@ -40,6 +40,8 @@ struct DeviceInfo {
   /// Shared memory a block may use after opting in, in bytes.
   int maxSharedPerBlockOptin = 0;
   int maxGridDim[3] = {0, 0, 0};
+  /// Resident threads and blocks an SM holds at most.
+  int maxThreadsPerSM = 0, maxBlocksPerSM = 0;
   /// Peak SM and memory clocks (kHz) and the memory bus width (bits); 0
   /// where the driver does not report them.
   int clockRateKHz = 0, memoryClockRateKHz = 0, memoryBusWidthBits = 0;
@@ -55,10 +57,29 @@ TILELANG_API int driverVersion();
 /// Properties of the device of the current context (cached per device).
 TILELANG_API Status getCurrentDevice(DeviceInfo &info);
 
+/// How linkPTX compiled a kernel.
+struct LinkReport {
+  /// The .minnctapersm the cubin was compiled for (blocks per SM whose
+  /// registers must fit the register file at once); 0 when the PTX asks
+  /// for none.
+  int minBlocksPerSM = 0;
+  /// JIT compilations it took: 1, or more with an occupancy search.
+  int links = 0;
+};
+
 /// Links `ptx` (holding kernel `name`) into a cubin for the current device
 /// with the driver's JIT linker; its error log is in the message on failure.
+///
+/// With `searchOccupancy`, a PTX that asks for a minimum of blocks per SM
+/// (`.minnctapersm`, which the lowering puts on kernels without
+/// tensor-core products) is also compiled for more blocks per SM, up to what
+/// an SM holds, and the cubin with the most that needs no local memory
+/// (that is, spills no registers) is kept: measured on memory-bound
+/// kernels, more resident blocks win unless registers spill
+/// (docs/runtime.md, "Occupancy search").
 TILELANG_API Status linkPTX(const std::string &ptx, const std::string &name,
-                            std::string &cubin);
+                            std::string &cubin, bool searchOccupancy = false,
+                            LinkReport *report = nullptr);
 
 /// Encodes into `map` (128 bytes, 64-byte aligned) the 2-D to 5-D tensor at
 /// `base` with extents `shape` and element strides `strides` (outermost

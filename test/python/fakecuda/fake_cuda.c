@@ -11,9 +11,15 @@
  * cuTensorMapEncodeTiled writes a readable record into the 128-byte map (see
  * FakeTensorMap) instead of the hardware's encoding.
  *
+ * Registers: every kernel needs FAKE_CUDA_REGISTERS (32 by default); a
+ * kernel whose PTX asks for .minnctapersm B with .maxntid T gets at most
+ * 65536 / (B * T) (a multiple of 8, at most 255), and what it needs beyond
+ * that spills: 4 bytes of local memory a register. So the runtime's
+ * occupancy search can be followed without ptxas.
+ *
  * Environment: FAKE_CUDA_CAPABILITY ("9.0" by default), FAKE_CUDA_SHARED_OPTIN
  * (bytes, 232448 by default), FAKE_CUDA_LAUNCH_ERROR (a CUresult that every
- * launch returns).
+ * launch returns), FAKE_CUDA_REGISTERS.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -30,6 +36,9 @@ typedef struct {
   char name[256];
   int count;
   int sizes[kMaxParams];
+  uintptr_t module;     /* the handle cuModuleLoadData gave */
+  int minBlocksPerSM;   /* .minnctapersm, 0 when absent */
+  int threadsPerBlock;  /* the product of .maxntid, 0 when absent */
 } FakeFunction;
 
 typedef struct {
@@ -53,7 +62,8 @@ typedef struct {
 static FakeFunction functions[kMaxFunctions];
 static int functionCount;
 static LaunchRecord last;
-static long long launchCount, encodeCount;
+static long long launchCount, encodeCount, linkCount;
+static uintptr_t moduleCount;
 static char *linkedImage;
 static size_t linkedSize;
 static int primaryContext;
@@ -92,7 +102,25 @@ static int paramSize(const char *decl, const char *end) {
 /* Records every .entry of `ptx` with its parameter sizes; 0, or -1 when a
  * parameter's size cannot be read or the table is full (a test must not go
  * on with a kernel whose parameters it would copy wrongly). */
-static int readEntries(const char *ptx) {
+/* The integers after `directive` between `from` and `to` (0 when absent),
+ * multiplied: ".maxntid 256, 1, 1" gives 256. */
+static int directiveProduct(const char *from, const char *to,
+                            const char *directive) {
+  const char *at = strstr(from, directive);
+  if (!at || at > to)
+    return 0;
+  int product = 1;
+  char *end = (char *)at + strlen(directive);
+  while (1) {
+    while (*end == ' ' || *end == ',')
+      ++end;
+    if (*end < '0' || *end > '9')
+      return product;
+    product *= (int)strtol(end, &end, 10);
+  }
+}
+
+static int readEntries(const char *ptx, uintptr_t module) {
   for (const char *p = strstr(ptx, ".entry "); p; p = strstr(p + 1, ".entry ")) {
     if (functionCount == kMaxFunctions)
       return -1;
@@ -116,6 +144,13 @@ static int readEntries(const char *ptx) {
         return -1;
       function->sizes[function->count++] = size;
     }
+    /* The performance directives sit between the parameters and the body. */
+    const char *body = strchr(close, '{');
+    if (!body)
+      return -1;
+    function->module = module;
+    function->minBlocksPerSM = directiveProduct(close, body, ".minnctapersm");
+    function->threadsPerBlock = directiveProduct(close, body, ".maxntid");
   }
   return 0;
 }
@@ -205,8 +240,14 @@ CUresult cuDeviceGetAttribute(int *value, int attribute, int device) {
     *value = dot ? atoi(dot + 1) : 0;
     return 0;
   }
+  case 39: /* resident threads per SM */
+    *value = 2048;
+    return 0;
   case 97:
     *value = atoi(envOr("FAKE_CUDA_SHARED_OPTIN", "232448"));
+    return 0;
+  case 106: /* resident blocks per SM */
+    *value = 32;
     return 0;
   default:
     *value = 0;
@@ -262,6 +303,7 @@ CUresult cuLinkAddData_v2(void *state, int type, void *data, size_t size,
 
 CUresult cuLinkComplete(void *state, void **image, size_t *size) {
   (void)state;
+  ++linkCount;
   *image = linkedImage;
   *size = linkedSize;
   return 0;
@@ -273,16 +315,28 @@ CUresult cuLinkDestroy(void *state) {
 }
 
 CUresult cuModuleLoadData(void **module, const void *image) {
-  if (readEntries((const char *)image) != 0)
+  /* Handles are serial numbers: images are the caller's buffers, and an
+   * address can come back for another module once one is freed. */
+  uintptr_t handle = ++moduleCount;
+  if (readEntries((const char *)image, handle) != 0)
     return 218; /* CUDA_ERROR_INVALID_PTX */
-  *module = (void *)image;
+  *module = (void *)handle;
+  return 0;
+}
+
+CUresult cuModuleUnload(void *module) {
+  int kept = 0;
+  for (int i = 0; i < functionCount; ++i)
+    if (functions[i].module != (uintptr_t)module)
+      functions[kept++] = functions[i];
+  functionCount = kept;
   return 0;
 }
 
 CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
-  (void)module;
   for (int i = functionCount - 1; i >= 0; --i)
-    if (strcmp(functions[i].name, name) == 0) {
+    if (functions[i].module == (uintptr_t)module &&
+        strcmp(functions[i].name, name) == 0) {
       *function = &functions[i];
       return 0;
     }
@@ -295,9 +349,25 @@ CUresult cuFuncSetAttribute(void *function, int attribute, int value) {
 }
 
 CUresult cuFuncGetAttribute(int *value, int attribute, void *function) {
-  (void)function;
-  *value = attribute == 4 ? 32 : 0; /* registers; no local memory */
-  return 0;
+  const FakeFunction *callee = function;
+  int needed = atoi(envOr("FAKE_CUDA_REGISTERS", "32")), budget = 255;
+  if (callee->minBlocksPerSM > 0 && callee->threadsPerBlock > 0) {
+    budget = 65536 / (callee->minBlocksPerSM * callee->threadsPerBlock) / 8 * 8;
+    if (budget > 255)
+      budget = 255;
+  }
+  int registers = needed < budget ? needed : budget;
+  switch (attribute) {
+  case 3: /* local bytes: the spilled registers */
+    *value = 4 * (needed - registers);
+    return 0;
+  case 4: /* registers */
+    *value = registers;
+    return 0;
+  default:
+    *value = 0;
+    return 0;
+  }
 }
 
 CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
@@ -361,6 +431,8 @@ CUresult cuTensorMapEncodeTiled(void *map, int dataType, unsigned rank,
 long long fakeCudaLaunchCount(void) { return launchCount; }
 
 long long fakeCudaEncodeCount(void) { return encodeCount; }
+
+long long fakeCudaLinkCount(void) { return linkCount; }
 
 /* The last launch: dims = {grid x, y, z, block x, y, z, shared bytes}; the
  * kernel's name; its parameter sizes and their bytes, packed one after the

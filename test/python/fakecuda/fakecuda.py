@@ -83,6 +83,13 @@ def encode_count() -> int:
     return driver.fakeCudaEncodeCount()
 
 
+def link_count() -> int:
+    """JIT links completed (cuLinkComplete calls)."""
+    driver = _driver()
+    driver.fakeCudaLinkCount.restype = ctypes.c_longlong
+    return driver.fakeCudaLinkCount()
+
+
 def last_launch():
     """The last cuLaunchKernel: grid, block, shared bytes, stream, kernel
     name, and each parameter's bytes (as a hex string)."""

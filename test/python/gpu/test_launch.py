@@ -71,6 +71,40 @@ def test_layernorm_forward(rows, cols):
     assert (y.double() - ref_y).abs().max().item() < 2e-2
 
 
+@pytest.mark.parametrize("search", [True, False])
+@pytest.mark.parametrize("cols,block", [(8192 + 100, 8192), (12288, 16384)])
+def test_occupancy_search_links_wide_rows_without_spilling(cols, block, search, monkeypatch):
+    # 8 warps holding 32 or 64 elements each: registers decide how many rows
+    # an SM keeps resident, and the search may ask the JIT for more.
+    import re
+
+    from tilelang.jit import _current_arch
+
+    monkeypatch.setenv("TILELANG_OCCUPANCY_SEARCH", "1" if search else "0")
+    rows = 37
+    x = fresh(rows, cols, dtype=torch.float16)
+    w = (torch.rand(cols, device="cuda") + 0.5).half()
+    b = fresh(cols, dtype=torch.float16)
+    y = poisoned_like(x)
+    mean = torch.empty(rows, device="cuda")
+    rstd = torch.empty(rows, device="cuda")
+    kernel = tilelang.jit(kernels._layer_norm_fwd_fused.fn)  # compiled anew for this knob
+    compiled = kernel[(rows,)](x, y, w, b, mean, rstd, x.stride(0), cols, 1e-5, BLOCK_SIZE=block, num_warps=8)
+    arch = _current_arch()
+    asked = int(re.search(r"\.minnctapersm (\d+)", compiled.asm["ptx"]).group(1))
+    info = compiled.link_info[arch]
+    loaded = compiled.launchable(arch)
+    if search:
+        assert info["min_blocks_per_sm"] >= asked
+        if info["min_blocks_per_sm"] > asked:
+            assert loaded.local_bytes == 0, f"linked for {info} but spills {loaded.local_bytes} bytes"
+    else:
+        assert info == {"min_blocks_per_sm": asked, "links": 1}
+    xd = x.double()
+    ref = torch.nn.functional.layer_norm(xd, (cols,), w.double(), b.double(), 1e-5)
+    assert (y.double() - ref).abs().max().item() < 2e-2
+
+
 @pytest.mark.parametrize("n", [1, 200, 512])
 def test_cumsum(n):
     x = torch.randint(-50, 50, (n,), device="cuda", dtype=torch.int32)
