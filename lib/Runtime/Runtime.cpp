@@ -40,8 +40,10 @@ constexpr int CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH = 37;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR = 39;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
+constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR = 81;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR = 106;
+constexpr int CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK = 111;
 constexpr int CU_FUNC_ATTRIBUTE_NUM_REGS = 4;
 constexpr int CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3;
 constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
@@ -257,6 +259,12 @@ Status getCurrentDevice(DeviceInfo &info) {
   driver.cuDeviceGetAttribute(&result.maxBlocksPerSM,
                               CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR,
                               device);
+  driver.cuDeviceGetAttribute(
+      &result.maxSharedPerSM,
+      CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, device);
+  driver.cuDeviceGetAttribute(
+      &result.reservedSharedPerBlock,
+      CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, device);
   // Clocks and bus width only estimate peaks (autotuning reports); a
   // driver that no longer reports one leaves it 0.
   driver.cuDeviceGetAttribute(&result.clockRateKHz,
@@ -308,43 +316,87 @@ Status linkOnce(const std::string &ptx, const std::string &name,
   return linked;
 }
 
-/// The integers after the first `directive` of `ptx` (".maxntid 256, 1,
-/// 1" gives 256 1 1); empty when it has none.
-std::vector<int> directiveValues(const std::string &ptx,
-                                 const std::string &directive) {
-  std::vector<int> values;
-  size_t at = ptx.find(directive + " ");
-  if (at == std::string::npos)
-    return values;
-  const char *cursor = ptx.c_str() + at + directive.size();
-  while (true) {
-    while (*cursor == ' ' || *cursor == ',')
-      ++cursor;
-    if (*cursor < '0' || *cursor > '9')
-      return values;
-    char *end = nullptr;
-    values.push_back(int(std::strtol(cursor, &end, 10)));
-    cursor = end;
+/// Entry `name`'s performance directives in `ptx` (between its parameter
+/// list and its body): the product of `.maxntid` (0 when absent) and the
+/// value of `.minnctapersm` with where its digits are (0 and npos when
+/// absent).
+struct EntryDirectives {
+  int threadsPerBlock = 0;
+  int minBlocksPerSM = 0;
+  size_t minBlocksBegin = std::string::npos, minBlocksEnd = 0;
+};
+
+EntryDirectives readEntryDirectives(const std::string &ptx,
+                                    const std::string &name) {
+  EntryDirectives result;
+  size_t entry = ptx.find(".entry " + name + "(");
+  size_t close = entry == std::string::npos ? entry : ptx.find(')', entry);
+  size_t body = close == std::string::npos ? close : ptx.find('{', close);
+  if (body == std::string::npos)
+    return result;
+  // The integers after `directive` (and a blank) within the directives,
+  // with the span of the first one's digits; empty when it is absent.
+  auto values = [&](const std::string &directive, size_t &firstBegin,
+                    size_t &firstEnd) {
+    std::vector<int> found;
+    size_t at = ptx.find(directive, close);
+    if (at >= body || (ptx[at + directive.size()] != ' ' &&
+                       ptx[at + directive.size()] != '\t'))
+      return found;
+    size_t cursor = at + directive.size();
+    while (true) {
+      cursor = ptx.find_first_not_of(" \t,", cursor);
+      if (cursor >= body || ptx[cursor] < '0' || ptx[cursor] > '9')
+        return found;
+      size_t end = ptx.find_first_not_of("0123456789", cursor);
+      if (found.empty())
+        firstBegin = cursor, firstEnd = end;
+      found.push_back(std::atoi(ptx.c_str() + cursor));
+      cursor = end;
+    }
+  };
+  size_t unusedBegin = 0, unusedEnd = 0;
+  std::vector<int> threads = values(".maxntid", unusedBegin, unusedEnd);
+  if (!threads.empty()) {
+    result.threadsPerBlock = 1;
+    for (int extent : threads)
+      result.threadsPerBlock *= extent;
   }
+  size_t begin = std::string::npos, end = 0;
+  std::vector<int> minBlocks = values(".minnctapersm", begin, end);
+  if (!minBlocks.empty()) {
+    result.minBlocksPerSM = minBlocks.front();
+    result.minBlocksBegin = begin;
+    result.minBlocksEnd = end;
+  }
+  return result;
 }
 
-/// `ptx` with its (first) .minnctapersm set to `blocks`.
-std::string withMinBlocksPerSM(const std::string &ptx, int blocks) {
-  static const std::string directive = ".minnctapersm ";
-  size_t at = ptx.find(directive) + directive.size();
-  size_t end = ptx.find_first_not_of("0123456789", at);
-  return ptx.substr(0, at) + std::to_string(blocks) + ptx.substr(end);
+/// How many blocks of `threadsPerBlock` threads and `sharedBytes` of
+/// dynamic shared memory an SM of `device` holds at most (registers
+/// aside); 0 when the driver does not say.
+int residentBlockLimit(const DeviceInfo &device, int threadsPerBlock,
+                       long long sharedBytes) {
+  if (device.maxThreadsPerSM <= 0 || device.maxBlocksPerSM <= 0 ||
+      threadsPerBlock <= 0)
+    return 0;
+  long long limit = std::min(device.maxThreadsPerSM / threadsPerBlock,
+                             device.maxBlocksPerSM);
+  long long perBlock = sharedBytes + device.reservedSharedPerBlock;
+  if (perBlock > 0 && device.maxSharedPerSM > 0)
+    limit = std::min(limit, device.maxSharedPerSM / perBlock);
+  return int(limit);
 }
 
 /// The local-memory bytes per thread of kernel `name` in `cubin` (a trial
-/// module, loaded and unloaded here), or -1 when it does not load.
+/// module, loaded and unloaded here), or -1 when it cannot be read.
 int localBytesOf(const std::string &cubin, const std::string &name) {
   CUmodule module = nullptr;
   if (driver.cuModuleLoadData(&module, cubin.data()) != 0)
     return -1;
   CUfunction function = nullptr;
   int bytes = -1;
-  if (driver.cuModuleGetFunction(&function, module, name.c_str()) == 0 &&
+  if (driver.cuModuleGetFunction(&function, module, name.c_str()) != 0 ||
       driver.cuFuncGetAttribute(&bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES,
                                 function) != 0)
     bytes = -1;
@@ -355,49 +407,60 @@ int localBytesOf(const std::string &cubin, const std::string &name) {
 } // namespace
 
 Status linkPTX(const std::string &ptx, const std::string &name,
-               std::string &cubin, bool searchOccupancy, LinkReport *report) {
+               std::string &cubin, const LinkOptions &options,
+               LinkReport *report) {
   TILELANG_TRY(initialize());
   LinkReport local;
   LinkReport &result = report ? *report : local;
   result = LinkReport();
-  std::vector<int> minBlocks = directiveValues(ptx, ".minnctapersm");
-  std::vector<int> maxThreads = directiveValues(ptx, ".maxntid");
-  int base = minBlocks.empty() ? 0 : minBlocks.front();
-  int threads = 1;
-  for (int extent : maxThreads)
-    threads *= extent;
+  EntryDirectives directives = readEntryDirectives(ptx, name);
+  int base = directives.minBlocksPerSM;
+  result.minBlocksPerSM = base;
   DeviceInfo device;
   int top = 0;
-  if (searchOccupancy && base > 0 && !maxThreads.empty() && threads > 0 &&
-      driver.cuModuleUnload && getCurrentDevice(device).ok &&
-      device.maxThreadsPerSM > 0 && device.maxBlocksPerSM > 0)
-    top = std::min(device.maxThreadsPerSM / threads, device.maxBlocksPerSM);
-  result.minBlocksPerSM = base;
+  if (options.searchOccupancy && base > 0 && driver.cuModuleUnload &&
+      getCurrentDevice(device).ok)
+    top = residentBlockLimit(device, directives.threadsPerBlock,
+                             options.sharedBytes);
   if (top <= base) {
     result.links = 1;
     return linkOnce(ptx, name, cubin);
   }
   // The most blocks per SM that compile without local memory: the
-  // largest first (most kernels fit it), then a bisection between the
-  // PTX's own value, which is kept when nothing above it fits. Local
-  // memory only grows as the register budget shrinks, so the fitting
-  // counts are the ones below a threshold.
-  auto fits = [&](int blocks, std::string &image) {
+  // largest first (most kernels fit it), then a bisection down to the
+  // PTX's own count, which is kept when nothing above it fits. The
+  // bisection assumes that local memory only grows as the register budget
+  // shrinks; where ptxas does otherwise it may settle lower than it could,
+  // never on a count that spills. A trial that fails to link or load ends
+  // the search: the PTX as written is linked, and reports its own error.
+  enum class Trial { Fits, Spills, Failed };
+  auto tryBlocks = [&](int blocks, std::string &image) {
     ++result.links;
-    return linkOnce(withMinBlocksPerSM(ptx, blocks), name, image).ok &&
-           localBytesOf(image, name) == 0;
+    std::string rewritten = ptx.substr(0, directives.minBlocksBegin) +
+                            std::to_string(blocks) +
+                            ptx.substr(directives.minBlocksEnd);
+    if (!linkOnce(rewritten, name, image).ok)
+      return Trial::Failed;
+    int bytes = localBytesOf(image, name);
+    return bytes < 0 ? Trial::Failed : bytes == 0 ? Trial::Fits : Trial::Spills;
   };
   std::string image;
-  if (fits(top, image)) {
+  Trial first = tryBlocks(top, image);
+  if (first == Trial::Fits) {
     result.minBlocksPerSM = top;
     cubin = std::move(image);
     return Status::success();
   }
-  int low = base, high = top; // `high` does not fit; `low` is the fallback.
+  int low = base, high = top; // `high` spills; `low` is the fallback.
   std::string best;
-  while (high - low > 1) {
+  while (first == Trial::Spills && high - low > 1) {
     int middle = low + (high - low) / 2;
-    if (fits(middle, image)) {
+    Trial trial = tryBlocks(middle, image);
+    if (trial == Trial::Failed) {
+      low = base;
+      break;
+    }
+    if (trial == Trial::Fits) {
       low = middle;
       best = std::move(image);
     } else {
@@ -458,7 +521,7 @@ Status Kernel::load(const std::string &ptx, const std::string &name,
                     long long sharedBytes, unsigned numWarps,
                     std::unique_ptr<Kernel> &kernel) {
   std::string cubin;
-  TILELANG_TRY(linkPTX(ptx, name, cubin));
+  TILELANG_TRY(linkPTX(ptx, name, cubin, LinkOptions()));
   return loadImage(cubin, name, sharedBytes, numWarps, kernel);
 }
 

@@ -296,7 +296,7 @@ PYBIND11_MODULE(_C, m) {
         tilelang::runtime::Status status;
         {
           py::gil_scoped_release release;
-          status = tilelang::runtime::linkPTX(ptx, name, cubin);
+          status = tilelang::runtime::linkPTX(ptx, name, cubin, {});
         }
         throwIfFailed(status);
         return py::bytes(cubin);
@@ -306,14 +306,17 @@ PYBIND11_MODULE(_C, m) {
   m.def(
       "link_kernel",
       [](const std::string &ptx, const std::string &name,
-         bool searchOccupancy) {
+         bool searchOccupancy, long long sharedBytes) {
         std::string cubin;
         tilelang::runtime::LinkReport report;
+        tilelang::runtime::LinkOptions options;
+        options.searchOccupancy = searchOccupancy;
+        options.sharedBytes = sharedBytes;
         tilelang::runtime::Status status;
         {
           py::gil_scoped_release release;
-          status = tilelang::runtime::linkPTX(ptx, name, cubin,
-                                              searchOccupancy, &report);
+          status =
+              tilelang::runtime::linkPTX(ptx, name, cubin, options, &report);
         }
         throwIfFailed(status);
         py::dict info;
@@ -322,10 +325,12 @@ PYBIND11_MODULE(_C, m) {
         return py::make_tuple(py::bytes(cubin), info);
       },
       py::arg("ptx"), py::arg("name"), py::arg("search_occupancy") = true,
-      "link_kernel(ptx, name, search_occupancy=True) -> (cubin, info): "
-      "link_ptx with the occupancy search (see docs/runtime.md); info has "
-      "min_blocks_per_sm (the .minnctapersm compiled for, 0 if none) and "
-      "links (JIT compilations it took).");
+      py::arg("shared_bytes") = 0,
+      "link_kernel(ptx, name, search_occupancy=True, shared_bytes=0) -> "
+      "(cubin, info): link_ptx with the occupancy search (see "
+      "docs/runtime.md) for a kernel taking shared_bytes of dynamic shared "
+      "memory; info has min_blocks_per_sm (the .minnctapersm compiled for, "
+      "0 if none) and links (JIT compilations it took).");
   m.def("current_stream", &tilelang::python::currentStream,
         "torch's current CUDA stream (a raw handle), or 0 without torch.");
   bindCache(m);

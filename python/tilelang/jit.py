@@ -149,7 +149,8 @@ class CompiledKernel:
                 if need_cubin:
                     from tilelang import _C, knobs
 
-                    cubin, link_info = _C.link_kernel(compiled.ptx, compiled.name, knobs.occupancy_search())
+                    cubin, link_info = _C.link_kernel(compiled.ptx, compiled.name, knobs.occupancy_search(),
+                                                      compiled.shared_bytes)
                     self.link_info[arch] = dict(link_info)
                 fields = {"name": compiled.name, "shared_bytes": compiled.shared_bytes,
                           "num_warps": compiled.num_warps, "num_stages": self.num_stages, "arch": arch,

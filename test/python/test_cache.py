@@ -199,6 +199,15 @@ def test_the_key_names_the_compiler_build(monkeypatch):
     assert cache.kernel_key("module {}", "sm_90a", 4, 3) != before
 
 
+def test_cubins_linked_without_the_occupancy_search_are_kept_apart(monkeypatch):
+    monkeypatch.delenv("TILELANG_OCCUPANCY_SEARCH", raising=False)
+    searched = cache.kernel_key("module {}", "sm_90a", 4, 3)
+    monkeypatch.setenv("TILELANG_OCCUPANCY_SEARCH", "1")
+    assert cache.kernel_key("module {}", "sm_90a", 4, 3) == searched
+    monkeypatch.setenv("TILELANG_OCCUPANCY_SEARCH", "0")
+    assert cache.kernel_key("module {}", "sm_90a", 4, 3) != searched
+
+
 def test_disk_cache_api_rejects_bad_input(tmp_path):
     store = _C.DiskCache(str(tmp_path))
     key = _C.DiskCache.hash_key(["x"])

@@ -200,8 +200,13 @@ def test_bulk_copy_kernels_get_their_tensor_maps_encoded(library):
 
 
 OCCUPANCY = PRELUDE + """
-import re
+import os, re
 from tilelang.jit import _current_arch
+
+
+def blocks_asked(ptx):
+    return int(re.search(r"\\.minnctapersm (\\d+)", ptx).group(1))
+
 
 x = Tensor((1000,), "float32", 0x7F0000001000)
 y = Tensor((1000,), "float32", 0x7F0000002000)
@@ -211,7 +216,9 @@ loaded = compiled.launchable(arch)
 report["info"] = compiled.link_info[arch]
 report["links"] = fakecuda.link_count()
 report["registers"], report["local_bytes"] = loaded.registers, loaded.local_bytes
-report["ptx_asks"] = int(re.search(r"\\.minnctapersm (\\d+)", compiled.asm["ptx"]).group(1))
+report["ptx_asks"] = blocks_asked(compiled.asm["ptx"])
+# The stand-in's "cubin" is the PTX it was given: the count it was linked for.
+report["cubin_asks"] = blocks_asked(compiled._cubin[arch].decode())
 
 # Another process would find the cubin in the disk cache, with how it was linked.
 again = tilelang.jit(axpy.fn)[(1,)](x, y, 1000, 2.0, BLOCK=2048, num_warps=8)
@@ -223,7 +230,8 @@ print(json.dumps(report))
 
 @pytest.mark.parametrize("needed, blocks, links", [
     (24, 8, 1),    # fits the most blocks an SM holds (8 of 256 threads): one link
-    (60, 4, 4),    # 8 (32 registers) and 5 (48) spill, 3 (80) and 4 (64) fit
+    (48, 5, 3),    # 8 (32 registers) spills; 5 (48) fits, 6 (40) spills: 5, not the last tried
+    (60, 4, 4),    # 8 and 5 (48) spill, 3 (80) and 4 (64) fit
     (200, 2, 4),   # spills at every count tried: the PTX's own 2, linked last
 ])
 def test_the_occupancy_search_keeps_the_most_blocks_that_do_not_spill(library, needed, blocks, links):
@@ -232,6 +240,7 @@ def test_the_occupancy_search_keeps_the_most_blocks_that_do_not_spill(library, n
     report = fakecuda.run_script(library, OCCUPANCY, env={"FAKE_CUDA_REGISTERS": str(needed)})
     assert report["ptx_asks"] == 2
     assert report["info"] == {"min_blocks_per_sm": blocks, "links": links}
+    assert report["cubin_asks"] == blocks
     assert report["links"] == links
     budget = 65536 // (blocks * 256) // 8 * 8
     assert report["registers"] == min(needed, budget, 255)
@@ -244,7 +253,46 @@ def test_the_occupancy_search_can_be_turned_off(library):
     report = fakecuda.run_script(library, OCCUPANCY, env={"FAKE_CUDA_REGISTERS": "24",
                                                           "TILELANG_OCCUPANCY_SEARCH": "0"})
     assert report["info"] == {"min_blocks_per_sm": 2, "links": 1}
-    assert report["registers"] == 24
+    assert report["links"] == 1
+    assert report["cubin_asks"] == 2
+
+
+SHARED_BOUND = PRELUDE + """
+import os, re
+from tilelang.jit import _current_arch
+
+
+@tilelang.jit
+def row_sums(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    values = tl.load(x_ptr + row * n + offs, mask=offs < n, other=0.0)
+    tl.store(out_ptr + row, tl.sum(values, axis=0))
+
+
+x = Tensor((64, 1000), "float32", 0x7F0000001000)
+out = Tensor((64,), "float32", 0x7F0000100000)
+compiled = row_sums.warmup(x, out, 1000, BLOCK=1024, num_warps=4, grid=(64,))
+# Compiled for the stand-in's sm_90 before the runtime first asks the
+# driver about the device (it keeps the answer).
+shared = compiled.to_ptx("sm_90a").shared_bytes
+# An SM with room for exactly 5 such blocks (1024 bytes reserved for each).
+os.environ["FAKE_CUDA_SHARED_PER_SM"] = str(5 * (shared + 1024) + 100)
+row_sums[(64,)](x, out, 1000, BLOCK=1024, num_warps=4)
+arch = _current_arch()
+report["shared"] = shared
+report["info"] = compiled.link_info[arch]
+report["ptx_asks"] = int(re.search(r"\\.minnctapersm (\\d+)", compiled.asm["ptx"]).group(1))
+print(json.dumps(report))
+"""
+
+
+def test_the_occupancy_search_stops_at_the_blocks_shared_memory_allows(library):
+    # 4 warps: threads alone would allow 16 blocks (and 32 registers each).
+    report = fakecuda.run_script(library, SHARED_BOUND, env={"FAKE_CUDA_REGISTERS": "24"})
+    assert report["shared"] > 0
+    assert report["ptx_asks"] == 4
+    assert report["info"] == {"min_blocks_per_sm": 5, "links": 1}
 
 
 AUTOTUNE = PRELUDE + """

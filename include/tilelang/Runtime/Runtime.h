@@ -40,8 +40,10 @@ struct DeviceInfo {
   /// Shared memory a block may use after opting in, in bytes.
   int maxSharedPerBlockOptin = 0;
   int maxGridDim[3] = {0, 0, 0};
-  /// Resident threads and blocks an SM holds at most.
+  /// Resident threads and blocks an SM holds at most; its shared memory
+  /// and what the driver reserves of it per block, in bytes.
   int maxThreadsPerSM = 0, maxBlocksPerSM = 0;
+  int maxSharedPerSM = 0, reservedSharedPerBlock = 0;
   /// Peak SM and memory clocks (kHz) and the memory bus width (bits); 0
   /// where the driver does not report them.
   int clockRateKHz = 0, memoryClockRateKHz = 0, memoryBusWidthBits = 0;
@@ -67,18 +69,27 @@ struct LinkReport {
   int links = 0;
 };
 
+/// How linkPTX links.
+struct LinkOptions {
+  /// Search for the most blocks per SM that do not spill (below).
+  bool searchOccupancy = false;
+  /// The dynamic shared memory a block of the kernel takes, which bounds
+  /// how many blocks an SM can hold.
+  long long sharedBytes = 0;
+};
+
 /// Links `ptx` (holding kernel `name`) into a cubin for the current device
 /// with the driver's JIT linker; its error log is in the message on failure.
 ///
-/// With `searchOccupancy`, a PTX that asks for a minimum of blocks per SM
-/// (`.minnctapersm`, which the lowering puts on kernels without
-/// tensor-core products) is also compiled for more blocks per SM, up to what
-/// an SM holds, and the cubin with the most that needs no local memory
-/// (that is, spills no registers) is kept: measured on memory-bound
-/// kernels, more resident blocks win unless registers spill
-/// (docs/runtime.md, "Occupancy search").
+/// With `options.searchOccupancy`, a kernel whose PTX asks for a minimum of
+/// blocks per SM (`.minnctapersm`, which the lowering puts on kernels
+/// without tensor-core products) is also compiled for more blocks per SM,
+/// up to what an SM holds (threads, blocks and shared memory), and the
+/// cubin with the most that needs no local memory (spills no registers) is
+/// kept: measured on memory-bound kernels, more resident blocks win unless
+/// registers spill (docs/runtime.md, "Occupancy search").
 TILELANG_API Status linkPTX(const std::string &ptx, const std::string &name,
-                            std::string &cubin, bool searchOccupancy = false,
+                            std::string &cubin, const LinkOptions &options,
                             LinkReport *report = nullptr);
 
 /// Encodes into `map` (128 bytes, 64-byte aligned) the 2-D to 5-D tensor at

@@ -156,9 +156,13 @@ def _dtype_name(dtype) -> str:
 
 
 def compiler_identity() -> Dict[str, str]:
-    from tilelang import _C
+    from tilelang import _C, knobs
 
-    return {"version": _C.version(), "build_id": _C.build_id()}
+    identity = {"version": _C.version(), "build_id": _C.build_id()}
+    if not knobs.occupancy_search():
+        # Other cubins, other timings (docs/runtime.md, "Occupancy search").
+        identity["occupancy_search"] = "off"
+    return identity
 
 
 #: Dense 16-bit tensor-core FLOP per clock per SM, by compute capability:

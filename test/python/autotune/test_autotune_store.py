@@ -119,6 +119,19 @@ def test_compiler_version_change_invalidates(env, monkeypatch):
     assert len(set(compilers)) == 2 and "0.1.1 (LLVM 22.1.8)" in compilers
 
 
+def test_timings_without_the_occupancy_search_are_kept_apart(env, monkeypatch):
+    # Other cubins time differently: turning the search off tunes again.
+    timer = K.FakeTimer()
+    make(SPACE[:2], timer)[(1,)](*args())
+    make(SPACE[:2], timer)[(1,)](*args())
+    assert len(timer.timed) == 2
+    monkeypatch.setenv("TILELANG_OCCUPANCY_SEARCH", "0")
+    make(SPACE[:2], timer)[(1,)](*args())
+    assert len(timer.timed) == 4
+    searches = sorted(e["compiler"].get("occupancy_search", "on") for e in entries(env["store"]).values())
+    assert searches == ["off", "on"]
+
+
 def test_pruning_with_reasons(env):
     env["device"]["max_shared_per_block"] = 16  # 8 warps' reduction needs 32 bytes
     timer = K.FakeTimer()

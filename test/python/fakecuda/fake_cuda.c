@@ -19,7 +19,8 @@
  *
  * Environment: FAKE_CUDA_CAPABILITY ("9.0" by default), FAKE_CUDA_SHARED_OPTIN
  * (bytes, 232448 by default), FAKE_CUDA_LAUNCH_ERROR (a CUresult that every
- * launch returns), FAKE_CUDA_REGISTERS.
+ * launch returns), FAKE_CUDA_REGISTERS, FAKE_CUDA_SHARED_PER_SM (bytes,
+ * 233472 by default).
  *
  *===----------------------------------------------------------------------===*/
 
@@ -99,9 +100,6 @@ static int paramSize(const char *decl, const char *end) {
   return size;
 }
 
-/* Records every .entry of `ptx` with its parameter sizes; 0, or -1 when a
- * parameter's size cannot be read or the table is full (a test must not go
- * on with a kernel whose parameters it would copy wrongly). */
 /* The integers after `directive` between `from` and `to` (0 when absent),
  * multiplied: ".maxntid 256, 1, 1" gives 256. */
 static int directiveProduct(const char *from, const char *to,
@@ -120,12 +118,33 @@ static int directiveProduct(const char *from, const char *to,
   }
 }
 
+/* A free slot of the function table (one an unloaded module left, or a new
+ * one), or NULL when it is full. Slots never move: a CUfunction is the
+ * address of its slot. */
+static FakeFunction *freeSlot(void) {
+  for (int i = 0; i < functionCount; ++i)
+    if (functions[i].module == 0)
+      return &functions[i];
+  return functionCount < kMaxFunctions ? &functions[functionCount++] : NULL;
+}
+
+/* Frees the slots of `module`'s functions. */
+static void freeModule(uintptr_t module) {
+  for (int i = 0; i < functionCount; ++i)
+    if (functions[i].module == module)
+      memset(&functions[i], 0, sizeof(functions[i]));
+}
+
+/* Records every .entry of `ptx` with its parameter sizes; 0, or -1 when a
+ * parameter's size cannot be read or the table is full (a test must not go
+ * on with a kernel whose parameters it would copy wrongly). */
 static int readEntries(const char *ptx, uintptr_t module) {
   for (const char *p = strstr(ptx, ".entry "); p; p = strstr(p + 1, ".entry ")) {
-    if (functionCount == kMaxFunctions)
+    FakeFunction *function = freeSlot();
+    if (!function)
       return -1;
-    FakeFunction *function = &functions[functionCount++];
     memset(function, 0, sizeof(*function));
+    function->module = module;
     const char *name = p + 7;
     while (*name == ' ')
       ++name;
@@ -148,7 +167,6 @@ static int readEntries(const char *ptx, uintptr_t module) {
     const char *body = strchr(close, '{');
     if (!body)
       return -1;
-    function->module = module;
     function->minBlocksPerSM = directiveProduct(close, body, ".minnctapersm");
     function->threadsPerBlock = directiveProduct(close, body, ".maxntid");
   }
@@ -243,11 +261,17 @@ CUresult cuDeviceGetAttribute(int *value, int attribute, int device) {
   case 39: /* resident threads per SM */
     *value = 2048;
     return 0;
+  case 81: /* shared memory per SM */
+    *value = atoi(envOr("FAKE_CUDA_SHARED_PER_SM", "233472"));
+    return 0;
   case 97:
     *value = atoi(envOr("FAKE_CUDA_SHARED_OPTIN", "232448"));
     return 0;
   case 106: /* resident blocks per SM */
     *value = 32;
+    return 0;
+  case 111: /* shared memory the driver reserves per block */
+    *value = 1024;
     return 0;
   default:
     *value = 0;
@@ -318,18 +342,16 @@ CUresult cuModuleLoadData(void **module, const void *image) {
   /* Handles are serial numbers: images are the caller's buffers, and an
    * address can come back for another module once one is freed. */
   uintptr_t handle = ++moduleCount;
-  if (readEntries((const char *)image, handle) != 0)
+  if (readEntries((const char *)image, handle) != 0) {
+    freeModule(handle);
     return 218; /* CUDA_ERROR_INVALID_PTX */
+  }
   *module = (void *)handle;
   return 0;
 }
 
 CUresult cuModuleUnload(void *module) {
-  int kept = 0;
-  for (int i = 0; i < functionCount; ++i)
-    if (functions[i].module != (uintptr_t)module)
-      functions[kept++] = functions[i];
-  functionCount = kept;
+  freeModule((uintptr_t)module);
   return 0;
 }
 
