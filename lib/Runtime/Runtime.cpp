@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilelang/Runtime/Runtime.h"
+#include "tilelang/Runtime/Occupancy.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -316,78 +317,6 @@ Status linkOnce(const std::string &ptx, const std::string &name,
   return linked;
 }
 
-/// Entry `name`'s performance directives in `ptx` (between its parameter
-/// list and its body): the product of `.maxntid` (0 when absent) and the
-/// value of `.minnctapersm` with where its digits are (0 and npos when
-/// absent).
-struct EntryDirectives {
-  int threadsPerBlock = 0;
-  int minBlocksPerSM = 0;
-  size_t minBlocksBegin = std::string::npos, minBlocksEnd = 0;
-};
-
-EntryDirectives readEntryDirectives(const std::string &ptx,
-                                    const std::string &name) {
-  EntryDirectives result;
-  size_t entry = ptx.find(".entry " + name + "(");
-  size_t close = entry == std::string::npos ? entry : ptx.find(')', entry);
-  size_t body = close == std::string::npos ? close : ptx.find('{', close);
-  if (body == std::string::npos)
-    return result;
-  // The integers after `directive` (and a blank) within the directives,
-  // with the span of the first one's digits; empty when it is absent.
-  auto values = [&](const std::string &directive, size_t &firstBegin,
-                    size_t &firstEnd) {
-    std::vector<int> found;
-    size_t at = ptx.find(directive, close);
-    if (at >= body || (ptx[at + directive.size()] != ' ' &&
-                       ptx[at + directive.size()] != '\t'))
-      return found;
-    size_t cursor = at + directive.size();
-    while (true) {
-      cursor = ptx.find_first_not_of(" \t,", cursor);
-      if (cursor >= body || ptx[cursor] < '0' || ptx[cursor] > '9')
-        return found;
-      size_t end = ptx.find_first_not_of("0123456789", cursor);
-      if (found.empty())
-        firstBegin = cursor, firstEnd = end;
-      found.push_back(std::atoi(ptx.c_str() + cursor));
-      cursor = end;
-    }
-  };
-  size_t unusedBegin = 0, unusedEnd = 0;
-  std::vector<int> threads = values(".maxntid", unusedBegin, unusedEnd);
-  if (!threads.empty()) {
-    result.threadsPerBlock = 1;
-    for (int extent : threads)
-      result.threadsPerBlock *= extent;
-  }
-  size_t begin = std::string::npos, end = 0;
-  std::vector<int> minBlocks = values(".minnctapersm", begin, end);
-  if (!minBlocks.empty()) {
-    result.minBlocksPerSM = minBlocks.front();
-    result.minBlocksBegin = begin;
-    result.minBlocksEnd = end;
-  }
-  return result;
-}
-
-/// How many blocks of `threadsPerBlock` threads and `sharedBytes` of
-/// dynamic shared memory an SM of `device` holds at most (registers
-/// aside); 0 when the driver does not say.
-int residentBlockLimit(const DeviceInfo &device, int threadsPerBlock,
-                       long long sharedBytes) {
-  if (device.maxThreadsPerSM <= 0 || device.maxBlocksPerSM <= 0 ||
-      threadsPerBlock <= 0)
-    return 0;
-  long long limit = std::min(device.maxThreadsPerSM / threadsPerBlock,
-                             device.maxBlocksPerSM);
-  long long perBlock = sharedBytes + device.reservedSharedPerBlock;
-  if (perBlock > 0 && device.maxSharedPerSM > 0)
-    limit = std::min(limit, device.maxSharedPerSM / perBlock);
-  return int(limit);
-}
-
 /// The local-memory bytes per thread of kernel `name` in `cubin` (a trial
 /// module, loaded and unloaded here), or -1 when it cannot be read.
 int localBytesOf(const std::string &cubin, const std::string &name) {
@@ -415,61 +344,33 @@ Status linkPTX(const std::string &ptx, const std::string &name,
   result = LinkReport();
   EntryDirectives directives = readEntryDirectives(ptx, name);
   int base = directives.minBlocksPerSM;
-  result.minBlocksPerSM = base;
   DeviceInfo device;
   int top = 0;
   if (options.searchOccupancy && base > 0 && driver.cuModuleUnload &&
       getCurrentDevice(device).ok)
-    top = residentBlockLimit(device, directives.threadsPerBlock,
-                             options.sharedBytes);
-  if (top <= base) {
-    result.links = 1;
-    return linkOnce(ptx, name, cubin);
-  }
-  // The most blocks per SM that compile without local memory: the
-  // largest first (most kernels fit it), then a bisection down to the
-  // PTX's own count, which is kept when nothing above it fits. The
-  // bisection assumes that local memory only grows as the register budget
-  // shrinks; where ptxas does otherwise it may settle lower than it could,
-  // never on a count that spills. A trial that fails to link or load ends
-  // the search: the PTX as written is linked, and reports its own error.
-  enum class Trial { Fits, Spills, Failed };
-  auto tryBlocks = [&](int blocks, std::string &image) {
+    top = residentBlockLimit({device.maxThreadsPerSM, device.maxBlocksPerSM,
+                              device.maxSharedPerSM,
+                              device.reservedSharedPerBlock},
+                             directives.threadsPerBlock, options.sharedBytes);
+  // Each trial is linked and loaded into a throw-away module for its local
+  // memory; the image of every count that fits is kept for the choice. A
+  // trial that fails to link or load ends the search: the PTX as written
+  // is linked, and reports its own error.
+  std::map<int, std::string> fitting;
+  result.minBlocksPerSM = searchMinBlocksPerSM(base, top, [&](int blocks) {
     ++result.links;
-    std::string rewritten = ptx.substr(0, directives.minBlocksBegin) +
-                            std::to_string(blocks) +
-                            ptx.substr(directives.minBlocksEnd);
-    if (!linkOnce(rewritten, name, image).ok)
-      return Trial::Failed;
+    std::string image;
+    if (!linkOnce(withMinBlocksPerSM(ptx, directives, blocks), name, image)
+             .ok)
+      return OccupancyTrial::Failed;
     int bytes = localBytesOf(image, name);
-    return bytes < 0 ? Trial::Failed : bytes == 0 ? Trial::Fits : Trial::Spills;
-  };
-  std::string image;
-  Trial first = tryBlocks(top, image);
-  if (first == Trial::Fits) {
-    result.minBlocksPerSM = top;
-    cubin = std::move(image);
-    return Status::success();
-  }
-  int low = base, high = top; // `high` spills; `low` is the fallback.
-  std::string best;
-  while (first == Trial::Spills && high - low > 1) {
-    int middle = low + (high - low) / 2;
-    Trial trial = tryBlocks(middle, image);
-    if (trial == Trial::Failed) {
-      low = base;
-      break;
-    }
-    if (trial == Trial::Fits) {
-      low = middle;
-      best = std::move(image);
-    } else {
-      high = middle;
-    }
-  }
-  if (low > base) {
-    result.minBlocksPerSM = low;
-    cubin = std::move(best);
+    if (bytes != 0)
+      return bytes < 0 ? OccupancyTrial::Failed : OccupancyTrial::Spills;
+    fitting[blocks] = std::move(image);
+    return OccupancyTrial::Fits;
+  });
+  if (result.minBlocksPerSM > base) {
+    cubin = std::move(fitting[result.minBlocksPerSM]);
     return Status::success();
   }
   ++result.links;

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilelang/Compiler/Compiler.h"
+#include "tilelang/Runtime/Occupancy.h"
 
 #include <array>
 #include <cerrno>
@@ -36,7 +37,9 @@ options:
                        write <dir>/<stage>.mlir (and llvm-ir.ll)
   --report             print kernel metadata and, if ptxas is found
                        ($TILELANG_PTXAS, PATH, /usr/local/cuda/bin), its
-                       register, spill and shared-memory report
+                       register, spill and shared-memory report, and for
+                       kernels without tensor-core products the blocks per
+                       SM the runtime's occupancy search would link for
   --version            print the compiler version
   -h, --help           print this help
 )";
@@ -176,35 +179,104 @@ std::string findPtxas() {
   return "";
 }
 
-/// Runs ptxas on the PTX and prints its resource report.
+/// Runs `ptxas -v` on `ptx` for `arch`; its output in `output`, and
+/// whether it accepted the PTX (`status`: its exit status, or -1).
+bool runPtxas(const std::string &ptxas, const std::string &ptx,
+              const std::string &arch, std::string &output, int &status) {
+  char ptxPath[] = "/tmp/tilelang-XXXXXX";
+  int fd = mkstemp(ptxPath);
+  if (fd < 0) {
+    output = "cannot create a temporary file\n";
+    status = -1;
+    return false;
+  }
+  FILE *file = fdopen(fd, "w");
+  std::fwrite(ptx.data(), 1, ptx.size(), file);
+  std::fclose(file);
+  std::string command = "'" + ptxas + "' -arch=" + arch + " -v -o /dev/null " +
+                        ptxPath + " 2>&1";
+  FILE *pipe = popen(command.c_str(), "r");
+  output.clear();
+  std::array<char, 512> buffer;
+  while (pipe && std::fgets(buffer.data(), buffer.size(), pipe))
+    output += buffer.data();
+  status = pipe ? pclose(pipe) : -1;
+  unlink(ptxPath);
+  return status == 0;
+}
+
+/// The number before `unit` in ptxas's report ("Used 64 registers", "32
+/// bytes stack frame"), or -1.
+long numberBefore(const std::string &report, const std::string &unit) {
+  size_t at = report.find(unit);
+  if (at == std::string::npos || at < 2)
+    return -1;
+  size_t end = report.find_last_not_of(' ', at - 1);
+  size_t begin = report.find_last_not_of("0123456789", end);
+  if (end == std::string::npos || begin == end)
+    return -1;
+  return std::strtol(report.c_str() + begin + 1, nullptr, 10);
+}
+
+/// The runtime's occupancy search (docs/runtime.md), with ptxas standing in
+/// for the driver's JIT and the SM of `result.arch` for the device: what a
+/// kernel whose PTX asks for a minimum of blocks per SM would be linked for.
+void reportOccupancySearch(const std::string &ptxas,
+                           const tilelang::CompileResult &result) {
+  using namespace tilelang::runtime;
+  EntryDirectives directives =
+      readEntryDirectives(result.ptx, result.kernelName);
+  if (directives.minBlocksPerSM == 0)
+    return;
+  int top = residentBlockLimit(smLimitsOfArch(result.arch),
+                               directives.threadsPerBlock, result.sharedBytes);
+  std::cerr << "occupancy search (the runtime's, with ptxas standing in for "
+            << "the driver's JIT, whose choice may differ; the PTX asks for "
+            << directives.minBlocksPerSM << " blocks per SM, an " << result.arch << " SM holds " << top
+            << " of " << directives.threadsPerBlock << " threads):\n";
+  int kept = searchMinBlocksPerSM(
+      directives.minBlocksPerSM, top, [&](int blocks) {
+        std::string output;
+        int status = 0;
+        if (!runPtxas(ptxas,
+                      withMinBlocksPerSM(result.ptx, directives, blocks),
+                      result.arch, output, status)) {
+          std::cerr << "  " << blocks << " blocks: ptxas failed\n";
+          return OccupancyTrial::Failed;
+        }
+        long local = numberBefore(output, " bytes stack frame");
+        std::cerr << "  " << blocks << " blocks: "
+                  << numberBefore(output, " registers") << " registers, "
+                  << local << " bytes of local memory\n";
+        return local == 0 ? OccupancyTrial::Fits
+                          : local < 0 ? OccupancyTrial::Failed
+                                      : OccupancyTrial::Spills;
+      });
+  std::cerr << "  kept: " << kept << " blocks per SM"
+            << (kept == directives.minBlocksPerSM ? " (as the PTX asks)" : "")
+            << "\n";
+}
+
+/// Runs ptxas on the PTX and prints its resource report, then the
+/// occupancy search's choice.
 void reportResources(const tilelang::CompileResult &result) {
   std::string ptxas = findPtxas();
   if (ptxas.empty()) {
     std::cerr << "resources: ptxas not found; no register/spill report\n";
     return;
   }
-  char ptxPath[] = "/tmp/tilelang-XXXXXX";
-  int fd = mkstemp(ptxPath);
-  if (fd < 0) {
-    std::cerr << "resources: cannot create a temporary file\n";
+  std::string output;
+  int status = 0;
+  bool accepted = runPtxas(ptxas, result.ptx, result.arch, output, status);
+  std::cerr << "resources (" << ptxas << "):\n" << output;
+  if (!accepted) {
+    std::cerr << "resources: ptxas rejected the PTX (exit status "
+              << (status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status)
+                                                   : status)
+              << ")\n";
     return;
   }
-  FILE *file = fdopen(fd, "w");
-  std::fwrite(result.ptx.data(), 1, result.ptx.size(), file);
-  std::fclose(file);
-  std::string command = "'" + ptxas + "' -arch=" + result.arch +
-                        " -v -o /dev/null " + ptxPath + " 2>&1";
-  FILE *pipe = popen(command.c_str(), "r");
-  std::string output;
-  std::array<char, 512> buffer;
-  while (pipe && std::fgets(buffer.data(), buffer.size(), pipe))
-    output += buffer.data();
-  int status = pipe ? pclose(pipe) : -1;
-  unlink(ptxPath);
-  std::cerr << "resources (" << ptxas << "):\n" << output;
-  if (status != 0)
-    std::cerr << "resources: ptxas rejected the PTX (exit status "
-              << (WIFEXITED(status) ? WEXITSTATUS(status) : status) << ")\n";
+  reportOccupancySearch(ptxas, result);
 }
 
 } // namespace

@@ -1,0 +1,125 @@
+//===- Occupancy.cpp - blocks per SM a kernel is compiled for -------------===//
+//
+// Part of tilelang. Implements Occupancy.h: reading and rewriting a PTX
+// entry's performance directives, the SM limits that bound resident blocks,
+// and the search over blocks per SM, with the trial compiler left to the
+// caller.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilelang/Runtime/Occupancy.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <vector>
+
+namespace tilelang::runtime {
+
+EntryDirectives readEntryDirectives(const std::string &ptx,
+                                    const std::string &name) {
+  EntryDirectives result;
+  size_t entry = ptx.find(".entry " + name + "(");
+  size_t close = entry == std::string::npos ? entry : ptx.find(')', entry);
+  size_t body = close == std::string::npos ? close : ptx.find('{', close);
+  if (body == std::string::npos)
+    return result;
+  // The integers after `directive` (and a blank) within the directives,
+  // with the span of the first one's digits; empty when it is absent.
+  auto values = [&](const std::string &directive, size_t &firstBegin,
+                    size_t &firstEnd) {
+    std::vector<int> found;
+    size_t at = ptx.find(directive, close);
+    if (at >= body || (ptx[at + directive.size()] != ' ' &&
+                       ptx[at + directive.size()] != '\t'))
+      return found;
+    size_t cursor = at + directive.size();
+    while (true) {
+      cursor = ptx.find_first_not_of(" \t,", cursor);
+      if (cursor >= body || ptx[cursor] < '0' || ptx[cursor] > '9')
+        return found;
+      size_t end = ptx.find_first_not_of("0123456789", cursor);
+      if (found.empty())
+        firstBegin = cursor, firstEnd = end;
+      found.push_back(std::atoi(ptx.c_str() + cursor));
+      cursor = end;
+    }
+  };
+  size_t unusedBegin = 0, unusedEnd = 0;
+  std::vector<int> threads = values(".maxntid", unusedBegin, unusedEnd);
+  if (!threads.empty()) {
+    result.threadsPerBlock = 1;
+    for (int extent : threads)
+      result.threadsPerBlock *= extent;
+  }
+  size_t begin = std::string::npos, end = 0;
+  std::vector<int> minBlocks = values(".minnctapersm", begin, end);
+  if (!minBlocks.empty()) {
+    result.minBlocksPerSM = minBlocks.front();
+    result.minBlocksBegin = begin;
+    result.minBlocksEnd = end;
+  }
+  return result;
+}
+
+std::string withMinBlocksPerSM(const std::string &ptx,
+                               const EntryDirectives &directives,
+                               int blocks) {
+  return ptx.substr(0, directives.minBlocksBegin) + std::to_string(blocks) +
+         ptx.substr(directives.minBlocksEnd);
+}
+
+SMLimits smLimitsOfArch(const std::string &arch) {
+  // CUDA C Programming Guide, "Technical Specifications per Compute
+  // Capability" (shared memory per SM as a block may use it: 164, 100 and
+  // 228 KB), and the 1 KB the driver reserves per block since sm_80.
+  if (arch == "sm_80")
+    return {2048, 32, 167936, 1024};
+  if (arch == "sm_86")
+    return {1536, 16, 102400, 1024};
+  if (arch == "sm_89")
+    return {1536, 24, 102400, 1024};
+  if (arch == "sm_90" || arch == "sm_90a")
+    return {2048, 32, 233472, 1024};
+  return {};
+}
+
+int residentBlockLimit(const SMLimits &limits, int threadsPerBlock,
+                       long long sharedBytes) {
+  if (limits.maxThreadsPerSM <= 0 || limits.maxBlocksPerSM <= 0 ||
+      threadsPerBlock <= 0)
+    return 0;
+  long long limit = std::min(limits.maxThreadsPerSM / threadsPerBlock,
+                             limits.maxBlocksPerSM);
+  long long perBlock = sharedBytes + limits.reservedSharedPerBlock;
+  if (perBlock > 0 && limits.maxSharedPerSM > 0)
+    limit = std::min(limit, limits.maxSharedPerSM / perBlock);
+  return int(limit);
+}
+
+int searchMinBlocksPerSM(int base, int top,
+                         const std::function<OccupancyTrial(int)> &tryBlocks) {
+  if (top <= base)
+    return base;
+  OccupancyTrial first = tryBlocks(top);
+  if (first == OccupancyTrial::Fits)
+    return top;
+  if (first == OccupancyTrial::Failed)
+    return base;
+  int low = base, high = top; // `high` spills; `low` fits or is the base.
+  while (high - low > 1) {
+    int middle = low + (high - low) / 2;
+    switch (tryBlocks(middle)) {
+    case OccupancyTrial::Fits:
+      low = middle;
+      break;
+    case OccupancyTrial::Spills:
+      high = middle;
+      break;
+    case OccupancyTrial::Failed:
+      return base;
+    }
+  }
+  return low;
+}
+
+} // namespace tilelang::runtime
