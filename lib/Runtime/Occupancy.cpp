@@ -73,13 +73,13 @@ SMLimits smLimitsOfArch(const std::string &arch) {
   // Capability" (shared memory per SM as a block may use it: 164, 100 and
   // 228 KB), and the 1 KB the driver reserves per block since sm_80.
   if (arch == "sm_80")
-    return {2048, 32, 167936, 1024};
+    return {2048, 32, 167936, 1024, 65536};
   if (arch == "sm_86")
-    return {1536, 16, 102400, 1024};
+    return {1536, 16, 102400, 1024, 65536};
   if (arch == "sm_89")
-    return {1536, 24, 102400, 1024};
+    return {1536, 24, 102400, 1024, 65536};
   if (arch == "sm_90" || arch == "sm_90a")
-    return {2048, 32, 233472, 1024};
+    return {2048, 32, 233472, 1024, 65536};
   return {};
 }
 
@@ -96,30 +96,42 @@ int residentBlockLimit(const SMLimits &limits, int threadsPerBlock,
   return int(limit);
 }
 
-int searchMinBlocksPerSM(int base, int top,
+int blocksWithRegisters(const SMLimits &limits, int threadsPerBlock,
+                        int registers) {
+  int warps = (threadsPerBlock + 31) / 32;
+  if (limits.registersPerSM <= 0 || warps <= 0 || registers <= 0)
+    return 0;
+  int perWarp = (registers * 32 + 255) / 256 * 256;
+  return limits.registersPerSM / (perWarp * warps);
+}
+
+int searchMinBlocksPerSM(int base, int top, const SMLimits &limits,
+                         int threadsPerBlock,
                          const std::function<OccupancyTrial(int)> &tryBlocks) {
-  if (top <= base)
+  OccupancyTrial first = tryBlocks(base);
+  if (first.outcome != OccupancyTrial::Fits || top <= base)
     return base;
-  OccupancyTrial first = tryBlocks(top);
-  if (first == OccupancyTrial::Fits)
+  // What the PTX as written already reaches; worth improving only below
+  // three quarters of the SM's threads, and only by counts above it.
+  int reached = std::max(
+      base, blocksWithRegisters(limits, threadsPerBlock, first.registers));
+  if (reached >= top ||
+      4LL * reached * threadsPerBlock >= 3LL * limits.maxThreadsPerSM)
+    return base;
+  OccupancyTrial atTop = tryBlocks(top);
+  if (atTop.outcome == OccupancyTrial::Fits)
     return top;
-  if (first == OccupancyTrial::Failed)
+  if (atTop.outcome == OccupancyTrial::Failed)
     return base;
-  int low = base, high = top; // `high` spills; `low` fits or is the base.
+  int low = reached, high = top; // `high` spills; `low` is reached.
   while (high - low > 1) {
     int middle = low + (high - low) / 2;
-    switch (tryBlocks(middle)) {
-    case OccupancyTrial::Fits:
-      low = middle;
-      break;
-    case OccupancyTrial::Spills:
-      high = middle;
-      break;
-    case OccupancyTrial::Failed:
+    OccupancyTrial trial = tryBlocks(middle);
+    if (trial.outcome == OccupancyTrial::Failed)
       return base;
-    }
+    (trial.outcome == OccupancyTrial::Fits ? low : high) = middle;
   }
-  return low;
+  return low > reached ? low : base;
 }
 
 } // namespace tilelang::runtime

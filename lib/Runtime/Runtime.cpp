@@ -42,6 +42,7 @@ constexpr int CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR = 39;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR = 81;
+constexpr int CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR = 82;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR = 106;
 constexpr int CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK = 111;
@@ -266,6 +267,9 @@ Status getCurrentDevice(DeviceInfo &info) {
   driver.cuDeviceGetAttribute(
       &result.reservedSharedPerBlock,
       CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, device);
+  driver.cuDeviceGetAttribute(
+      &result.registersPerSM,
+      CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, device);
   // Clocks and bus width only estimate peaks (autotuning reports); a
   // driver that no longer reports one leaves it 0.
   driver.cuDeviceGetAttribute(&result.clockRateKHz,
@@ -317,20 +321,24 @@ Status linkOnce(const std::string &ptx, const std::string &name,
   return linked;
 }
 
-/// The local-memory bytes per thread of kernel `name` in `cubin` (a trial
-/// module, loaded and unloaded here), or -1 when it cannot be read.
-int localBytesOf(const std::string &cubin, const std::string &name) {
+/// The local-memory bytes per thread and the registers of kernel `name` in
+/// `cubin` (a trial module, loaded and unloaded here); false when they
+/// cannot be read.
+bool readResources(const std::string &cubin, const std::string &name,
+                   int &localBytes, int &registers) {
   CUmodule module = nullptr;
   if (driver.cuModuleLoadData(&module, cubin.data()) != 0)
-    return -1;
+    return false;
   CUfunction function = nullptr;
-  int bytes = -1;
-  if (driver.cuModuleGetFunction(&function, module, name.c_str()) != 0 ||
-      driver.cuFuncGetAttribute(&bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES,
-                                function) != 0)
-    bytes = -1;
+  bool read =
+      driver.cuModuleGetFunction(&function, module, name.c_str()) == 0 &&
+      driver.cuFuncGetAttribute(&localBytes,
+                                CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES,
+                                function) == 0 &&
+      driver.cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS,
+                                function) == 0;
   driver.cuModuleUnload(module);
-  return bytes;
+  return read;
 }
 
 } // namespace
@@ -344,37 +352,58 @@ Status linkPTX(const std::string &ptx, const std::string &name,
   result = LinkReport();
   EntryDirectives directives = readEntryDirectives(ptx, name);
   int base = directives.minBlocksPerSM;
+  result.minBlocksPerSM = base;
   DeviceInfo device;
-  int top = 0;
+  SMLimits limits;
   if (options.searchOccupancy && base > 0 && driver.cuModuleUnload &&
       getCurrentDevice(device).ok)
-    top = residentBlockLimit({device.maxThreadsPerSM, device.maxBlocksPerSM,
-                              device.maxSharedPerSM,
-                              device.reservedSharedPerBlock},
-                             directives.threadsPerBlock, options.sharedBytes);
-  // Each trial is linked and loaded into a throw-away module for its local
-  // memory; the image of every count that fits is kept for the choice. A
-  // trial that fails to link or load ends the search: the PTX as written
-  // is linked, and reports its own error.
-  std::map<int, std::string> fitting;
-  result.minBlocksPerSM = searchMinBlocksPerSM(base, top, [&](int blocks) {
-    ++result.links;
-    std::string image;
-    if (!linkOnce(withMinBlocksPerSM(ptx, directives, blocks), name, image)
-             .ok)
-      return OccupancyTrial::Failed;
-    int bytes = localBytesOf(image, name);
-    if (bytes != 0)
-      return bytes < 0 ? OccupancyTrial::Failed : OccupancyTrial::Spills;
-    fitting[blocks] = std::move(image);
-    return OccupancyTrial::Fits;
-  });
-  if (result.minBlocksPerSM > base) {
-    cubin = std::move(fitting[result.minBlocksPerSM]);
-    return Status::success();
+    limits = {device.maxThreadsPerSM, device.maxBlocksPerSM,
+              device.maxSharedPerSM, device.reservedSharedPerBlock,
+              device.registersPerSM};
+  int top = residentBlockLimit(limits, directives.threadsPerBlock,
+                               options.sharedBytes);
+  if (top <= base) {
+    result.links = 1;
+    return linkOnce(ptx, name, cubin);
   }
-  ++result.links;
-  return linkOnce(ptx, name, cubin);
+  // Each trial is linked and loaded into a throw-away module for its local
+  // memory and registers; the image of each count kept for the choice. The
+  // PTX as written is the first trial, and its link error (if any) is the
+  // one reported.
+  std::map<int, std::string> images;
+  Status asWritten;
+  result.minBlocksPerSM = searchMinBlocksPerSM(
+      base, top, limits, directives.threadsPerBlock, [&](int blocks) {
+        ++result.links;
+        std::string image;
+        Status linked =
+            linkOnce(blocks == base
+                         ? ptx
+                         : withMinBlocksPerSM(ptx, directives, blocks),
+                     name, image);
+        if (blocks == base)
+          asWritten = linked;
+        OccupancyTrial trial;
+        int localBytes = -1;
+        if (!linked.ok ||
+            !readResources(image, name, localBytes, trial.registers))
+          return trial; // Failed
+        trial.outcome = localBytes == 0 ? OccupancyTrial::Fits
+                                        : OccupancyTrial::Spills;
+        images[blocks] = std::move(image);
+        return trial;
+      });
+  if (!asWritten.ok)
+    return asWritten;
+  auto chosen = images.find(result.minBlocksPerSM);
+  if (chosen == images.end()) {
+    // The PTX as written linked but its resources could not be read.
+    result.minBlocksPerSM = base;
+    ++result.links;
+    return linkOnce(ptx, name, cubin);
+  }
+  cubin = std::move(chosen->second);
+  return Status::success();
 }
 
 Status Kernel::loadImage(const std::string &image, const std::string &name,

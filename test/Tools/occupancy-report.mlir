@@ -1,15 +1,23 @@
 // tilelang-compile --report runs the runtime's occupancy search with ptxas
-// standing in for the driver's JIT (docs/runtime.md, "Occupancy search"):
-// a kernel without tensor-core products asks for 2 blocks of 8 warps per SM
-// (the lowering's floor); an sm_90a SM holds 8, which is tried first. A
-// tensor-core kernel asks for nothing and is not searched.
-// RUN: %if ptxas %{ tilelang-compile %S/../Target/PTX/layernorm.mlir --arch=sm_90a --num-warps=8 --report -o /dev/null 2>&1 | FileCheck %s %}
+// standing in for the driver's JIT (docs/runtime.md, "Occupancy search").
+// The layernorm asks for 2 blocks of 8 warps per SM (the lowering's floor
+// for kernels without tensor-core products); an sm_90a SM holds 8. Over
+// 1024-wide rows its registers already allow enough blocks: one trial. Over
+// 8192-wide rows they do not: 8 blocks are tried next, and a bisection
+// follows when they spill. A tensor-core kernel asks for nothing and is not
+// searched.
+// RUN: %if ptxas %{ tilelang-compile %S/../Target/PTX/layernorm.mlir --arch=sm_90a --num-warps=8 --report -o /dev/null 2>&1 | FileCheck %s --check-prefix=NARROW %}
+// RUN: %if ptxas %{ sed 's/1024/8192/g' %S/../Target/PTX/layernorm.mlir | tilelang-compile - --arch=sm_90a --num-warps=8 --report -o /dev/null 2>&1 | FileCheck %s --check-prefix=WIDE %}
 // RUN: %if ptxas %{ tilelang-compile %S/../Target/PTX/matmul.mlir --arch=sm_90a --report -o /dev/null 2>&1 | FileCheck %s --check-prefix=DOT %}
 
-// CHECK: resources (
-// CHECK: occupancy search ({{.*}}the PTX asks for 2 blocks per SM, an sm_90a SM holds 8 of 256 threads):
-// CHECK-NEXT: 8 blocks: {{[0-9]+}} registers, {{[0-9]+}} bytes of local memory
-// CHECK: kept: {{[2-8]}} blocks per SM
+// NARROW: occupancy search ({{.*}}the PTX asks for 2 blocks per SM, an sm_90a SM holds 8 of 256 threads):
+// NARROW-NEXT: 2 blocks: {{[0-9]+}} registers, 0 bytes of local memory
+// NARROW-NEXT: kept: 2 blocks per SM (as the PTX asks; its {{[0-9]+}} registers allow {{[6-8]}})
+
+// WIDE: occupancy search ({{.*}}the PTX asks for 2 blocks per SM, an sm_90a SM holds 8 of 256 threads):
+// WIDE-NEXT: 2 blocks: {{[0-9]+}} registers, 0 bytes of local memory
+// WIDE-NEXT: 8 blocks: {{[0-9]+}} registers, {{[0-9]+}} bytes of local memory
+// WIDE: kept: {{[2-8]}} blocks per SM
 
 // DOT: resources (
 // DOT-NOT: occupancy search

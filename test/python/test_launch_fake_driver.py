@@ -228,33 +228,43 @@ print(json.dumps(report))
 """
 
 
-@pytest.mark.parametrize("needed, blocks, links", [
-    (24, 8, 1),    # fits the most blocks an SM holds (8 of 256 threads): one link
-    (48, 5, 3),    # 8 (32 registers) spills; 5 (48) fits, 6 (40) spills: 5, not the last tried
-    (60, 4, 4),    # 8 and 5 (48) spill, 3 (80) and 4 (64) fit
-    (200, 2, 4),   # spills at every count tried: the PTX's own 2, linked last
+@pytest.mark.parametrize("registers, blocks, links, used, local", [
+    # 24 registers at the PTX's 2 blocks already allow the SM's 8: one link.
+    ("24", 2, 1, 24, 0),
+    # 40 allow 6 blocks of 8 warps, three quarters of the SM: one link.
+    ("40", 2, 1, 40, 0),
+    # 72 (squeezable to 60) allow 3: 8 and 5 spill (32, 48 < 60), 4 fits.
+    ("72,60", 4, 4, 64, 0),
+    # 48 (to 40) allow 5: 8 spills, 6 fits (40), 7 spills; 6 is kept though 7
+    # was linked last.
+    ("48,40", 6, 4, 40, 0),
+    # 60 allow 4: 8, 6 and 5 spill; the PTX as written is kept.
+    ("60", 2, 4, 60, 0),
+    # The PTX as written spills already: nothing above it is tried.
+    ("200", 2, 1, 128, 4 * (200 - 128)),
 ])
-def test_the_occupancy_search_keeps_the_most_blocks_that_do_not_spill(library, needed, blocks, links):
-    # The stand-in gives a kernel min(needed, 65536 / (blocks * 256)) registers
-    # and spills the rest; the lowering asks for 2 blocks of 8 warps.
-    report = fakecuda.run_script(library, OCCUPANCY, env={"FAKE_CUDA_REGISTERS": str(needed)})
+def test_the_occupancy_search_keeps_the_most_blocks_that_do_not_spill(library, registers, blocks, links, used,
+                                                                      local):
+    # The lowering asks for 2 blocks of 8 warps; see fake_cuda.c for how
+    # the stand-in's registers and spills follow the blocks asked for.
+    report = fakecuda.run_script(library, OCCUPANCY, env={"FAKE_CUDA_REGISTERS": registers})
     assert report["ptx_asks"] == 2
     assert report["info"] == {"min_blocks_per_sm": blocks, "links": links}
     assert report["cubin_asks"] == blocks
     assert report["links"] == links
-    budget = 65536 // (blocks * 256) // 8 * 8
-    assert report["registers"] == min(needed, budget, 255)
-    assert report["local_bytes"] == 4 * max(0, needed - min(budget, 255))
+    assert report["registers"] == used
+    assert report["local_bytes"] == local
     assert report["cached_info"] == report["info"]
     assert report["links_after_cached"] == links
 
 
 def test_the_occupancy_search_can_be_turned_off(library):
-    report = fakecuda.run_script(library, OCCUPANCY, env={"FAKE_CUDA_REGISTERS": "24",
+    report = fakecuda.run_script(library, OCCUPANCY, env={"FAKE_CUDA_REGISTERS": "72,60",
                                                           "TILELANG_OCCUPANCY_SEARCH": "0"})
     assert report["info"] == {"min_blocks_per_sm": 2, "links": 1}
     assert report["links"] == 1
     assert report["cubin_asks"] == 2
+    assert report["registers"] == 72
 
 
 SHARED_BOUND = PRELUDE + """
@@ -288,11 +298,13 @@ print(json.dumps(report))
 
 
 def test_the_occupancy_search_stops_at_the_blocks_shared_memory_allows(library):
-    # 4 warps: threads alone would allow 16 blocks (and 32 registers each).
-    report = fakecuda.run_script(library, SHARED_BOUND, env={"FAKE_CUDA_REGISTERS": "24"})
+    # 4 warps taking 128 registers (squeezable to 24): 4 blocks as the PTX
+    # asks; threads alone would allow 16 (32 registers each), shared memory
+    # 5, which fit.
+    report = fakecuda.run_script(library, SHARED_BOUND, env={"FAKE_CUDA_REGISTERS": "128,24"})
     assert report["shared"] > 0
     assert report["ptx_asks"] == 4
-    assert report["info"] == {"min_blocks_per_sm": 5, "links": 1}
+    assert report["info"] == {"min_blocks_per_sm": 5, "links": 2}
 
 
 AUTOTUNE = PRELUDE + """

@@ -228,33 +228,48 @@ void reportOccupancySearch(const std::string &ptxas,
       readEntryDirectives(result.ptx, result.kernelName);
   if (directives.minBlocksPerSM == 0)
     return;
-  int top = residentBlockLimit(smLimitsOfArch(result.arch),
-                               directives.threadsPerBlock, result.sharedBytes);
+  SMLimits limits = smLimitsOfArch(result.arch);
+  int top = residentBlockLimit(limits, directives.threadsPerBlock,
+                               result.sharedBytes);
+  int base = directives.minBlocksPerSM;
   std::cerr << "occupancy search (the runtime's, with ptxas standing in for "
             << "the driver's JIT, whose choice may differ; the PTX asks for "
-            << directives.minBlocksPerSM << " blocks per SM, an " << result.arch << " SM holds " << top
-            << " of " << directives.threadsPerBlock << " threads):\n";
+            << base << " blocks per SM, an " << result.arch << " SM holds "
+            << top << " of " << directives.threadsPerBlock << " threads):\n";
+  int baseRegisters = 0;
   int kept = searchMinBlocksPerSM(
-      directives.minBlocksPerSM, top, [&](int blocks) {
+      base, top, limits, directives.threadsPerBlock, [&](int blocks) {
+        OccupancyTrial trial;
         std::string output;
         int status = 0;
         if (!runPtxas(ptxas,
-                      withMinBlocksPerSM(result.ptx, directives, blocks),
+                      blocks == base
+                          ? result.ptx
+                          : withMinBlocksPerSM(result.ptx, directives, blocks),
                       result.arch, output, status)) {
           std::cerr << "  " << blocks << " blocks: ptxas failed\n";
-          return OccupancyTrial::Failed;
+          return trial;
         }
         long local = numberBefore(output, " bytes stack frame");
-        std::cerr << "  " << blocks << " blocks: "
-                  << numberBefore(output, " registers") << " registers, "
-                  << local << " bytes of local memory\n";
-        return local == 0 ? OccupancyTrial::Fits
-                          : local < 0 ? OccupancyTrial::Failed
-                                      : OccupancyTrial::Spills;
+        trial.registers = int(numberBefore(output, " registers"));
+        if (blocks == base)
+          baseRegisters = trial.registers;
+        std::cerr << "  " << blocks << " blocks: " << trial.registers
+                  << " registers, " << local << " bytes of local memory\n";
+        trial.outcome = local == 0 ? OccupancyTrial::Fits
+                        : local > 0 ? OccupancyTrial::Spills
+                                    : OccupancyTrial::Failed;
+        return trial;
       });
-  std::cerr << "  kept: " << kept << " blocks per SM"
-            << (kept == directives.minBlocksPerSM ? " (as the PTX asks)" : "")
-            << "\n";
+  std::cerr << "  kept: " << kept << " blocks per SM";
+  if (kept == base && baseRegisters > 0)
+    std::cerr << " (as the PTX asks; its " << baseRegisters
+              << " registers allow "
+              << std::min(top, blocksWithRegisters(limits,
+                                                   directives.threadsPerBlock,
+                                                   baseRegisters))
+              << ")";
+  std::cerr << "\n";
 }
 
 /// Runs ptxas on the PTX and prints its resource report, then the

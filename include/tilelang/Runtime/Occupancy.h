@@ -39,11 +39,13 @@ TILELANG_API std::string withMinBlocksPerSM(const std::string &ptx,
                                             const EntryDirectives &directives,
                                             int blocks);
 
-/// What bounds the resident blocks of an SM, registers aside.
+/// What bounds the resident blocks of an SM.
 struct SMLimits {
   int maxThreadsPerSM = 0, maxBlocksPerSM = 0;
   /// Shared memory per SM and what the driver reserves of it per block.
   int maxSharedPerSM = 0, reservedSharedPerBlock = 0;
+  /// 32-bit registers per SM.
+  int registersPerSM = 0;
 };
 
 /// The limits of the GPUs of architecture `arch` ("sm_80", "sm_90a", ...),
@@ -51,24 +53,42 @@ struct SMLimits {
 TILELANG_API SMLimits smLimitsOfArch(const std::string &arch);
 
 /// How many blocks of `threadsPerBlock` threads taking `sharedBytes` of
-/// dynamic shared memory an SM with `limits` holds; 0 when unknown.
+/// dynamic shared memory an SM with `limits` holds, registers aside; 0 when
+/// unknown.
 TILELANG_API int residentBlockLimit(const SMLimits &limits,
                                     int threadsPerBlock,
                                     long long sharedBytes);
 
-/// The outcome of compiling a kernel for a number of blocks per SM.
-enum class OccupancyTrial { Fits, Spills, Failed };
+/// How many such blocks fit the register file when each thread takes
+/// `registers` (allocated per warp in units of 256).
+TILELANG_API int blocksWithRegisters(const SMLimits &limits,
+                                     int threadsPerBlock, int registers);
 
-/// The most blocks per SM in (`base`, `top`] for which `tryBlocks` says
-/// Fits, or `base` when none does (or a trial Failed, which ends the
-/// search). The largest first, since most kernels fit it; then a bisection,
-/// which assumes that a kernel that spills at some count also spills at
-/// every larger one (where the compiler does otherwise, the search may
-/// settle lower than it could, never on a count that spills). `tryBlocks`
-/// is called at most about log2(top - base) + 1 times.
-TILELANG_API int
-searchMinBlocksPerSM(int base, int top,
-                     const std::function<OccupancyTrial(int)> &tryBlocks);
+/// What compiling a kernel for a number of blocks per SM gave: whether it
+/// needs no local memory (Fits), needs some (Spills) or failed, and the
+/// registers a thread takes.
+struct OccupancyTrial {
+  enum Outcome { Fits, Spills, Failed } outcome = Failed;
+  int registers = 0;
+};
+
+/// The blocks per SM to compile a kernel for, given the count its PTX asks
+/// for (`base`), the most an SM holds (`top`, residentBlockLimit) and
+/// `tryBlocks`, which compiles it for a count and says how that went
+/// (`base` meaning the PTX as written). Returns `base` unless a larger
+/// count Fits and beats what `base`'s own registers already allow.
+///
+/// `base` is tried first: if it spills or fails, or its registers already
+/// give at least three quarters of the SM's threads (or `top` blocks), that
+/// is the answer. Otherwise `top`, then a bisection between the two, which
+/// assumes that a kernel spilling at some count also spills at every larger
+/// one (where the compiler does otherwise the search settles lower than it
+/// could, never on a count that spills); a failed trial ends it with
+/// `base`. Measured on memory-bound kernels, more resident blocks won
+/// wherever they did not spill (docs/runtime.md, "Occupancy search").
+TILELANG_API int searchMinBlocksPerSM(
+    int base, int top, const SMLimits &limits, int threadsPerBlock,
+    const std::function<OccupancyTrial(int)> &tryBlocks);
 
 } // namespace tilelang::runtime
 

@@ -44,6 +44,8 @@ struct DeviceInfo {
   /// and what the driver reserves of it per block, in bytes.
   int maxThreadsPerSM = 0, maxBlocksPerSM = 0;
   int maxSharedPerSM = 0, reservedSharedPerBlock = 0;
+  /// 32-bit registers per SM.
+  int registersPerSM = 0;
   /// Peak SM and memory clocks (kHz) and the memory bus width (bits); 0
   /// where the driver does not report them.
   int clockRateKHz = 0, memoryClockRateKHz = 0, memoryBusWidthBits = 0;
@@ -83,11 +85,12 @@ struct LinkOptions {
 ///
 /// With `options.searchOccupancy`, a kernel whose PTX asks for a minimum of
 /// blocks per SM (`.minnctapersm`, which the lowering puts on kernels
-/// without tensor-core products) is also compiled for more blocks per SM,
-/// up to what an SM holds (threads, blocks and shared memory), and the
-/// cubin with the most that needs no local memory (spills no registers) is
-/// kept: measured on memory-bound kernels, more resident blocks win unless
-/// registers spill (docs/runtime.md, "Occupancy search").
+/// without tensor-core products) and whose registers, as written, leave the
+/// SM under three quarters full is also compiled for more blocks per SM, up
+/// to what an SM holds (threads, blocks and shared memory), and the cubin
+/// with the most that needs no local memory (spills no registers) is kept
+/// (searchMinBlocksPerSM in Occupancy.h; docs/runtime.md, "Occupancy
+/// search").
 TILELANG_API Status linkPTX(const std::string &ptx, const std::string &name,
                             std::string &cubin, const LinkOptions &options,
                             LinkReport *report = nullptr);

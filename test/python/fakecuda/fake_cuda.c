@@ -11,11 +11,13 @@
  * cuTensorMapEncodeTiled writes a readable record into the 128-byte map (see
  * FakeTensorMap) instead of the hardware's encoding.
  *
- * Registers: every kernel needs FAKE_CUDA_REGISTERS (32 by default); a
- * kernel whose PTX asks for .minnctapersm B with .maxntid T gets at most
- * 65536 / (B * T) (a multiple of 8, at most 255), and what it needs beyond
- * that spills: 4 bytes of local memory a register. So the runtime's
- * occupancy search can be followed without ptxas.
+ * Registers: FAKE_CUDA_REGISTERS is "P" or "P,M" (32 by default): a kernel
+ * takes P registers when it may and can be squeezed to M (= P) without
+ * spilling. One whose PTX asks for .minnctapersm B with .maxntid T gets a
+ * budget of 65536 / (B * T) (a multiple of 8, at most 255): it takes
+ * min(P, budget) registers and spills 4 bytes of local memory for every
+ * register the budget falls short of M. So the runtime's occupancy search
+ * can be followed without ptxas.
  *
  * Environment: FAKE_CUDA_CAPABILITY ("9.0" by default), FAKE_CUDA_SHARED_OPTIN
  * (bytes, 232448 by default), FAKE_CUDA_LAUNCH_ERROR (a CUresult that every
@@ -253,6 +255,9 @@ CUresult cuDeviceGetAttribute(int *value, int attribute, int device) {
   case 75:
     *value = atoi(capability);
     return 0;
+  case 82: /* registers per SM */
+    *value = 65536;
+    return 0;
   case 76: {
     const char *dot = strchr(capability, '.');
     *value = dot ? atoi(dot + 1) : 0;
@@ -372,19 +377,25 @@ CUresult cuFuncSetAttribute(void *function, int attribute, int value) {
 
 CUresult cuFuncGetAttribute(int *value, int attribute, void *function) {
   const FakeFunction *callee = function;
-  int needed = atoi(envOr("FAKE_CUDA_REGISTERS", "32")), budget = 255;
+  /* "preferred[,minimum]": what the kernel takes when it may, and the least
+   * it can be squeezed to without spilling. */
+  const char *registers = envOr("FAKE_CUDA_REGISTERS", "32");
+  int preferred = atoi(registers), minimum = preferred, budget = 255;
+  const char *comma = strchr(registers, ',');
+  if (comma)
+    minimum = atoi(comma + 1);
   if (callee->minBlocksPerSM > 0 && callee->threadsPerBlock > 0) {
     budget = 65536 / (callee->minBlocksPerSM * callee->threadsPerBlock) / 8 * 8;
     if (budget > 255)
       budget = 255;
   }
-  int registers = needed < budget ? needed : budget;
+  int used = preferred < budget ? preferred : budget;
   switch (attribute) {
-  case 3: /* local bytes: the spilled registers */
-    *value = 4 * (needed - registers);
+  case 3: /* local bytes: what did not fit the budget */
+    *value = budget < minimum ? 4 * (minimum - budget) : 0;
     return 0;
   case 4: /* registers */
-    *value = registers;
+    *value = used;
     return 0;
   default:
     *value = 0;
