@@ -38,12 +38,12 @@ def with_min_blocks(blocks):
     .minnctapersm, a number for that many. Prints what it got."""
     link = _C.link_kernel
 
-    def patched(ptx, name, search_occupancy=True):
+    def patched(ptx, name, search_occupancy=True, shared_bytes=0):
         if blocks not in ("search", "ptx"):
             ptx, count = re.subn(r"\.minnctapersm \d+", f".minnctapersm {blocks}", ptx)
             if count == 0:
                 ptx = ptx.replace(".maxntid", f".minnctapersm {blocks}\n.maxntid", 1)
-        cubin, info = link(ptx, name, blocks == "search")
+        cubin, info = link(ptx, name, blocks == "search", shared_bytes)
         loaded = _C.Kernel.load_image(cubin, name, 0, 4, "")
         print(f"   {blocks}: {info['min_blocks_per_sm']} blocks per SM ({info['links']} links), "
               f"{loaded.registers} registers, {loaded.local_bytes} local bytes", flush=True)
