@@ -198,6 +198,13 @@ static void compileImpl(const std::string &source,
                                    std::to_string(options.numWarps));
     return;
   }
+  if (options.maxRegisters != 0 &&
+      (options.maxRegisters < 16 || options.maxRegisters > 255)) {
+    session.error("<options>", "maxnreg must be from 16 to 255 registers a "
+                               "thread, got " +
+                                   std::to_string(options.maxRegisters));
+    return;
+  }
   OwningOpRef<ModuleOp> module = session.parse(source, options.sourceName);
   if (!module)
     return;
@@ -229,7 +236,7 @@ static void compileImpl(const std::string &source,
   result.tensorMaps = collectTensorMapEncodings(kernels.front());
 
   PassManager toLLVM(&session.context, ModuleOp::getOperationName());
-  buildLLVMPipeline(toLLVM);
+  buildLLVMPipeline(toLLVM, options.maxRegisters);
   if (!session.run(toLLVM, *module))
     return;
   keep("llvm");

@@ -49,9 +49,11 @@ void buildTileGPUPipeline(OpPassManager &pm, unsigned numWarps,
   pm.addPass(createCSEPass());
 }
 
-void buildLLVMPipeline(OpPassManager &pm) {
+void buildLLVMPipeline(OpPassManager &pm, unsigned maxRegisters) {
   pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(createConvertTileGPUToLLVM());
+  ConvertTileGPUToLLVMOptions options;
+  options.maxRegisters = maxRegisters;
+  pm.addPass(createConvertTileGPUToLLVM(options));
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -20,8 +20,9 @@ namespace tilelang {
 void buildTileGPUPipeline(mlir::OpPassManager &pm, unsigned numWarps,
                           unsigned numStages, const std::string &arch);
 
-/// tilegpu -> LLVM + NVVM dialects.
-void buildLLVMPipeline(mlir::OpPassManager &pm);
+/// tilegpu -> LLVM + NVVM dialects; kernels capped at `maxRegisters` a
+/// thread when it is not 0.
+void buildLLVMPipeline(mlir::OpPassManager &pm, unsigned maxRegisters);
 
 } // namespace tilelang
 

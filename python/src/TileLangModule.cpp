@@ -205,11 +205,12 @@ PYBIND11_MODULE(_C, m) {
       "compile",
       [](const std::string &source, const std::string &arch,
          unsigned numWarps, unsigned numStages, const std::string &sourceName,
-         bool keepStages) {
+         bool keepStages, unsigned maxRegisters) {
         tilelang::CompileOptions options;
         options.arch = arch;
         options.numWarps = numWarps;
         options.numStages = numStages;
+        options.maxRegisters = maxRegisters;
         options.sourceName = sourceName;
         options.keepStages = keepStages;
         py::gil_scoped_release release;
@@ -217,8 +218,9 @@ PYBIND11_MODULE(_C, m) {
       },
       py::arg("source"), py::arg("arch") = "sm_90a", py::arg("num_warps") = 4,
       py::arg("num_stages") = 3, py::arg("source_name") = "<tile-ir>",
-      py::arg("keep_stages") = false,
-      "Compile one tile-IR kernel to PTX.");
+      py::arg("keep_stages") = false, py::arg("max_registers") = 0,
+      "Compile one tile-IR kernel to PTX (max_registers: PTX .maxnreg, 0 "
+      "for none).");
 
   py::class_<LaunchableKernel>(m, "Kernel")
       .def_static(

@@ -83,10 +83,12 @@ def directory() -> Optional[str]:
     return knobs.cache_dir() or _native().DiskCache.default_directory()
 
 
-def kernel_key(tile_ir: str, arch: str, num_warps: int, num_stages: int) -> str:
+def kernel_key(tile_ir: str, arch: str, num_warps: int, num_stages: int, maxnreg: Optional[int] = None) -> str:
     from tilelang.ir import compiler_version
 
     parts = [FORMAT, compiler_version(), _native().build_id(), tile_ir, arch, str(num_warps), str(num_stages), str(driver_version())]
+    if maxnreg:
+        parts.append(f"maxnreg={maxnreg}")
     if not knobs.occupancy_search():
         # Another cubin for the same PTX (see knobs): kept apart.
         parts.append("occupancy-search=0")

@@ -130,14 +130,18 @@ def compile_ir(
     num_stages: int = 3,
     source_name: str = "<tile-ir>",
     keep_stages: bool = False,
+    maxnreg: Optional[int] = None,
 ) -> CompiledIR:
-    """Compiles one tile-IR kernel to PTX; raises ``CompilationError``."""
+    """Compiles one tile-IR kernel to PTX; raises ``CompilationError``.
+    ``maxnreg`` caps the registers a thread may use (PTX ``.maxnreg``, 16 to
+    255, as Triton's option); None leaves them to ptxas and, for kernels
+    without tensor-core products, to the runtime's occupancy search."""
     if not isinstance(source, str):
         raise TypeError(f"source must be str, not {type(source).__name__}")
-    for name, value in (("num_warps", num_warps), ("num_stages", num_stages)):
+    for name, value in (("num_warps", num_warps), ("num_stages", num_stages), ("maxnreg", maxnreg or 0)):
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise TypeError(f"{name} must be a non-negative int, got {value!r}")
-    result = _native().compile(source, arch, num_warps, num_stages, source_name, keep_stages)
+    result = _native().compile(source, arch, num_warps, num_stages, source_name, keep_stages, maxnreg or 0)
     if not result.success:
         diagnostics = [_convert(d) for d in result.diagnostics]
         raise CompilationError(diagnostics, sources={source_name: source})

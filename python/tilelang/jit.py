@@ -89,13 +89,15 @@ class CompiledKernel:
     """
 
     def __init__(self, name, signature, constexprs, specialization, num_warps, num_stages,
-                 asm, arg_names, frontend_seconds):
+                 asm, arg_names, frontend_seconds, maxnreg=None):
         self.name: str = name
         self.signature: Dict[str, str] = signature
         self.constexprs: Dict[str, Any] = constexprs
         self.specialization: Dict[str, int] = specialization
         self.num_warps: int = num_warps
         self.num_stages: int = num_stages
+        # Registers a thread may use at most (PTX .maxnreg), or None.
+        self.maxnreg: Optional[int] = maxnreg
         self.asm: Dict[str, str] = asm
         self.arg_names = arg_names
         self.frontend_seconds: float = frontend_seconds
@@ -127,7 +129,7 @@ class CompiledKernel:
             from tilelang import cache
             from tilelang.ir import CompiledIR, compile_ir
 
-            key = cache.kernel_key(self.asm["tile"], arch, self.num_warps, self.num_stages)
+            key = cache.kernel_key(self.asm["tile"], arch, self.num_warps, self.num_stages, self.maxnreg)
             entry = cache.lookup(key)
             if entry is not None:
                 fields = entry.fields
@@ -143,7 +145,8 @@ class CompiledKernel:
                     # (an unsupported tl.dot, say) point at the Python line;
                     # the key above stays location-free.
                     compiled = compile_ir(self.asm["tile-src"], arch=arch, num_warps=self.num_warps,
-                                          num_stages=self.num_stages, source_name=f"<tile-ir of {self.name}>",
+                                          num_stages=self.num_stages, maxnreg=self.maxnreg,
+                                          source_name=f"<tile-ir of {self.name}>",
                                           keep_stages=True)
                 link_info = {}
                 if need_cubin:
@@ -154,6 +157,7 @@ class CompiledKernel:
                     self.link_info[arch] = dict(link_info)
                 fields = {"name": compiled.name, "shared_bytes": compiled.shared_bytes,
                           "num_warps": compiled.num_warps, "num_stages": self.num_stages, "arch": arch,
+                          **({"maxnreg": self.maxnreg} if self.maxnreg else {}),
                           **link_info,
                           "tensor_maps": compiled.tensor_maps,
                           "signature": self.signature, "constexprs": {k: repr(v) for k, v in self.constexprs.items()}}
@@ -317,8 +321,9 @@ class JITFunction(_Subscriptable):
 
     def compile(self, signature: Union[Dict[str, str], str, Iterable[str]], constexprs=None,
                 specialization=None, num_warps: int = 4, num_stages: int = 3,
-                debug: Optional[bool] = None) -> CompiledKernel:
-        """Compiles one specialization ahead of time; raises CompilationError."""
+                debug: Optional[bool] = None, maxnreg: Optional[int] = None) -> CompiledKernel:
+        """Compiles one specialization ahead of time; raises CompilationError.
+        ``maxnreg`` caps the registers a thread may use (Triton's option)."""
         constexprs = dict(constexprs or {})
         for key, value in list(constexprs.items()):
             if isinstance(key, int):
@@ -362,16 +367,16 @@ class JITFunction(_Subscriptable):
             tuple(sorted(sig_text.items())),
             tuple(sorted((k, _key_part(v)) for k, v in constexprs.items())),
             tuple(sorted(specialization.items())),
-            num_warps, num_stages, debug,
+            num_warps, num_stages, debug, maxnreg,
         )
         cached = self.cache.get(key)
         if cached is not None:
             return cached
-        kernel = self._compile(types, sig_text, constexprs, specialization, num_warps, num_stages, debug)
+        kernel = self._compile(types, sig_text, constexprs, specialization, num_warps, num_stages, debug, maxnreg)
         self.cache[key] = kernel
         return kernel
 
-    def _compile(self, types, sig_text, constexprs, specialization, num_warps, num_stages, debug):
+    def _compile(self, types, sig_text, constexprs, specialization, num_warps, num_stages, debug, maxnreg=None):
         from tilelang.frontend.codegen import generate
         from tilelang.ir import run_pipeline
 
@@ -394,7 +399,7 @@ class JITFunction(_Subscriptable):
         asm = StageIR({"tile-src": text, "tile": verified},
                       {"tile-opt": lambda: run_pipeline(text, "canonicalize,cse", source_name=buffer)})
         return CompiledKernel(self.info().fndef.name, dict(sig_text), dict(constexprs),
-                              dict(specialization), num_warps, num_stages, asm, runtime, elapsed)
+                              dict(specialization), num_warps, num_stages, asm, runtime, elapsed, maxnreg)
 
     def specialize(self, *args, **kwargs):
         """(signature, constexprs, specialization) for a call with these arguments."""
@@ -474,12 +479,12 @@ class JITFunction(_Subscriptable):
         classes = {f"{name}.shape{i}": 16 for i, extent in enumerate(desc.shape) if int(extent) % 16 == 0}
         return f"tensordesc<{elem}[{block}]>", classes
 
-    def _prepare_launch(self, args, kwargs, num_warps, num_stages):
+    def _prepare_launch(self, args, kwargs, num_warps, num_stages, maxnreg=None):
         """Specializes, compiles and loads; returns what later launches need:
         the loaded kernel, where each run-time argument comes from (an index
         into the positional arguments, or a keyword), and the compiled kernel."""
         signature, constexprs, specialization = self.specialize(*args, **kwargs)
-        compiled = self.compile(signature, constexprs, specialization, num_warps, num_stages)
+        compiled = self.compile(signature, constexprs, specialization, num_warps, num_stages, maxnreg=maxnreg)
         launchable = compiled.launchable(_current_arch())
         positions = []
         for name in compiled.arg_names:
@@ -494,10 +499,11 @@ class JITFunction(_Subscriptable):
                                       f"kernels take CUDA tensors")
         return launchable, positions, compiled
 
-    def warmup(self, *args, grid=None, num_warps: int = 4, num_stages: int = 3, **kwargs) -> CompiledKernel:
+    def warmup(self, *args, grid=None, num_warps: int = 4, num_stages: int = 3, maxnreg: Optional[int] = None,
+               **kwargs) -> CompiledKernel:
         """Compiles for these arguments without launching (Triton's ``warmup``)."""
         signature, constexprs, specialization = self.specialize(*args, **kwargs)
-        return self.compile(signature, constexprs, specialization, num_warps, num_stages)
+        return self.compile(signature, constexprs, specialization, num_warps, num_stages, maxnreg=maxnreg)
 
     # -- calling ----------------------------------------------------------------------------
 
@@ -538,12 +544,13 @@ class JITFunction(_Subscriptable):
         launch_kwargs = dict(kwargs)
         num_warps = launch_kwargs.pop("num_warps", 4)
         num_stages = launch_kwargs.pop("num_stages", 3)
+        maxnreg = launch_kwargs.pop("maxnreg", None)
         # Launch options a kernel also declares as parameters reach it too
         # (Triton's tutorials pass num_stages to the kernel this way).
         for option, value in (("num_warps", num_warps), ("num_stages", num_stages)):
             if option in self.params and option not in launch_kwargs:
                 launch_kwargs[option] = value
-        launchable, positions, compiled = self._prepare_launch(args, launch_kwargs, num_warps, num_stages)
+        launchable, positions, compiled = self._prepare_launch(args, launch_kwargs, num_warps, num_stages, maxnreg)
         # A later call with the same key finds everything in C++, provided
         # each keyword argument it needs is one the caller passes.
         if key is not None and self._dispatcher is not None and \

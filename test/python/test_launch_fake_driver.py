@@ -267,6 +267,37 @@ def test_the_occupancy_search_can_be_turned_off(library):
     assert report["registers"] == 72
 
 
+MAXNREG = PRELUDE + """
+from tilelang.jit import _current_arch
+
+x = Tensor((1000,), "float32", 0x7F0000001000)
+y = Tensor((1000,), "float32", 0x7F0000002000)
+capped = axpy[(1,)](x, y, 1000, 2.0, BLOCK=2048, num_warps=8, maxnreg=80)
+arch = _current_arch()
+report["info"] = capped.link_info[arch]
+report["maxnreg"] = capped.maxnreg
+report["cubin_has_maxnreg"] = ".maxnreg 80" in capped._cubin[arch].decode()
+report["cubin_has_minnctapersm"] = ".minnctapersm" in capped._cubin[arch].decode()
+# Without the option: another kernel, with the floor and the search.
+plain = axpy[(1,)](x, y, 1000, 2.0, BLOCK=2048, num_warps=8)
+report["plain_is_another_kernel"] = plain is not capped
+report["plain_info"] = plain.link_info[arch]
+# The same call again takes the C++ fast path to the capped kernel.
+report["again_is_capped"] = axpy[(1,)](x, y, 1000, 2.0, BLOCK=2048, num_warps=8, maxnreg=80) is capped
+print(json.dumps(report))
+"""
+
+
+def test_maxnreg_caps_registers_and_skips_the_search(library):
+    report = fakecuda.run_script(library, MAXNREG, env={"FAKE_CUDA_REGISTERS": "72,60"})
+    assert report["maxnreg"] == 80
+    assert report["info"] == {"min_blocks_per_sm": 0, "links": 1}
+    assert report["cubin_has_maxnreg"] and not report["cubin_has_minnctapersm"]
+    assert report["plain_is_another_kernel"]
+    assert report["plain_info"] == {"min_blocks_per_sm": 4, "links": 4}
+    assert report["again_is_capped"]
+
+
 SHARED_BOUND = PRELUDE + """
 import os, re
 from tilelang.jit import _current_arch

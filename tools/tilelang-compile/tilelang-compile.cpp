@@ -33,6 +33,8 @@ options:
   --arch=<sm_XX>       target GPU: sm_80, sm_86, sm_89, sm_90, sm_90a (default sm_90a)
   --num-warps=<n>      warps per CTA, a power of two up to 32 (default 4)
   --num-stages=<n>     software-pipelining depth (default 3)
+  --maxnreg=<n>        registers a thread may use at most, 16 to 255 (PTX
+                       .maxnreg; default: ptxas decides)
   --dump-ir[=<dir>]    print the IR after every stage to standard error, or
                        write <dir>/<stage>.mlir (and llvm-ir.ll)
   --report             print kernel metadata and, if ptxas is found
@@ -86,6 +88,8 @@ Arguments parseArguments(int argc, char **argv) {
       args.options.arch = value("--arch=");
     } else if (arg.rfind("--num-warps=", 0) == 0) {
       args.options.numWarps = parseCount("--num-warps", value("--num-warps="));
+    } else if (arg.rfind("--maxnreg=", 0) == 0) {
+      args.options.maxRegisters = parseCount("--maxnreg", value("--maxnreg="));
     } else if (arg.rfind("--num-stages=", 0) == 0) {
       args.options.numStages =
           parseCount("--num-stages", value("--num-stages="));

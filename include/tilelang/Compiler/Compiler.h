@@ -80,6 +80,10 @@ struct CompileOptions {
   /// Software-pipelining depth of loops feeding dots (accepted now, used
   /// once pipelining lands).
   unsigned numStages = 3;
+  /// Registers a thread may use at most (PTX .maxnreg, Triton's maxnreg),
+  /// from 16 to 255; 0 leaves it to ptxas and, for kernels without
+  /// tensor-core products, to the occupancy floor and the runtime's search.
+  unsigned maxRegisters = 0;
   /// Name diagnostics give the source when its ops carry no locations.
   std::string sourceName = "<tile-ir>";
   /// Keep the IR after every stage in CompileResult::stages.

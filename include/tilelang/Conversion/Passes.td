@@ -44,7 +44,17 @@ def ConvertTileGPUToLLVM : Pass<"convert-tilegpu-to-llvm", "mlir::ModuleOp"> {
     dynamic array (`@tilelang_smem`), reused by every op that needs it; its
     size is recorded as the module attribute `tilegpu.shared`. Expects scf
     to be lowered to cf first (convert-scf-to-cf).
+
+    Kernels get `nvvm.maxntid` (the block's threads) and either
+    `nvvm.maxnreg` (with `max-registers`, Triton's `maxnreg`) or, without
+    tensor-core products, `nvvm.minctasm` asking for at least 16 resident
+    warps per SM (the floor the runtime's occupancy search starts from).
   }];
+  let options = [
+    Option<"maxRegisters", "max-registers", "unsigned", "0",
+           "Registers a thread may use at most (PTX .maxnreg); 0 leaves it "
+           "to ptxas and the occupancy floor">
+  ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect"];
 }

@@ -19,8 +19,10 @@ namespace {
 
 /// func.func -> llvm.func; public functions are kernels.
 struct FuncOpLowering : public ConvertOpToLLVMPattern<func::FuncOp> {
-  FuncOpLowering(TileGPUTypeConverter &converter, unsigned numWarps)
-      : ConvertOpToLLVMPattern(converter), numWarps(numWarps) {}
+  FuncOpLowering(TileGPUTypeConverter &converter, unsigned numWarps,
+                 unsigned maxRegisters)
+      : ConvertOpToLLVMPattern(converter), numWarps(numWarps),
+        maxRegisters(maxRegisters) {}
 
   LogicalResult
   matchAndRewrite(func::FuncOp func, OpAdaptor,
@@ -67,7 +69,12 @@ struct FuncOpLowering : public ConvertOpToLLVMPattern<func::FuncOp> {
                                      ? WalkResult::interrupt()
                                      : WalkResult::advance();
                         }).wasInterrupted();
-      if (!hasDot && numWarps < 16)
+      // A register cap the user asked for (Triton's maxnreg) replaces the
+      // floor, and with it the runtime's occupancy search.
+      if (maxRegisters > 0)
+        llvmFunc->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
+                          rewriter.getI32IntegerAttr(int32_t(maxRegisters)));
+      else if (!hasDot && numWarps < 16)
         llvmFunc->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                           rewriter.getI32IntegerAttr(
                               int32_t((16 + numWarps - 1) / numWarps)));
@@ -103,6 +110,7 @@ struct FuncOpLowering : public ConvertOpToLLVMPattern<func::FuncOp> {
   }
 
   unsigned numWarps;
+  unsigned maxRegisters;
 };
 
 /// func.return -> llvm.return.
@@ -219,8 +227,8 @@ void tilelang::lowering::populateUnsupportedOpPatterns(
 
 void tilelang::lowering::populateFuncOpToLLVMPatterns(
     TileGPUTypeConverter &converter, RewritePatternSet &patterns,
-    unsigned numWarps) {
-  patterns.add<FuncOpLowering>(converter, numWarps);
+    unsigned numWarps, unsigned maxRegisters) {
+  patterns.add<FuncOpLowering>(converter, numWarps, maxRegisters);
   patterns.add<ReturnOpLowering, CallOpLowering, BarrierOpLowering,
                GridQueryLowering<tile::ProgramIdOp, NVVM::BlockIdXOp,
                                  NVVM::BlockIdYOp, NVVM::BlockIdZOp>,

@@ -206,9 +206,10 @@ mlir::Value emitSinCosF64(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                           bool cosine);
 
 /// Pattern populators, one per op family.
+/// Kernels get `maxRegisters` as .maxnreg when it is not 0.
 void populateFuncOpToLLVMPatterns(TileGPUTypeConverter &converter,
                                   mlir::RewritePatternSet &patterns,
-                                  unsigned numWarps);
+                                  unsigned numWarps, unsigned maxRegisters);
 void populateElementwiseOpToLLVMPatterns(TileGPUTypeConverter &converter,
                                          mlir::RewritePatternSet &patterns,
                                          const ModuleAxisInfo &axisInfo);

@@ -36,6 +36,8 @@ namespace {
 struct ConvertTileGPUToLLVMPass
     : public tilelang::impl::ConvertTileGPUToLLVMBase<
           ConvertTileGPUToLLVMPass> {
+  using ConvertTileGPUToLLVMBase::ConvertTileGPUToLLVMBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
@@ -81,7 +83,8 @@ struct ConvertTileGPUToLLVMPass
     LowerToLLVMOptions options(context);
     TileGPUTypeConverter converter(context, options);
     RewritePatternSet patterns(context);
-    populateFuncOpToLLVMPatterns(converter, patterns, *numWarps);
+    populateFuncOpToLLVMPatterns(converter, patterns, *numWarps,
+                                 maxRegisters);
     populateElementwiseOpToLLVMPatterns(converter, patterns, axisInfo);
     populateMemoryOpToLLVMPatterns(converter, patterns, axisInfo);
     populateShapeOpToLLVMPatterns(converter, patterns);

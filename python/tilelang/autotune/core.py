@@ -55,31 +55,39 @@ stats = Stats()
 
 class Config:
     """One point of a tuning space: ``kwargs`` are constexprs passed to the
-    kernel, ``num_warps`` and ``num_stages`` launch options, ``pre_hook``
+    kernel, ``num_warps``, ``num_stages`` and ``maxnreg`` launch options
+    (``maxnreg``: registers a thread may use at most, or None), ``pre_hook``
     called with the arguments (by name) before each launch of this config."""
 
     def __init__(self, kwargs: Dict[str, Any], num_warps: int = 4, num_stages: int = 3,
-                 pre_hook: Optional[Callable] = None):
+                 pre_hook: Optional[Callable] = None, maxnreg: Optional[int] = None):
         self.kwargs = dict(kwargs)
         self.num_warps = num_warps
         self.num_stages = num_stages
+        self.maxnreg = maxnreg
         self.pre_hook = pre_hook
 
+    def _options(self) -> Dict[str, Any]:
+        options = {"num_warps": self.num_warps, "num_stages": self.num_stages}
+        if self.maxnreg is not None:
+            options["maxnreg"] = self.maxnreg
+        return options
+
     def all_kwargs(self) -> Dict[str, Any]:
-        return dict(self.kwargs, num_warps=self.num_warps, num_stages=self.num_stages)
+        return dict(self.kwargs, **self._options())
 
     def __str__(self) -> str:
         parts = [f"{k}: {v}" for k, v in self.kwargs.items()]
-        parts += [f"num_warps: {self.num_warps}", f"num_stages: {self.num_stages}"]
+        parts += [f"{k}: {v}" for k, v in self._options().items()]
         return ", ".join(parts)
 
     def __repr__(self) -> str:
-        return f"Config({self.kwargs!r}, num_warps={self.num_warps}, num_stages={self.num_stages})"
+        return f"Config({self.kwargs!r}, " + ", ".join(f"{k}={v}" for k, v in self._options().items()) + ")"
 
     def ident(self) -> str:
         """A stable identity for the store (pre_hook is not part of it)."""
         return json.dumps({"kwargs": {k: _jsonable(v) for k, v in sorted(self.kwargs.items())},
-                           "num_warps": self.num_warps, "num_stages": self.num_stages}, sort_keys=True)
+                           **self._options()}, sort_keys=True)
 
     def __eq__(self, other) -> bool:
         return isinstance(other, Config) and self.ident() == other.ident()
@@ -403,6 +411,7 @@ class Autotuner:
             records[config.ident()] = {"id": config.ident(), "config": str(config),
                                        "kwargs": {k: _jsonable(v) for k, v in config.kwargs.items()},
                                        "num_warps": config.num_warps, "num_stages": config.num_stages,
+                                       **({"maxnreg": config.maxnreg} if config.maxnreg is not None else {}),
                                        "time_ms": time_ms, "status": status, "reason": reason,
                                        "timestamp": _store.timestamp()}
 
@@ -495,7 +504,8 @@ class Autotuner:
         for option, value in (("num_warps", config.num_warps), ("num_stages", config.num_stages)):
             if option in self.params and option not in warm_kwargs:
                 warm_kwargs[option] = value
-        return self.fn.warmup(*args, num_warps=config.num_warps, num_stages=config.num_stages, **warm_kwargs)
+        return self.fn.warmup(*args, num_warps=config.num_warps, num_stages=config.num_stages,
+                              maxnreg=config.maxnreg, **warm_kwargs)
 
     def warmup(self, *args, **kwargs):
         return self.fn.warmup(*args, **kwargs)

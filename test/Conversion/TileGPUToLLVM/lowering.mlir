@@ -2,6 +2,7 @@
 // predicated global memory access, reductions and layout conversions
 // through shared memory, and math through NVVM approximations.
 // RUN: tilelang-opt %s --convert-scf-to-cf --convert-tilegpu-to-llvm --reconcile-unrealized-casts | FileCheck %s
+// RUN: tilelang-opt %s --convert-scf-to-cf --convert-tilegpu-to-llvm=max-registers=80 --reconcile-unrealized-casts | FileCheck %s --check-prefix=MAXNREG
 
 // The scratch space is one dynamic shared array sized for the largest user:
 // the 512 x f32 conversion in @convert (2048 bytes).
@@ -18,6 +19,9 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_80"} {
   // v4 access each; exp is ex2.approx of x * log2(e).
   // CHECK-LABEL: llvm.func @masked_copy
   // CHECK-SAME: (%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %[[N:.*]]: i32) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, nvvm.minctasm = 4 : i32}
+  // A register cap (Triton's maxnreg) replaces the occupancy floor.
+  // MAXNREG-LABEL: llvm.func @masked_copy
+  // MAXNREG-SAME: attributes {nvvm.kernel, nvvm.maxnreg = 80 : i32, nvvm.maxntid = array<i32: 128, 1, 1>}
   // CHECK: %[[PID:.*]] = nvvm.read.ptx.sreg.ctaid.x : i32
   // CHECK: llvm.mul %[[PID]], %{{.*}} : i32
   // CHECK: nvvm.read.ptx.sreg.tid.x : i32

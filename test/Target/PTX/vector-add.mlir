@@ -4,6 +4,8 @@
 // RUN: %if ptxas %{ %ptxas -arch=sm_80 %t.sm80.ptx -o /dev/null %}
 // RUN: tilelang-compile %s --arch=sm_90a -o %t.sm90a.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.sm90a.ptx -o /dev/null %}
+// RUN: tilelang-compile %s --arch=sm_90a --maxnreg=40 | FileCheck %s --check-prefix=MAXNREG
+// RUN: not tilelang-compile %s --maxnreg=8 2>&1 | FileCheck %s --check-prefix=BADNREG
 
 // Each thread moves 16 bytes per access: 4 f32 in one predicated
 // ld.global.v4 / st.global.v4 (n is divisible by 16, so the mask is uniform
@@ -15,6 +17,12 @@
 // CHECK-COUNT-2: @%p{{[0-9]+}} ld.global.v4.b32 { %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}} }
 // CHECK: @%p{{[0-9]+}} st.global.v4.b32
 // CHECK-NOT: ld.global.b32
+
+// --maxnreg (Triton's maxnreg) caps the registers instead.
+// MAXNREG: .maxntid 128, 1, 1
+// MAXNREG-NEXT: .maxnreg 40
+// MAXNREG-NEXT: {
+// BADNREG: error: maxnreg must be from 16 to 255 registers a thread, got 8
 
 // Vector add in tile IR: out[i] = x[i] + y[i] for i < n, 1024 elements per
 // program, masked at the tail. This is what the Python frontend emits for

@@ -132,6 +132,23 @@ def test_timings_without_the_occupancy_search_are_kept_apart(env, monkeypatch):
     assert searches == ["off", "on"]
 
 
+def test_maxnreg_configs_are_their_own_points_and_compile_capped(env):
+    capped = Config({"BLOCK": 256}, num_warps=8, maxnreg=64)
+    assert capped != Config({"BLOCK": 256}, num_warps=8)
+    assert "maxnreg: 64" in str(capped) and "maxnreg=64" in repr(capped)
+    assert capped.all_kwargs() == {"BLOCK": 256, "num_warps": 8, "num_stages": 3, "maxnreg": 64}
+    assert "maxnreg" not in Config({"BLOCK": 256}).all_kwargs()
+    timer = K.FakeTimer()
+    tuned = make([Config({"BLOCK": 256}, num_warps=8), capped], timer)
+    tuned[(1,)](*args())
+    assert len(timer.timed) == 2
+    records = next(iter(entries(env["store"]).values()))["records"]
+    assert sorted(r.get("maxnreg") for r in records if "maxnreg" in r) == [64]
+    # What was timed for the capped config was compiled with the cap.
+    compiled = tuned._compile(capped, list(args()), {}, {})
+    assert compiled.maxnreg == 64 and ".maxnreg 64" in compiled.to_ptx("sm_90a").ptx
+
+
 def test_pruning_with_reasons(env):
     env["device"]["max_shared_per_block"] = 16  # 8 warps' reduction needs 32 bytes
     timer = K.FakeTimer()

@@ -156,3 +156,23 @@ def test_tilelang_opt_verifies_the_frontend_ir(name, signature, constexprs, tmp_
     path.write_text(kernel.asm["tile-src"])
     result = subprocess.run([find_tool("tilelang-opt"), str(path)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def test_maxnreg_caps_registers_instead_of_the_occupancy_floor(tmp_path, monkeypatch):
+    # Triton's maxnreg launch option: .maxnreg in the PTX, and no
+    # .minnctapersm (so no occupancy search at link time); kept apart in the
+    # disk cache, and refused outside 16..255 with the option named.
+    monkeypatch.setenv("TILELANG_CACHE_DIR", str(tmp_path))
+    signature = {"x_ptr": "*fp32", "y_ptr": "*fp32", "output_ptr": "*fp32", "n_elements": "i32"}
+    plain = kernels.add_kernel.compile(signature, constexprs={"BLOCK_SIZE": 1024}).to_ptx("sm_90a").ptx
+    assert ".minnctapersm 4" in plain and ".maxnreg" not in plain
+    capped = kernels.add_kernel.compile(signature, constexprs={"BLOCK_SIZE": 1024}, maxnreg=40)
+    assert capped.maxnreg == 40
+    ptx = capped.to_ptx("sm_90a").ptx
+    assert ".maxnreg 40" in ptx and ".minnctapersm" not in ptx
+    # Asked again, the in-process cache answers with the same kernel.
+    assert kernels.add_kernel.compile(signature, constexprs={"BLOCK_SIZE": 1024}, maxnreg=40) is capped
+    from tilelang import cache
+    assert cache.kernel_key("module {}", "sm_90a", 4, 3, 40) != cache.kernel_key("module {}", "sm_90a", 4, 3)
+    with pytest.raises(tilelang.CompilationError, match="maxnreg must be from 16 to 255 registers a thread, got 8"):
+        kernels.add_kernel.compile(signature, constexprs={"BLOCK_SIZE": 1024}, maxnreg=8).to_ptx("sm_90a")
