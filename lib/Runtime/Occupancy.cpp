@@ -101,8 +101,11 @@ int blocksWithRegisters(const SMLimits &limits, int threadsPerBlock,
   int warps = (threadsPerBlock + 31) / 32;
   if (limits.registersPerSM <= 0 || warps <= 0 || registers <= 0)
     return 0;
+  // Registers are handed out per warp in units of 256, from the register
+  // file of one of the SM's four sub-partitions.
   int perWarp = (registers * 32 + 255) / 256 * 256;
-  return limits.registersPerSM / (perWarp * warps);
+  int residentWarps = limits.registersPerSM / 4 / perWarp * 4;
+  return residentWarps / warps;
 }
 
 int searchMinBlocksPerSM(int base, int top, const SMLimits &limits,

@@ -7,8 +7,9 @@ goes into a key and an entry:
 
 * key: the entry format, the compiler library's version and build ID (a
   hash of the library, so a rebuilt compiler never reuses), the verified tile
-  IR, the target architecture, ``num_warps``, ``num_stages`` and the CUDA
-  driver's version (0 without a driver: PTX-only entries);
+  IR, the target architecture, ``num_warps``, ``num_stages``, the CUDA
+  driver's version (0 without a driver: PTX-only entries), and ``maxnreg``
+  and a disabled occupancy search when they apply;
 * entry: the IR of every stage (``tile.mlir``, ``tilegpu.mlir``,
   ``llvm.mlir``, ``llvm-ir.ll``), ``kernel.ptx``, ``kernel.cubin`` when a
   driver linked it, and fields: kernel name, shared memory, warps, arch.

@@ -324,6 +324,7 @@ class JITFunction(_Subscriptable):
                 debug: Optional[bool] = None, maxnreg: Optional[int] = None) -> CompiledKernel:
         """Compiles one specialization ahead of time; raises CompilationError.
         ``maxnreg`` caps the registers a thread may use (Triton's option)."""
+        maxnreg = maxnreg or None  # 0: no cap
         constexprs = dict(constexprs or {})
         for key, value in list(constexprs.items()):
             if isinstance(key, int):
@@ -502,6 +503,9 @@ class JITFunction(_Subscriptable):
     def warmup(self, *args, grid=None, num_warps: int = 4, num_stages: int = 3, maxnreg: Optional[int] = None,
                **kwargs) -> CompiledKernel:
         """Compiles for these arguments without launching (Triton's ``warmup``)."""
+        for option, value in (("num_warps", num_warps), ("num_stages", num_stages), ("maxnreg", maxnreg)):
+            if option in self.params and option not in kwargs:
+                kwargs[option] = value
         signature, constexprs, specialization = self.specialize(*args, **kwargs)
         return self.compile(signature, constexprs, specialization, num_warps, num_stages, maxnreg=maxnreg)
 
@@ -547,7 +551,7 @@ class JITFunction(_Subscriptable):
         maxnreg = launch_kwargs.pop("maxnreg", None)
         # Launch options a kernel also declares as parameters reach it too
         # (Triton's tutorials pass num_stages to the kernel this way).
-        for option, value in (("num_warps", num_warps), ("num_stages", num_stages)):
+        for option, value in (("num_warps", num_warps), ("num_stages", num_stages), ("maxnreg", maxnreg)):
             if option in self.params and option not in launch_kwargs:
                 launch_kwargs[option] = value
         launchable, positions, compiled = self._prepare_launch(args, launch_kwargs, num_warps, num_stages, maxnreg)

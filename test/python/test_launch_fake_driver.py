@@ -258,6 +258,35 @@ def test_the_occupancy_search_keeps_the_most_blocks_that_do_not_spill(library, r
     assert report["links_after_cached"] == links
 
 
+LINK_FAILURE = PRELUDE + """
+x = Tensor((1000,), "float32", 0x7F0000001000)
+y = Tensor((1000,), "float32", 0x7F0000002000)
+report["error"] = error_of(lambda: axpy[(1,)](x, y, 1000, 2.0, BLOCK=2048, num_warps=8))
+if report["error"] is None:
+    from tilelang.jit import _current_arch
+    compiled = axpy[(1,)](x, y, 1000, 2.0, BLOCK=2048, num_warps=8)
+    report["info"] = compiled.link_info[_current_arch()]
+report["links"] = fakecuda.link_count()
+print(json.dumps(report))
+"""
+
+
+def test_a_trial_that_fails_to_link_ends_the_search_with_the_ptx_as_written(library):
+    # 72 registers allow 3 blocks; the trial at 8 does not link.
+    report = fakecuda.run_script(library, LINK_FAILURE, env={"FAKE_CUDA_REGISTERS": "72,60",
+                                                             "FAKE_CUDA_LINK_FAIL_AT": "8"})
+    assert report["error"] is None
+    assert report["info"] == {"min_blocks_per_sm": 2, "links": 2}
+
+
+def test_the_ptx_as_written_failing_to_link_is_the_error_reported(library):
+    report = fakecuda.run_script(library, LINK_FAILURE, env={"FAKE_CUDA_REGISTERS": "72,60",
+                                                             "FAKE_CUDA_LINK_FAIL_AT": "2"})
+    assert report["error"].startswith("RuntimeError: cuLinkAddData failed for kernel 'axpy': "
+                                      "CUDA_ERROR_INVALID_PTX"), report["error"]
+    assert report["links"] == 0  # no trial went further
+
+
 def test_the_occupancy_search_can_be_turned_off(library):
     report = fakecuda.run_script(library, OCCUPANCY, env={"FAKE_CUDA_REGISTERS": "72,60",
                                                           "TILELANG_OCCUPANCY_SEARCH": "0"})
@@ -282,8 +311,23 @@ report["cubin_has_minnctapersm"] = ".minnctapersm" in capped._cubin[arch].decode
 plain = axpy[(1,)](x, y, 1000, 2.0, BLOCK=2048, num_warps=8)
 report["plain_is_another_kernel"] = plain is not capped
 report["plain_info"] = plain.link_info[arch]
-# The same call again takes the C++ fast path to the capped kernel.
+# The same call again takes the C++ fast path to the capped kernel; another
+# cap is another kernel, and 0 means no cap.
 report["again_is_capped"] = axpy[(1,)](x, y, 1000, 2.0, BLOCK=2048, num_warps=8, maxnreg=80) is capped
+other = axpy[(1,)](x, y, 1000, 2.0, BLOCK=2048, num_warps=8, maxnreg=96)
+report["other_cap"] = [other is not capped, ".maxnreg 96" in other._cubin[arch].decode()]
+report["zero_is_plain"] = axpy[(1,)](x, y, 1000, 2.0, BLOCK=2048, num_warps=8, maxnreg=0).maxnreg is None
+
+
+# A kernel that declares a maxnreg parameter gets the value too.
+@tilelang.jit
+def scaled(x_ptr, y_ptr, n, maxnreg, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * maxnreg, mask=offs < n)
+
+
+declared = scaled[(1,)](x, y, 1000, maxnreg=64, BLOCK=128)
+report["declared"] = [declared.maxnreg, fakecuda.last_launch()["params"][3]]
 print(json.dumps(report))
 """
 
@@ -296,6 +340,9 @@ def test_maxnreg_caps_registers_and_skips_the_search(library):
     assert report["plain_is_another_kernel"]
     assert report["plain_info"] == {"min_blocks_per_sm": 4, "links": 4}
     assert report["again_is_capped"]
+    assert report["other_cap"] == [True, True]
+    assert report["zero_is_plain"]
+    assert report["declared"] == [64, struct.pack("<i", 64).hex()]
 
 
 SHARED_BOUND = PRELUDE + """

@@ -90,6 +90,9 @@ Arguments parseArguments(int argc, char **argv) {
       args.options.numWarps = parseCount("--num-warps", value("--num-warps="));
     } else if (arg.rfind("--maxnreg=", 0) == 0) {
       args.options.maxRegisters = parseCount("--maxnreg", value("--maxnreg="));
+      if (args.options.maxRegisters < 16 || args.options.maxRegisters > 255)
+        usageError("--maxnreg expects 16 to 255 registers a thread, got '" +
+                   value("--maxnreg=") + "'");
     } else if (arg.rfind("--num-stages=", 0) == 0) {
       args.options.numStages =
           parseCount("--num-stages", value("--num-stages="));
@@ -210,9 +213,14 @@ bool runPtxas(const std::string &ptxas, const std::string &ptx,
 }
 
 /// The number before `unit` in ptxas's report ("Used 64 registers", "32
-/// bytes stack frame"), or -1.
-long numberBefore(const std::string &report, const std::string &unit) {
-  size_t at = report.find(unit);
+/// bytes stack frame") for kernel `name`, or -1. ptxas reports every
+/// function; the kernel's own lines follow "Function properties for NAME".
+long numberBefore(const std::string &report, const std::string &name,
+                  const std::string &unit) {
+  size_t section = report.find("Function properties for " + name + "\n");
+  if (section == std::string::npos)
+    return -1;
+  size_t at = report.find(unit, section);
   if (at == std::string::npos || at < 2)
     return -1;
   size_t end = report.find_last_not_of(' ', at - 1);
@@ -254,8 +262,10 @@ void reportOccupancySearch(const std::string &ptxas,
           std::cerr << "  " << blocks << " blocks: ptxas failed\n";
           return trial;
         }
-        long local = numberBefore(output, " bytes stack frame");
-        trial.registers = int(numberBefore(output, " registers"));
+        long local =
+            numberBefore(output, result.kernelName, " bytes stack frame");
+        trial.registers =
+            int(numberBefore(output, result.kernelName, " registers"));
         if (blocks == base)
           baseRegisters = trial.registers;
         std::cerr << "  " << blocks << " blocks: " << trial.registers

@@ -60,7 +60,8 @@ TILELANG_API int residentBlockLimit(const SMLimits &limits,
                                     long long sharedBytes);
 
 /// How many such blocks fit the register file when each thread takes
-/// `registers` (allocated per warp in units of 256).
+/// `registers` (allocated per warp in units of 256, from the register file
+/// of one of the SM's four sub-partitions).
 TILELANG_API int blocksWithRegisters(const SMLimits &limits,
                                      int threadsPerBlock, int registers);
 

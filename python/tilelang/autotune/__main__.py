@@ -102,7 +102,7 @@ def cmd_show(store: _store.Store, args) -> int:
 
 
 CSV_FIELDS = ["entry", "kernel", "key", "dtypes", "device", "arch", "compiler", "build_id", "config", "kwargs",
-              "num_warps", "num_stages", "time_ms", "status", "reason", "timestamp", "best"]
+              "num_warps", "num_stages", "maxnreg", "time_ms", "status", "reason", "timestamp", "best"]
 
 
 def cmd_export(store: _store.Store, args) -> int:
@@ -122,6 +122,7 @@ def cmd_export(store: _store.Store, args) -> int:
                                  "build_id": e.get("compiler", {}).get("build_id"), "config": r.get("config"),
                                  "kwargs": json.dumps(r.get("kwargs", {}), sort_keys=True),
                                  "num_warps": r.get("num_warps"), "num_stages": r.get("num_stages"),
+                                 "maxnreg": r.get("maxnreg") or "",
                                  "time_ms": "" if r.get("time_ms") is None else r["time_ms"],
                                  "status": r.get("status"), "reason": r.get("reason") or "",
                                  "timestamp": r.get("timestamp"), "best": int(r.get("id") == best_id)})

@@ -53,6 +53,10 @@ class Stats:
 stats = Stats()
 
 
+#: Keywords of a launch that are options of the compilation, not arguments.
+LAUNCH_OPTIONS = ("num_warps", "num_stages", "maxnreg")
+
+
 class Config:
     """One point of a tuning space: ``kwargs`` are constexprs passed to the
     kernel, ``num_warps``, ``num_stages`` and ``maxnreg`` launch options
@@ -64,7 +68,7 @@ class Config:
         self.kwargs = dict(kwargs)
         self.num_warps = num_warps
         self.num_stages = num_stages
-        self.maxnreg = maxnreg
+        self.maxnreg = maxnreg or None  # 0: no cap, as in kernel[grid]
         self.pre_hook = pre_hook
 
     def _options(self) -> Dict[str, Any]:
@@ -294,6 +298,10 @@ class Autotuner:
             if clash:
                 raise ValueError(f"autotune: {', '.join(sorted(clash))} given both by a config and by the caller "
                                  f"of {self.__name__}; pass them in the configs only")
+        options = (set(LAUNCH_OPTIONS) & set(kwargs)) - set(self.params)
+        if options:
+            raise ValueError(f"autotune: {', '.join(sorted(options))} of {self.__name__} are set by each config; "
+                             f"pass them in the configs (Config(..., num_warps=, num_stages=, maxnreg=))")
         key = {name: _key_value(nargs.get(name)) for name in self.key}
         dtypes = [f"{name}:{_dtype_name(v.dtype)}" for name, v in nargs.items() if hasattr(v, "dtype")]
         cache_key = json.dumps([key, dtypes], sort_keys=True)
@@ -501,7 +509,7 @@ class Autotuner:
             config.pre_hook(dict(nargs, **config.all_kwargs()))
         warm_kwargs = dict(kwargs, **config.kwargs)
         # Launch options a kernel also declares as parameters reach it too (as in kernel[grid]).
-        for option, value in (("num_warps", config.num_warps), ("num_stages", config.num_stages)):
+        for option, value in config._options().items():
             if option in self.params and option not in warm_kwargs:
                 warm_kwargs[option] = value
         return self.fn.warmup(*args, num_warps=config.num_warps, num_stages=config.num_stages,

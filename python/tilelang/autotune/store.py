@@ -11,7 +11,8 @@ Layout::
                             "updated": ..., "records": [RECORD, ...]}}}
 
 and a record is ``{"id", "config", "kwargs", "num_warps", "num_stages",
-"time_ms", "status" ("ok", "pruned", "failed"), "reason", "timestamp"}``.
+"time_ms", "status" ("ok", "pruned", "failed"), "reason", "timestamp"}``,
+with ``"maxnreg"`` too when the config sets a register cap.
 
 Writers take ``fcntl.flock`` on the sidecar ``autotune.json.lock``, read the
 file, change it, write a temporary file next to it and ``os.replace`` it into

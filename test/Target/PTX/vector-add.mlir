@@ -22,7 +22,7 @@
 // MAXNREG: .maxntid 128, 1, 1
 // MAXNREG-NEXT: .maxnreg 40
 // MAXNREG-NEXT: {
-// BADNREG: error: maxnreg must be from 16 to 255 registers a thread, got 8
+// BADNREG: tilelang-compile: error: --maxnreg expects 16 to 255 registers a thread, got '8'
 
 // Vector add in tile IR: out[i] = x[i] + y[i] for i < n, 1024 elements per
 // program, masked at the tail. This is what the Python frontend emits for

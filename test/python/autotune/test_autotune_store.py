@@ -149,6 +149,13 @@ def test_maxnreg_configs_are_their_own_points_and_compile_capped(env):
     assert compiled.maxnreg == 64 and ".maxnreg 64" in compiled.to_ptx("sm_90a").ptx
 
 
+def test_launch_options_come_from_the_configs(env):
+    tuned = make(SPACE[:2], K.FakeTimer())
+    for option in ("num_warps", "maxnreg"):
+        with pytest.raises(ValueError, match=f"autotune: {option} of row_sum are set by each config"):
+            tuned[(1,)](*args(), **{option: 64})
+
+
 def test_pruning_with_reasons(env):
     env["device"]["max_shared_per_block"] = 16  # 8 warps' reduction needs 32 bytes
     timer = K.FakeTimer()

@@ -22,7 +22,8 @@
  * Environment: FAKE_CUDA_CAPABILITY ("9.0" by default), FAKE_CUDA_SHARED_OPTIN
  * (bytes, 232448 by default), FAKE_CUDA_LAUNCH_ERROR (a CUresult that every
  * launch returns), FAKE_CUDA_REGISTERS, FAKE_CUDA_SHARED_PER_SM (bytes,
- * 233472 by default).
+ * 233472 by default), FAKE_CUDA_LINK_FAIL_AT (a count of blocks per SM whose
+ * PTX fails to link).
  *
  *===----------------------------------------------------------------------===*/
 
@@ -322,6 +323,12 @@ CUresult cuLinkAddData_v2(void *state, int type, void *data, size_t size,
                           void **values) {
   (void)state, (void)type, (void)name, (void)count, (void)options,
       (void)values;
+  /* FAKE_CUDA_LINK_FAIL_AT=B: PTX asking for B blocks per SM does not link. */
+  const char *failAt = getenv("FAKE_CUDA_LINK_FAIL_AT");
+  const char *asked = strstr((const char *)data, ".minnctapersm ");
+  if (failAt && *failAt && asked &&
+      atoi(asked + strlen(".minnctapersm ")) == atoi(failAt))
+    return 218; /* CUDA_ERROR_INVALID_PTX */
   free(linkedImage);
   linkedImage = malloc(size + 1);
   memcpy(linkedImage, data, size);
