@@ -83,6 +83,8 @@ class CompiledKernel:
     ``canonicalize,cse``; ``to_ptx(arch)`` (or the first launch) adds
     ``"tilegpu"``, ``"llvm"``, ``"llvm-ir"`` and ``"ptx"``. ``arg_names`` lists the parameters a launch passes,
     in order (constexprs and parameters specialized to 1 are not passed).
+    ``n_regs`` and ``n_spills`` (as Triton's) read the loaded kernel's
+    registers and local-memory bytes.
     ``link_info[arch]``, once a cubin exists, says how it was linked:
     ``{"min_blocks_per_sm": 4, "links": 4}`` (docs/runtime.md, "Occupancy
     search").
@@ -170,6 +172,25 @@ class CompiledKernel:
             if stage in compiled.asm:
                 self.asm[stage] = compiled.asm[stage]
         return compiled, cubin
+
+    def _loaded_attribute(self, name: str):
+        """`name` of the kernel loaded for the current GPU, or None before
+        it is loaded (a first launch or ``launchable`` loads it)."""
+        loaded = self._loaded.get(_current_arch()) if self._loaded else None
+        return getattr(loaded, name) if loaded is not None else None
+
+    @property
+    def n_regs(self) -> Optional[int]:
+        """Registers a thread uses, as the driver reports (Triton's
+        ``n_regs``); None until the kernel is loaded on this GPU."""
+        return self._loaded_attribute("registers")
+
+    @property
+    def n_spills(self) -> Optional[int]:
+        """Local-memory bytes a thread uses (register spills and local
+        arrays), as the driver reports (Triton's ``n_spills``); None until
+        the kernel is loaded on this GPU."""
+        return self._loaded_attribute("local_bytes")
 
     def launchable(self, arch: str):
         """The kernel compiled for ``arch`` and loaded into the current CUDA

@@ -216,6 +216,8 @@ loaded = compiled.launchable(arch)
 report["info"] = compiled.link_info[arch]
 report["links"] = fakecuda.link_count()
 report["registers"], report["local_bytes"] = loaded.registers, loaded.local_bytes
+report["n_regs_n_spills"] = [compiled.n_regs, compiled.n_spills]
+report["unloaded_n_regs"] = axpy.compile("*fp32,*fp32,i32,fp32", constexprs={"BLOCK": 64}).n_regs
 report["ptx_asks"] = blocks_asked(compiled.asm["ptx"])
 # The stand-in's "cubin" is the PTX it was given: the count it was linked for.
 report["cubin_asks"] = blocks_asked(compiled._cubin[arch].decode())
@@ -254,6 +256,8 @@ def test_the_occupancy_search_keeps_the_most_blocks_that_do_not_spill(library, r
     assert report["links"] == links
     assert report["registers"] == used
     assert report["local_bytes"] == local
+    assert report["n_regs_n_spills"] == [used, local]  # Triton's names for them
+    assert report["unloaded_n_regs"] is None
     assert report["cached_info"] == report["info"]
     assert report["links_after_cached"] == links
 
