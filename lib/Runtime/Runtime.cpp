@@ -256,19 +256,19 @@ Status getCurrentDevice(DeviceInfo &info) {
                          result.maxGridDim[2]));
   // Only the occupancy search reads these; 0 (no search) if not reported.
   driver.cuDeviceGetAttribute(
-      &result.maxThreadsPerSM,
+      &result.sm.maxThreadsPerSM,
       CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, device);
-  driver.cuDeviceGetAttribute(&result.maxBlocksPerSM,
+  driver.cuDeviceGetAttribute(&result.sm.maxBlocksPerSM,
                               CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR,
                               device);
   driver.cuDeviceGetAttribute(
-      &result.maxSharedPerSM,
+      &result.sm.maxSharedPerSM,
       CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, device);
   driver.cuDeviceGetAttribute(
-      &result.reservedSharedPerBlock,
+      &result.sm.reservedSharedPerBlock,
       CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, device);
   driver.cuDeviceGetAttribute(
-      &result.registersPerSM,
+      &result.sm.registersPerSM,
       CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, device);
   // Clocks and bus width only estimate peaks (autotuning reports); a
   // driver that no longer reports one leaves it 0.
@@ -357,9 +357,7 @@ Status linkPTX(const std::string &ptx, const std::string &name,
   SMLimits limits;
   if (options.searchOccupancy && base > 0 && driver.cuModuleUnload &&
       getCurrentDevice(device).ok)
-    limits = {device.maxThreadsPerSM, device.maxBlocksPerSM,
-              device.maxSharedPerSM, device.reservedSharedPerBlock,
-              device.registersPerSM};
+    limits = device.sm;
   int top = residentBlockLimit(limits, directives.threadsPerBlock,
                                options.sharedBytes);
   if (top <= base) {
@@ -367,9 +365,9 @@ Status linkPTX(const std::string &ptx, const std::string &name,
     return linkOnce(ptx, name, cubin);
   }
   // Each trial is linked and loaded into a throw-away module for its local
-  // memory and registers; the image of each count kept for the choice. The
-  // PTX as written is the first trial, and its link error (if any) is the
-  // one reported.
+  // memory and registers. The PTX as written is the first trial: its image
+  // is kept (the answer unless a larger count fits), and its link error, if
+  // any, is the one reported; of the others only those that fit are kept.
   std::map<int, std::string> images;
   Status asWritten;
   result.minBlocksPerSM = searchMinBlocksPerSM(
@@ -381,28 +379,25 @@ Status linkPTX(const std::string &ptx, const std::string &name,
                          ? ptx
                          : withMinBlocksPerSM(ptx, directives, blocks),
                      name, image);
-        if (blocks == base)
-          asWritten = linked;
         OccupancyTrial trial;
-        int localBytes = -1;
-        if (!linked.ok ||
-            !readResources(image, name, localBytes, trial.registers))
+        if (!linked.ok) {
+          if (blocks == base)
+            asWritten = linked;
           return trial; // Failed
-        trial.outcome = localBytes == 0 ? OccupancyTrial::Fits
-                                        : OccupancyTrial::Spills;
-        images[blocks] = std::move(image);
+        }
+        int localBytes = -1;
+        bool read = readResources(image, name, localBytes, trial.registers);
+        if (read)
+          trial.outcome = localBytes == 0 ? OccupancyTrial::Fits
+                                          : OccupancyTrial::Spills;
+        if (blocks == base || trial.outcome == OccupancyTrial::Fits)
+          images[blocks] = std::move(image);
         return trial;
       });
   if (!asWritten.ok)
     return asWritten;
-  auto chosen = images.find(result.minBlocksPerSM);
-  if (chosen == images.end()) {
-    // The PTX as written linked but its resources could not be read.
-    result.minBlocksPerSM = base;
-    ++result.links;
-    return linkOnce(ptx, name, cubin);
-  }
-  cubin = std::move(chosen->second);
+  // The search answers the base or a count that fit: both kept.
+  cubin = std::move(images[result.minBlocksPerSM]);
   return Status::success();
 }
 

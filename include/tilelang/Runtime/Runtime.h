@@ -13,6 +13,7 @@
 #define TILELANG_RUNTIME_RUNTIME_H
 
 #include "tilelang/Compiler/Compiler.h"
+#include "tilelang/Runtime/Occupancy.h"
 
 #include <cstdint>
 #include <memory>
@@ -40,12 +41,8 @@ struct DeviceInfo {
   /// Shared memory a block may use after opting in, in bytes.
   int maxSharedPerBlockOptin = 0;
   int maxGridDim[3] = {0, 0, 0};
-  /// Resident threads and blocks an SM holds at most; its shared memory
-  /// and what the driver reserves of it per block, in bytes.
-  int maxThreadsPerSM = 0, maxBlocksPerSM = 0;
-  int maxSharedPerSM = 0, reservedSharedPerBlock = 0;
-  /// 32-bit registers per SM.
-  int registersPerSM = 0;
+  /// What bounds an SM's resident blocks (0 where the driver does not say).
+  SMLimits sm;
   /// Peak SM and memory clocks (kHz) and the memory bus width (bits); 0
   /// where the driver does not report them.
   int clockRateKHz = 0, memoryClockRateKHz = 0, memoryBusWidthBits = 0;
