@@ -45,6 +45,9 @@ void buildTileGPUPipeline(OpPassManager &pm, unsigned numWarps,
   tilegpu::TileGPUPipelineOptions pipelineOptions;
   pipelineOptions.numStages = numStages;
   pm.addPass(tilegpu::createTileGPUPipeline(pipelineOptions));
+  // Last: once layouts are final, loop accumulators that are only reduced
+  // shrink to one partial per thread.
+  pm.addPass(tilegpu::createTileGPUAccumulatePerThread());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

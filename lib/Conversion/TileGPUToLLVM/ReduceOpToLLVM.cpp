@@ -5,6 +5,7 @@
 // warp shuffles (shfl.sync.bfly), so every lane ends with its warp's
 // result; and when several warps hold the axis, partial results meet in
 // shared memory. The combine region is inlined at every step.
+// tilegpu.thread_reduce is the first step alone.
 //
 //===----------------------------------------------------------------------===//
 
@@ -267,9 +268,57 @@ struct ReduceOpLowering : public ConvertOpToLLVMPattern<tile::ReduceOp> {
   }
 };
 
+/// tilegpu.thread_reduce: each thread combines its elements that differ
+/// only along the axis, in register order; no lane or warp communicates.
+struct ThreadReduceOpLowering
+    : public ConvertOpToLLVMPattern<tilegpu::ThreadReduceOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(tilegpu::ThreadReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    unsigned axis = op.getAxis();
+    RankedTensorType srcType = op.getSrc().getType();
+    RankedTensorType resultType = op.getType();
+    SmallVector<Value> elements =
+        unpackStruct(rewriter, loc, adaptor.getSrc());
+    // The partial of each index outside the axis, combined in the order the
+    // thread holds the elements.
+    std::map<SmallVector<unsigned>, Value> partials;
+    for (auto [element, index] : llvm::zip_equal(
+             elements, getElementIndices(getDistributedEncoding(srcType),
+                                         srcType.getShape()))) {
+      SmallVector<unsigned> key(index);
+      key.erase(key.begin() + axis);
+      auto [it, inserted] = partials.try_emplace(key, element);
+      if (!inserted)
+        it->second = inlineCombineRegion(rewriter, op.getCombineOp(),
+                                         it->second, element)
+                         .front();
+    }
+    // The result holds one element per such index, in its own order.
+    SmallVector<Value> results;
+    for (const SmallVector<unsigned> &index : getElementIndices(
+             getDistributedEncoding(resultType), resultType.getShape())) {
+      SmallVector<unsigned> key(index);
+      key.erase(key.begin() + axis);
+      auto it = partials.find(key);
+      if (it == partials.end())
+        return op.emitError("thread_reduce: the result holds an element the "
+                            "source's thread does not");
+      results.push_back(it->second);
+    }
+    rewriter.replaceOp(
+        op, packStruct(rewriter, loc,
+                       getTypeConverter()->convertType(resultType), results));
+    return success();
+  }
+};
+
 } // namespace
 
 void tilelang::lowering::populateReduceOpToLLVMPatterns(
     TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<ReduceOpLowering>(converter);
+  patterns.add<ReduceOpLowering, ThreadReduceOpLowering>(converter);
 }

@@ -436,3 +436,48 @@ func.func @bulk_copy_order(%map: !tile.tensormap, %i: i32, %p: i1, %b: !tilegpu.
   tilegpu.async_tma_copy_global_to_local %map[%i, %i] %t, %b, %p : !tilegpu.memdesc<64x64xf16, #columns, mutable>, !tilegpu.memdesc<1xi64, #plain, mutable>
   return
 }
+
+// -----
+
+// thread_reduce keeps one partial per lane-and-warp position along the axis.
+#t8 = #tilegpu.blocked<sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+#t1 = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+func.func @thread_reduce_shape(%x: tensor<1024xf32, #t8>) {
+  // expected-error @+1 {{result must be 'tensor<128xf32, #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>>', got 'tensor<256xf32, #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>>'}}
+  %p = tilegpu.thread_reduce %x axis = 0 : tensor<1024xf32, #t8> -> tensor<256xf32, #t1> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    tilegpu.thread_reduce.return %s : f32
+  }
+  return
+}
+
+// -----
+
+// The layout's repetition (8 x 32 x 4 = 1024 elements) must divide the axis.
+#t8 = #tilegpu.blocked<sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+#t1 = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+func.func @thread_reduce_wraps(%x: tensor<512xf32, #t8>) {
+  // expected-error @+1 {{needs a blocked source whose repetition divides axis 0}}
+  %p = tilegpu.thread_reduce %x axis = 0 : tensor<512xf32, #t8> -> tensor<128xf32, #t1> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    tilegpu.thread_reduce.return %s : f32
+  }
+  return
+}
+
+// -----
+
+// The combine region works on the element type.
+#t8 = #tilegpu.blocked<sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+#t1 = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+func.func @thread_reduce_region(%x: tensor<1024xf32, #t8>) {
+  // expected-error @+1 {{combine region must take two 'f32' arguments: the running value, then the new one}}
+  %p = tilegpu.thread_reduce %x axis = 0 : tensor<1024xf32, #t8> -> tensor<128xf32, #t1> {
+  ^bb0(%a: f16, %b: f16):
+    %s = arith.addf %a, %b : f16
+    tilegpu.thread_reduce.return %s : f16
+  }
+  return
+}

@@ -2,6 +2,9 @@
 // RUN: tilelang-opt %s | tilelang-opt | FileCheck %s
 // RUN: tilelang-opt %s --mlir-print-op-generic | tilelang-opt | FileCheck %s
 
+#t8 = #tilegpu.blocked<sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+#t1 = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+
 #blocked = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #blocked1 = #tilegpu.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]>
 #shared = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
@@ -46,5 +49,17 @@ module attributes {tilegpu.num_warps = 4 : i32} {
     // CHECK: tilegpu.async_wait %[[G]] {pending = 0 : i32}
     %w = tilegpu.async_wait %g {pending = 0 : i32}
     return
+  }
+  // CHECK-LABEL: func @thread_reduce
+  func.func @thread_reduce(%x: tensor<1024xf32, #t8>) -> tensor<128xf32, #t1> {
+    // CHECK: tilegpu.thread_reduce %{{.*}} axis = 0 : tensor<1024xf32, #{{.*}}> -> tensor<128xf32, #{{.*}}> {
+    // CHECK: arith.addf
+    // CHECK: tilegpu.thread_reduce.return %{{.*}} : f32
+    %p = tilegpu.thread_reduce %x axis = 0 : tensor<1024xf32, #t8> -> tensor<128xf32, #t1> {
+    ^bb0(%a: f32, %b: f32):
+      %s = arith.addf %a, %b : f32
+      tilegpu.thread_reduce.return %s : f32
+    }
+    return %p : tensor<128xf32, #t1>
   }
 }

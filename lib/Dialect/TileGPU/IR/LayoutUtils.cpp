@@ -210,3 +210,22 @@ RankedTensorType tilelang::tilegpu::withEncoding(RankedTensorType type,
                                                  Attribute layout) {
   return RankedTensorType::get(type.getShape(), type.getElementType(), layout);
 }
+
+FailureOr<RankedTensorType>
+tilelang::tilegpu::getThreadPartialType(RankedTensorType type, unsigned axis) {
+  auto layout = dyn_cast_if_present<BlockedEncodingAttr>(type.getEncoding());
+  if (!layout || axis >= type.getRank() || type.isDynamicDim(axis))
+    return failure();
+  int64_t repetition = getShapePerCTATile(layout)[axis];
+  if (type.getDimSize(axis) % repetition != 0)
+    return failure();
+  SmallVector<unsigned> sizePerThread(layout.getSizePerThread());
+  sizePerThread[axis] = 1;
+  auto partialLayout = BlockedEncodingAttr::get(
+      type.getContext(), sizePerThread, layout.getThreadsPerWarp(),
+      layout.getWarpsPerCTA(), layout.getOrder());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[axis] = int64_t(layout.getThreadsPerWarp()[axis]) *
+                layout.getWarpsPerCTA()[axis];
+  return RankedTensorType::get(shape, type.getElementType(), partialLayout);
+}

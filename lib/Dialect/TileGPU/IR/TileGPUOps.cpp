@@ -1,11 +1,14 @@
 //===- TileGPUOps.cpp - tilegpu op definitions ----------------------------===//
 //
 // Part of tilelang. Verifiers, folders and canonicalizations of the layout
-// conversion, shared-memory and asynchronous-copy ops.
+// conversion, thread-local reduction, shared-memory and asynchronous-copy
+// ops.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tilelang/Dialect/TileGPU/IR/TileGPUOps.h"
+
+#include "tilelang/Dialect/TileGPU/IR/LayoutUtils.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -80,6 +83,36 @@ struct ConvertSplat : public OpRewritePattern<ConvertLayoutOp> {
 void ConvertLayoutOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                                   MLIRContext *context) {
   patterns.add<ConvertSplat>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// ThreadReduceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ThreadReduceOp::verifyRegions() {
+  RankedTensorType srcType = getSrc().getType();
+  FailureOr<RankedTensorType> expected =
+      getThreadPartialType(srcType, getAxis());
+  if (failed(expected))
+    return emitOpError("needs a blocked source whose repetition divides "
+                       "axis ")
+           << getAxis() << ", got " << srcType;
+  if (getType() != *expected)
+    return emitOpError("result must be ") << *expected << ", got "
+                                           << getType();
+  Type element = srcType.getElementType();
+  Block &block = getCombineOp().front();
+  if (block.getArgumentTypes() != ArrayRef<Type>{element, element})
+    return emitOpError("combine region must take two ")
+           << element << " arguments: the running value, then the new one";
+  auto terminator =
+      dyn_cast_if_present<ThreadReduceReturnOp>(
+      block.empty() ? nullptr : &block.back());
+  if (!terminator || terminator.getResult().getType() != element)
+    return emitOpError("combine region must return one ")
+           << element << " with '" << ThreadReduceReturnOp::getOperationName()
+           << "'";
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

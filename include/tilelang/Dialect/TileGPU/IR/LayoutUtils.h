@@ -79,6 +79,13 @@ unsigned getTotalElemsPerThread(mlir::Type type);
 BlockedEncodingAttr permuteBlockedEncoding(BlockedEncodingAttr layout,
                                            llvm::ArrayRef<int32_t> permutation);
 
+/// The type tilegpu.thread_reduce gives for `type` along `axis`: one
+/// element per lane-and-warp position along the axis, in `type`'s blocked
+/// layout with sizePerThread 1 there; failure when `type` is not blocked or
+/// the layout's repetition does not divide the axis.
+mlir::FailureOr<mlir::RankedTensorType>
+getThreadPartialType(mlir::RankedTensorType type, unsigned axis);
+
 /// `type` with `layout` as its encoding.
 mlir::RankedTensorType withEncoding(mlir::RankedTensorType type,
                                     mlir::Attribute layout);

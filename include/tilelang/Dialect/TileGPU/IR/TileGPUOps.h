@@ -9,6 +9,7 @@
 
 #include "tilelang/Dialect/TileGPU/IR/TileGPUDialect.h"
 
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 
 #define GET_OP_CLASSES

@@ -1,7 +1,8 @@
 //===- TileGPUOps.td - tilegpu operations ------------------*- tablegen -*-===//
 //
-// Part of tilelang. Layout conversion, shared memory, asynchronous copies,
-// bulk tensor copies with mbarriers, and barriers.
+// Part of tilelang. Layout conversion, thread-local reductions, shared
+// memory, asynchronous copies, bulk tensor copies with mbarriers, and
+// barriers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,7 @@ include "tilelang/Dialect/TileGPU/IR/TileGPUDialect.td"
 include "tilelang/Dialect/TileGPU/IR/TileGPUTypes.td"
 include "tilelang/Dialect/Tile/IR/TileTypes.td"
 include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
@@ -44,6 +46,49 @@ def TileGPU_ConvertLayoutOp : TileGPU_Op<"convert_layout", [Pure]> {
   let hasVerifier = 1;
   let hasFolder = 1;
   let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Thread-local reduction
+//===----------------------------------------------------------------------===//
+
+def TileGPU_ThreadReduceOp : TileGPU_Op<"thread_reduce", [
+    Pure, SingleBlock]> {
+  let summary = "Combine the elements each thread holds along an axis";
+  let description = [{
+    The first step of a reduction, without communication: every thread
+    combines the elements of `src` it holds along `axis`, keeping one
+    partial result per thread there. `src` has a blocked layout whose
+    repetition (sizePerThread * threadsPerWarp * warpsPerCTA) divides the
+    axis; the result has threadsPerWarp * warpsPerCTA elements along it, in
+    the same layout with sizePerThread 1 there, so element `i` is the
+    partial of the threads at position `i` along the axis. A tile.reduce of
+    the result along the axis gives what one of `src` gives, the combine
+    being associative and commutative. tilegpu-accumulate-per-thread uses it
+    to carry loop accumulators as partials.
+
+    ```mlir
+    %p = tilegpu.thread_reduce %x axis = 0 : tensor<4096xf32, #blocked> -> tensor<256xf32, #blocked1> {
+    ^bb0(%acc: f32, %v: f32):
+      %0 = arith.addf %acc, %v : f32
+      tilegpu.thread_reduce.return %0 : f32
+    }
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, I32Attr:$axis);
+  let results = (outs Tile_Tensor:$result);
+  let regions = (region SizedRegion<1>:$combineOp);
+  let assemblyFormat = [{
+    $src `axis` `=` $axis attr-dict `:` type($src) `->` type($result) $combineOp
+  }];
+  let hasRegionVerifier = 1;
+}
+
+def TileGPU_ThreadReduceReturnOp : TileGPU_Op<"thread_reduce.return", [
+    Pure, Terminator, ReturnLike, HasParent<"ThreadReduceOp">]> {
+  let summary = "Yield the combined value from a thread_reduce region";
+  let arguments = (ins AnyType:$result);
+  let assemblyFormat = "$result attr-dict `:` type($result)";
 }
 
 //===----------------------------------------------------------------------===//

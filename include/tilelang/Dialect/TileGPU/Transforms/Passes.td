@@ -70,6 +70,38 @@ def TileGPUAccelerateMatmul
   let dependentDialects = ["::tilelang::tilegpu::TileGPUDialect"];
 }
 
+def TileGPUAccumulatePerThread
+    : Pass<"tilegpu-accumulate-per-thread", "mlir::ModuleOp"> {
+  let summary = "Carry a loop's reduction accumulator as one partial per "
+                "thread";
+  let description = [{
+    Triton's way of summing a row in blocks keeps a block-sized accumulator
+    across the loop and reduces it after:
+
+    ```python
+    acc = tl.zeros([BLOCK], tl.float32)
+    for off in range(0, N, BLOCK):
+        acc += tl.load(X + off + tl.arange(0, BLOCK), mask=..., other=0.)
+    total = tl.sum(acc, axis=0)
+    ```
+
+    so every thread holds BLOCK / threads accumulator registers for the
+    whole loop. When an scf.for iter_arg of a blocked tensor is only
+    combined with one elementwise op (`acc = op(acc, x)`, or `op(x, acc)`)
+    whose result is only yielded, and the loop's result is only reduced by a
+    tile.reduce whose combine region is that same op, the accumulator
+    becomes the tilegpu.thread_reduce of the initial value and each
+    iteration adds the thread_reduce of `x`: one partial per thread along
+    the reduced axis instead of BLOCK / threads, with no communication in
+    the loop, and the tile.reduce after it combines the partials. This
+    reassociates the combine, as tile.reduce already may; it applies when a
+    thread holds more than one element along the axis and the layout's
+    repetition divides it.
+  }];
+  let dependentDialects = ["::tilelang::tilegpu::TileGPUDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::ModuleOp"> {
   let summary = "Software-pipeline the global loads that feed tensor-core dots "
                 "(cp.async or bulk tensor copies)";
