@@ -96,13 +96,15 @@ def test_occupancy_search_links_wide_rows_without_spilling(cols, block, search, 
     loaded = compiled.launchable(arch)
     if search:
         # It ran: more blocks than asked fitted, or it tried and linked again,
-        # or it stopped after the PTX as written because those registers
-        # already keep three quarters of the SM's threads resident (64K
-        # registers per SM, allocated per warp in units of 256; 2048
-        # threads per SM on sm_80 and sm_90).
+        # or it stopped after the PTX as written, either because that spills
+        # already (fewer registers would spill more; the unaligned 8292-wide
+        # rows load element by element) or because its registers already
+        # keep three quarters of the SM's threads resident (64K registers
+        # per SM, allocated per warp in units of 256; 2048 threads per SM on
+        # sm_80 and sm_90).
         resident = 65536 // (-(-loaded.registers * 32 // 256) * 256 * 8)
         if info == {"min_blocks_per_sm": asked, "links": 1}:
-            assert 4 * resident * 256 >= 3 * 2048, (info, loaded.registers)
+            assert loaded.local_bytes > 0 or 4 * resident * 256 >= 3 * 2048, (info, loaded.registers)
         assert info["min_blocks_per_sm"] >= asked
         if info["min_blocks_per_sm"] > asked:
             assert loaded.local_bytes == 0, f"linked for {info} but spills {loaded.local_bytes} bytes"
