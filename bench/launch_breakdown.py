@@ -5,7 +5,8 @@
 Times, per call, each piece of tilelang's launch path on its own (medians
 of several loops): the Python loop and `kernel[grid]`, the torch calls the
 launcher makes (data_ptr, dtype, is_cuda, the current stream), the
-pre-bound fast path, the pybind11 `Kernel.launch`, the C++ loop of
+pre-bound fast path, the full launch with the torch bridge on and off
+(docs/runtime.md), the pybind11 `Kernel.launch`, the C++ loop of
 cuLaunchKernel alone (on the default stream and on a created one), and
 Triton's launch when it is importable. A measurement, not a test.
 
@@ -83,6 +84,13 @@ def main():
         for _ in range(count):
             kernel[(1,)](x, y, 64, BLOCK=64)
 
+    def full_without_bridge(count):
+        was = tilelang._C.set_torch_bridge(False)
+        try:
+            full(count)
+        finally:
+            tilelang._C.set_torch_bridge(was)
+
     def pybind_launch(count):
         for _ in range(count):
             loaded.launch((1,), stream, x, y, 64)
@@ -118,6 +126,8 @@ def main():
         ("Kernel.launch (pybind11, stream given)", pybind_launch, False),
         ("launcher(...) with kernel[(1,)] bound once", prebound, False),
         ("kernel[(1,)](...)", full, False),
+        ("kernel[(1,)](...), torch bridge off", full_without_bridge, False),
+        ("kernel[(1,)](...) again", full, False),
         ("kernel[(1,)](...), synchronized at the end", full, True),
         ("C++ loop of cuLaunchKernel, a created stream", cpp_loop_side, False),
         ("kernel[(1,)](...) on a created stream", full_side, False),
@@ -140,7 +150,8 @@ def main():
 
         rows += [(f"Triton kernel[(1,)](...), {short} ({label})", triton_full, sync, short)
                  for label, sync in (("submit", False), ("complete", True))]
-    print(f"{torch.cuda.get_device_name()}, {n} calls per loop unless given, median of 5 loops")
+    print(f"{torch.cuda.get_device_name()}, {n} calls per loop unless given, median of 5 loops; "
+          f"torch bridge: {tilelang._C.torch_bridge_status()}")
     for row in rows:
         name, fn, sync = row[:3]
         count = row[3] if len(row) > 3 else n

@@ -48,13 +48,16 @@ setup_site() {
   else
     work=$(mktemp -d /tmp/tilelang-host.XXXX)
   fi
-  # The library and the extension built against it are kept per content
-  # (library, extension sources, the headers they include, the Python) in
-  # /tmp, so that later calls on the same machine (exec, variants) skip the
-  # unpacking and the build. A build counts once it has finished.
+  # The library and the extensions built against it are kept per content
+  # (library, extension sources, the headers they include, the Python and
+  # the torch that tilelang._C_torch is built for) in /tmp, so that later
+  # calls on the same machine (exec, variants) skip the unpacking and the
+  # build. A build counts once it has finished.
   local ext
   ext=/tmp/tilelang-ext-$( (cat "$library" python/CMakeLists.txt python/src/*
-    find include -type f | sort | xargs cat; python3 -VV) | sha1sum | cut -c1-16)
+    find include -type f | sort | xargs cat; python3 -VV
+    python3 -c "import importlib.metadata as m; print(m.version('torch'))" 2>/dev/null || true) |
+    sha1sum | cut -c1-16)
   if [[ -f $ext/complete ]]; then
     echo "==> reusing the extension built in $ext"
   else
@@ -65,12 +68,19 @@ import lzma, pathlib, sys
 ext = pathlib.Path(sys.argv[1])
 (ext / "libtilelang.so").write_bytes(lzma.decompress(pathlib.Path(sys.argv[2]).read_bytes()))
 PY
-    echo "==> building the extension against the prebuilt library"
+    echo "==> building the extensions against the prebuilt library (tilelang._C_torch too where torch is)"
     local start
     start=$(date +%s)
     cmake -S python -B "$ext/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DTILELANG_PREBUILT_LIBRARY="$ext/libtilelang.so" -DPython_EXECUTABLE="$(command -v python3)" > "$log"
-    cmake --build "$ext/build" >> "$log"
+    cmake --build "$ext/build" --target _C >> "$log"
+    # The torch bridge is optional: without it launches read tensors
+    # through Python. A failure is reported, not fatal.
+    if grep -q "tilelang._C_torch: building against" "$log" &&
+      ! cmake --build "$ext/build" --target _C_torch >> "$log" 2>&1; then
+      echo "warning: tilelang._C_torch failed to build (see $log); launches read torch tensors through Python" >&2
+      tail -n 30 "$log" >&2
+    fi
     touch "$ext/complete"
     echo "    built in $(($(date +%s) - start)) s"
   fi

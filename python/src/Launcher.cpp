@@ -7,12 +7,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "Launcher.h"
+#include "TorchBridge.h"
 
 #include <structmember.h>
 
 #include <algorithm>
 #include <bitset>
 #include <chrono>
+#include <cctype>
+#include <cstdlib>
 #include <cstring>
 
 namespace tilelang::python {
@@ -63,11 +66,102 @@ bool callDataPtr(PyObject *value, std::uint64_t &pointer) {
   return true;
 }
 
+//===----------------------------------------------------------------------===//
+// torch
+//===----------------------------------------------------------------------===//
+
+/// What the launcher knows of torch: whether it is imported, the stream
+/// query, and the C++ bridge of tilelang._C_torch when that is built for
+/// this torch (TorchBridge.h). Used with the GIL held.
+struct TorchLink {
+  bool imported = false;
+  bool cudaReady = false;
+  PyObject *getRawStream = nullptr;
+  PyObject *currentDevice = nullptr;
+  const TorchBridgeApi *bridge = nullptr;
+  std::string bridgeStatus = "torch is not imported";
+  /// set_torch_bridge(False) turns a loaded bridge off (benchmarks).
+  bool enabled = true;
+
+  const TorchBridgeApi *activeBridge() const {
+    return enabled ? bridge : nullptr;
+  }
+};
+
+/// Why tilelang._C_torch cannot serve, or an empty string when it can (and
+/// `bridge` is set). Never raises: any failure is a reason.
+std::string loadBridge(const TorchBridgeApi *&bridge) {
+  if (const char *knob = std::getenv("TILELANG_TORCH_BRIDGE")) {
+    std::string value(knob);
+    for (char &c : value)
+      c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (value == "0" || value == "false" || value == "no" || value == "off")
+      return "off (TILELANG_TORCH_BRIDGE=" + std::string(knob) + ")";
+  }
+  const TorchBridgeApi *api = nullptr;
+  std::string running;
+  try {
+    py::object module = py::module_::import("tilelang._C_torch");
+    api = static_cast<const TorchBridgeApi *>(PyCapsule_GetPointer(
+        py::object(module.attr("api")).ptr(), kTorchBridgeCapsule));
+    if (!api)
+      throw py::error_already_set();
+    running = py::str(py::module_::import("torch").attr("__version__"));
+  } catch (py::error_already_set &error) {
+    return std::string("tilelang._C_torch is not available (") +
+           error.what() + ")";
+  }
+  if (api->version != kTorchBridgeVersion)
+    return "tilelang._C_torch is of another tilelang build (table version " +
+           std::to_string(api->version) + ", expected " +
+           std::to_string(kTorchBridgeVersion) + ")";
+  if (running != api->torchVersion)
+    return std::string("tilelang._C_torch was built for torch ") +
+           api->torchVersion + ", this is torch " + running;
+  bridge = api;
+  return "";
+}
+
+/// The launcher's view of torch, brought up to date: until torch is
+/// imported, one dictionary lookup per call (an interned name, not a string
+/// made and hashed each time); once it is, the bridge is loaded once.
+TorchLink &torchLink() {
+  static TorchLink link;
+  if (link.imported)
+    return link;
+  static PyObject *torchName = internedName("torch");
+  PyObject *torch = PyDict_GetItem(PyImport_GetModuleDict(), torchName);
+  if (!torch)
+    return link;
+  // A torch without the stream query raises here, and the next call tries
+  // again: `link` changes only once it is complete.
+  py::object native =
+      py::reinterpret_borrow<py::object>(torch).attr("_C");
+  link.getRawStream =
+      py::object(native.attr("_cuda_getCurrentRawStream")).release().ptr();
+  link.currentDevice = PyLong_FromLong(-1);
+  link.imported = true;
+  std::string why = loadBridge(link.bridge);
+  link.bridgeStatus = why.empty() ? "active" : why;
+  return link;
+}
+
+/// A torch tensor's data_ptr(), dtype and is_cuda through the bridge; false
+/// when there is none or `value` is not a plain torch tensor.
+bool readTorchTensor(PyObject *value, std::uint64_t &pointer,
+                     PyObject *&dtype, bool &isCuda) {
+  const TorchBridgeApi *bridge = torchLink().activeBridge();
+  return bridge && bridge->readTensor(value, &pointer, &dtype, &isCuda);
+}
+
 std::uint64_t pointerOf(py::handle arg, size_t index) {
   if (PyLong_Check(arg.ptr()))
     return arg.cast<std::uint64_t>();
   std::uint64_t pointer = 0;
-  if (callDataPtr(arg.ptr(), pointer))
+  PyObject *dtype = nullptr;
+  bool isCuda = false;
+  if (readTorchTensor(arg.ptr(), pointer, dtype, isCuda) ||
+      callDataPtr(arg.ptr(), pointer))
     return pointer;
   if (py::hasattr(arg, "__cuda_array_interface__")) {
     py::dict interface = arg.attr("__cuda_array_interface__");
@@ -428,33 +522,43 @@ double timeLaunches(const LaunchableKernel &kernel, py::handle grid,
 }
 
 std::uintptr_t currentStream() {
+  TorchLink &torch = torchLink();
+  if (!torch.imported)
+    return 0;
+  if (!torch.cudaReady) {
+    // torch.cuda.current_device() runs torch's lazy CUDA initialization.
+    py::module_::import("torch").attr("cuda").attr("current_device")();
+    torch.cudaReady = true;
+  }
+  std::uintptr_t value = 0;
+  const TorchBridgeApi *bridge = torch.activeBridge();
+  if (bridge && bridge->currentStream && bridge->currentStream(&value))
+    return value;
   // torch._C._cuda_getCurrentRawStream(-1): the current device's current
   // stream (c10's getCurrentCUDAStream reads -1 as the current device),
   // what torch.cuda.current_stream() finds without building a Stream.
-  static PyObject *getRawStream = nullptr, *currentDevice = nullptr;
-  if (!getRawStream) {
-    // Asked on every launch until torch is imported: an interned name, not
-    // a string made and hashed each time.
-    static PyObject *torchName = internedName("torch");
-    PyObject *torch = PyDict_GetItem(PyImport_GetModuleDict(), torchName);
-    if (!torch)
-      return 0;
-    py::object module = py::reinterpret_borrow<py::object>(torch);
-    // torch.cuda.current_device() runs torch's lazy CUDA initialization.
-    module.attr("cuda").attr("current_device")();
-    py::object native = module.attr("_C");
-    getRawStream =
-        py::object(native.attr("_cuda_getCurrentRawStream")).release().ptr();
-    currentDevice = PyLong_FromLong(-1);
-  }
-  PyObject *stream = PyObject_CallOneArg(getRawStream, currentDevice);
+  PyObject *stream = PyObject_CallOneArg(torch.getRawStream, torch.currentDevice);
   if (!stream)
     throw py::error_already_set();
-  std::uintptr_t value = PyLong_AsUnsignedLongLong(stream);
+  value = PyLong_AsUnsignedLongLong(stream);
   Py_DECREF(stream);
   if (PyErr_Occurred())
     throw py::error_already_set();
   return value;
+}
+
+std::string torchBridgeStatus() {
+  const TorchLink &torch = torchLink();
+  if (torch.bridge && !torch.enabled)
+    return "off (tilelang._C.set_torch_bridge(False))";
+  return torch.bridgeStatus;
+}
+
+bool setTorchBridge(bool enabled) {
+  TorchLink &torch = torchLink();
+  bool previous = torch.enabled;
+  torch.enabled = enabled;
+  return previous;
 }
 
 //===----------------------------------------------------------------------===//
@@ -512,9 +616,17 @@ bool Dispatcher::appendKind(std::string &key, py::handle handle,
     return true;
   }
   // A tensor: its dtype object (pinned, so its address stays unique), its
-  // alignment class, and whether it lives on the GPU. Tensors are asked
-  // first: a failed attribute lookup on a torch tensor costs about a
-  // microsecond, a launch's whole budget.
+  // alignment class, and whether it lives on the GPU. A torch tensor is
+  // read in C++ through the bridge when there is one (the same values
+  // Python gives). Otherwise tensors are asked first: a failed attribute
+  // lookup on a torch tensor costs about a microsecond, a launch's whole
+  // budget.
+  PyObject *torchDtype = nullptr;
+  bool torchIsCuda = false;
+  if (readTorchTensor(value, pointer, torchDtype, torchIsCuda)) {
+    appendTensorKind(key, torchDtype, pointer, torchIsCuda ? 'g' : 'h');
+    return true;
+  }
   if (!callDataPtr(value, pointer)) {
     // A tensor descriptor: its base's kind, then what specialization reads.
     if (PyObject_HasAttr(value, names().blockShape))
@@ -526,21 +638,26 @@ bool Dispatcher::appendKind(std::string &key, py::handle handle,
     PyErr_Clear();
     return false;
   }
+  char device = '?';
+  if (PyObject *isCuda = PyObject_GetAttr(value, names().isCuda)) {
+    device = isCuda == Py_True ? 'g' : 'h';
+    Py_DECREF(isCuda);
+  } else {
+    PyErr_Clear();
+  }
+  appendTensorKind(key, dtype, pointer, device);
+  Py_DECREF(dtype);
+  return true;
+}
+
+void Dispatcher::appendTensorKind(std::string &key, PyObject *dtype,
+                                  std::uint64_t pointer, char device) {
   if (pinnedSet.insert(dtype).second)
     pinned.append(py::handle(dtype));
   key += 'p';
   appendBytes(key, reinterpret_cast<std::uintptr_t>(dtype));
-  Py_DECREF(dtype);
   key += pointer % 16 == 0 ? '0' : '_';
-  PyObject *isCuda = PyObject_GetAttr(value, names().isCuda);
-  if (!isCuda) {
-    PyErr_Clear();
-    key += '?';
-  } else {
-    key += isCuda == Py_True ? 'g' : 'h';
-    Py_DECREF(isCuda);
-  }
-  return true;
+  key += device;
 }
 
 /// Appends each item of the sequence attribute `name` of `object` through

@@ -123,6 +123,10 @@ private:
   /// Appends the key of one argument; false when it cannot be keyed.
   bool appendKind(std::string &key, py::handle value, std::uint64_t &pointer);
   bool appendValue(std::string &key, py::handle value);
+  /// Appends a tensor's key: its dtype object (pinned), its pointer's
+  /// 16-byte alignment and `device` ('g' GPU, 'h' host, '?' unknown).
+  void appendTensorKind(std::string &key, PyObject *dtype,
+                        std::uint64_t pointer, char device);
   /// The key of a tensor descriptor argument; false if it cannot be keyed.
   bool appendDescriptorKind(std::string &key, PyObject *desc);
   py::object resolveGrid(py::handle grid, const Entry &entry,
@@ -154,6 +158,15 @@ void addLaunchTypes(py::module_ &module);
 /// The stream to launch on: torch's current stream when torch is loaded,
 /// else the default stream.
 std::uintptr_t currentStream();
+
+/// Whether the launcher reads torch tensors and streams through
+/// tilelang._C_torch: "active", or why not ("torch is not imported", the
+/// import error, a torch version mismatch, TILELANG_TORCH_BRIDGE=0).
+std::string torchBridgeStatus();
+
+/// Turns a loaded bridge on or off for this process (to time launches
+/// both ways in one process); returns the previous setting.
+bool setTorchBridge(bool enabled);
 
 } // namespace tilelang::python
 

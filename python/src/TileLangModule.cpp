@@ -335,6 +335,13 @@ PYBIND11_MODULE(_C, m) {
       "0 if none) and links (JIT compilations it took).");
   m.def("current_stream", &tilelang::python::currentStream,
         "torch's current CUDA stream (a raw handle), or 0 without torch.");
+  m.def("torch_bridge_status", &tilelang::python::torchBridgeStatus,
+        "How the launcher reads torch tensors: 'active' (in C++, through "
+        "tilelang._C_torch) or why it asks Python (docs/runtime.md).");
+  m.def("set_torch_bridge", &tilelang::python::setTorchBridge,
+        py::arg("enabled"),
+        "Turns the torch bridge on or off for this process (benchmarks "
+        "time launches both ways); returns the previous setting.");
   bindCache(m);
   tilelang::python::addLaunchTypes(m);
 

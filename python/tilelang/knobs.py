@@ -22,6 +22,11 @@ long-running process can change it with ``os.environ``.
 ``TILELANG_LIBCUDA=PATH``  the CUDA driver library instead of
                            ``libcuda.so.1`` (read by the C++ runtime when it
                            first opens the driver, not here)
+``TILELANG_TORCH_BRIDGE=0``  read torch tensors and torch's stream through
+                           Python on every launch instead of in C++ through
+                           ``tilelang._C_torch`` (read by the launcher when
+                           it first sees torch imported, not here;
+                           docs/runtime.md, "The launcher")
 =========================  ==================================================
 """
 

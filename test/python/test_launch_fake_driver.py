@@ -5,6 +5,7 @@ maps of bulk-copy kernels, and the errors of the driver and of bad grids,
 with kernels compiled by the real compiler. Each case runs in a child
 process (the runtime opens the driver once per process)."""
 
+import pathlib
 import struct
 
 import pytest
@@ -481,3 +482,50 @@ report["error"] = error_of(lambda: axpy[(1,)](x, x, 64, 1.0, BLOCK=64))
 print(json.dumps(report))
 """, env={"TILELANG_LIBCUDA": str(tmp_path / "nowhere" / "libcuda.so.1")})
     assert "nowhere/libcuda.so.1) could not be loaded" in report["error"]
+
+
+# A stand-in for torch in the child: what the launcher reads of it (its
+# version, the raw stream query, the lazy CUDA initialization), so that the
+# stream a launch goes on can be checked without torch.
+TORCH_STUB = """
+import types
+torch = types.ModuleType("torch")
+torch.__version__ = "0.0+stub"
+torch.cuda = types.SimpleNamespace(current_device=lambda: 0)
+torch._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda device: 0x5EA0 + device + 1)
+"""
+
+TORCH_LINK = PRELUDE + TORCH_STUB + """
+x = Tensor((64,), "float32", 0x7F0000001000)
+report["status_before"] = tilelang._C.torch_bridge_status()
+axpy[(1,)](x, x, 64, 1.0, BLOCK=64)
+report["stream_before"] = fakecuda.last_launch()["stream"]
+sys.modules["torch"] = torch
+axpy[(1,)](x, x, 64, 1.0, BLOCK=64)
+report["stream_after"] = fakecuda.last_launch()["stream"]
+report["status_after"] = tilelang._C.torch_bridge_status()
+print(json.dumps(report))
+"""
+
+
+def _bridge_built():
+    import tilelang
+
+    return any(pathlib.Path(tilelang.__file__).parent.glob("_C_torch*.so"))
+
+
+@pytest.mark.parametrize("knob", ["0", None])
+def test_launches_go_on_torchs_current_stream_once_torch_is_imported(library, knob):
+    report = fakecuda.run_script(library, TORCH_LINK, env={"TILELANG_TORCH_BRIDGE": knob} if knob else None)
+    assert report["status_before"] == "torch is not imported"
+    assert report["stream_before"] == 0  # the default stream
+    # torch._C._cuda_getCurrentRawStream(-1), asked through Python: the
+    # bridge is off, missing, or built for another torch than the stand-in.
+    assert report["stream_after"] == 0x5EA0
+    if knob:
+        assert report["status_after"] == "off (TILELANG_TORCH_BRIDGE=0)"
+    elif _bridge_built():
+        assert report["status_after"].startswith("tilelang._C_torch was built for torch ")
+        assert report["status_after"].endswith(", this is torch 0.0+stub")
+    else:
+        assert report["status_after"].startswith("tilelang._C_torch is not available (")

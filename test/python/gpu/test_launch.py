@@ -195,3 +195,79 @@ def test_device_info_names_the_gpu():
     info = _C.device_info()
     assert info["multiprocessors"] > 0 and info["capability"] >= (8, 0)
     assert _C.driver_version() >= 12000
+
+
+# The launcher reads torch tensors and torch's stream in C++ through
+# tilelang._C_torch (docs/runtime.md, "The launcher"); these check that it
+# is in use and that it reads what Python would.
+
+
+@tilelang.jit
+def scale_kernel(x_ptr, out_ptr, n, alpha, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * alpha, mask=mask)
+
+
+def scale(x, out, alpha=3.0):
+    n = x.numel()
+    scale_kernel[(tilelang.cdiv(n, 128),)](x, out, n, alpha, BLOCK=128)
+
+
+def test_the_torch_bridge_is_in_use():
+    from tilelang import _C
+
+    scale(fresh(8), fresh(8))
+    assert _C.torch_bridge_status() == "active"
+
+
+class TaggedTensor(torch.Tensor):
+    """A subclass: the bridge leaves it to Python, which may dispatch."""
+
+
+@pytest.mark.parametrize("view", ["offset", "subclass", "parameter", "fp16"])
+def test_tensors_the_bridge_reads_or_declines_launch_correctly(view):
+    base = fresh(1000 + 3)
+    if view == "offset":  # 4 bytes past a 16-byte boundary: another specialization
+        x, out = base[1:1001], poisoned_like(fresh(1000 + 1))[1:]
+    elif view == "subclass":
+        x, out = base[:1000].as_subclass(TaggedTensor), poisoned_like(base[:1000]).as_subclass(TaggedTensor)
+    elif view == "parameter":
+        x, out = torch.nn.Parameter(base[:1000].clone(), requires_grad=False), poisoned_like(base[:1000])
+    else:
+        x, out = base[:1000].half(), poisoned_like(base[:1000].half())
+    scale(x, out)
+    ref = (x.detach().double() * 3.0).to(x.dtype)
+    torch.testing.assert_close(out.as_subclass(torch.Tensor), ref.as_subclass(torch.Tensor), rtol=0, atol=0)
+
+
+def test_a_misaligned_view_is_keyed_apart_from_an_aligned_one():
+    scale(fresh(8), fresh(8))  # the first launch makes the dispatcher
+    scale_kernel._dispatcher.clear()
+    x = fresh(1001)
+    out = poisoned_like(x)
+    scale(x[:1000], out[:1000])
+    scale(x[1:], out[1:])
+    assert len(scale_kernel._dispatcher) == 2
+    scale(x[:1000], out[:1000])  # a known key: no third entry
+    assert len(scale_kernel._dispatcher) == 2
+
+
+def test_launches_under_a_torch_function_mode_and_on_a_side_stream():
+    from tilelang import _C
+
+    x = fresh(5000)
+    out = poisoned_like(x)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.device("cuda"), torch.cuda.stream(side):  # torch.device installs a torch-function mode
+        assert _C.current_stream() == side.cuda_stream
+        scale(x, out)
+    assert _C.current_stream() == torch.cuda.current_stream().cuda_stream
+    side.synchronize()
+    torch.testing.assert_close(out, x * 3.0, rtol=0, atol=0)
+
+
+def test_a_host_tensor_is_refused_by_name():
+    with pytest.raises(tilelang.CompilationError, match="'x_ptr' is on cpu; kernels take CUDA tensors"):
+        scale(torch.randn(8), fresh(8))
