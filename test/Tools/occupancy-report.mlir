@@ -4,10 +4,12 @@
 // for kernels without tensor-core products); an sm_90a SM holds 8. Over
 // 1024-wide rows its registers already allow enough blocks: one trial. Over
 // 8192-wide rows they do not: 8 blocks are tried next, and a bisection
-// follows when they spill. A tensor-core kernel asks for nothing and is not
-// searched.
+// follows when they spill. At 16 warps the floor is one block, which the
+// block's size implies, and the search runs all the same (an SM holds 4).
+// A tensor-core kernel asks for nothing and is not searched.
 // RUN: %if ptxas %{ tilelang-compile %S/../Target/PTX/layernorm.mlir --arch=sm_90a --num-warps=8 --report -o /dev/null 2>&1 | FileCheck %s --check-prefix=NARROW %}
 // RUN: %if ptxas %{ sed 's/1024/8192/g' %S/../Target/PTX/layernorm.mlir | tilelang-compile - --arch=sm_90a --num-warps=8 --report -o /dev/null 2>&1 | FileCheck %s --check-prefix=WIDE %}
+// RUN: %if ptxas %{ sed 's/1024/8192/g' %S/../Target/PTX/layernorm.mlir | tilelang-compile - --arch=sm_90a --num-warps=16 --report -o /dev/null 2>&1 | FileCheck %s --check-prefix=SIXTEEN %}
 // RUN: %if ptxas %{ tilelang-compile %S/../Target/PTX/matmul.mlir --arch=sm_90a --report -o /dev/null 2>&1 | FileCheck %s --check-prefix=DOT %}
 
 // NARROW: occupancy search ({{.*}}the PTX asks for 2 blocks per SM, an sm_90a SM holds 8 of 256 threads):
@@ -18,6 +20,10 @@
 // WIDE-NEXT: 2 blocks: {{[0-9]+}} registers, 0 bytes of local memory
 // WIDE-NEXT: 8 blocks: {{[0-9]+}} registers, {{[0-9]+}} bytes of local memory
 // WIDE: kept: {{[2-8]}} blocks per SM
+
+// SIXTEEN: occupancy search ({{.*}}the PTX asks for 1 block per SM, an sm_90a SM holds 4 of 512 threads):
+// SIXTEEN-NEXT: 1 block: {{[0-9]+}} registers, 0 bytes of local memory
+// SIXTEEN: kept: {{[1-4]}} block{{s?}} per SM
 
 // DOT: resources (
 // DOT-NOT: occupancy search

@@ -244,9 +244,12 @@ void reportOccupancySearch(const std::string &ptxas,
   int top = residentBlockLimit(limits, directives.threadsPerBlock,
                                result.sharedBytes);
   int base = directives.minBlocksPerSM;
+  auto blocksText = [](int count) {
+    return std::to_string(count) + (count == 1 ? " block" : " blocks");
+  };
   std::cerr << "occupancy search (the runtime's, with ptxas standing in for "
             << "the driver's JIT, whose choice may differ; the PTX asks for "
-            << base << " blocks per SM, an " << result.arch << " SM holds "
+            << blocksText(base) << " per SM, an " << result.arch << " SM holds "
             << top << " of " << directives.threadsPerBlock << " threads):\n";
   int baseRegisters = 0;
   int kept = searchMinBlocksPerSM(
@@ -259,7 +262,7 @@ void reportOccupancySearch(const std::string &ptxas,
                           ? result.ptx
                           : withMinBlocksPerSM(result.ptx, directives, blocks),
                       result.arch, output, status)) {
-          std::cerr << "  " << blocks << " blocks: ptxas failed\n";
+          std::cerr << "  " << blocksText(blocks) << ": ptxas failed\n";
           return trial;
         }
         long local =
@@ -268,14 +271,14 @@ void reportOccupancySearch(const std::string &ptxas,
             int(numberBefore(output, result.kernelName, " registers"));
         if (blocks == base)
           baseRegisters = trial.registers;
-        std::cerr << "  " << blocks << " blocks: " << trial.registers
+        std::cerr << "  " << blocksText(blocks) << ": " << trial.registers
                   << " registers, " << local << " bytes of local memory\n";
         trial.outcome = local == 0 ? OccupancyTrial::Fits
                         : local > 0 ? OccupancyTrial::Spills
                                     : OccupancyTrial::Failed;
         return trial;
       });
-  std::cerr << "  kept: " << kept << " blocks per SM";
+  std::cerr << "  kept: " << blocksText(kept) << " per SM";
   if (kept == base && baseRegisters > 0)
     std::cerr << " (as the PTX asks; its " << baseRegisters
               << " registers allow "

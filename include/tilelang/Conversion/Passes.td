@@ -48,7 +48,8 @@ def ConvertTileGPUToLLVM : Pass<"convert-tilegpu-to-llvm", "mlir::ModuleOp"> {
     Kernels get `nvvm.maxntid` (the block's threads) and either
     `nvvm.maxnreg` (with `max-registers`, Triton's `maxnreg`) or, without
     tensor-core products, `nvvm.minctasm` asking for at least 16 resident
-    warps per SM (the floor the runtime's occupancy search starts from).
+    warps per SM, and at least one block for blocks of 16 or 32 warps (the
+    floor the runtime's occupancy search starts from).
   }];
   let options = [
     Option<"maxRegisters", "max-registers", "unsigned", "0",
