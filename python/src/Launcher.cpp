@@ -135,8 +135,7 @@ TorchLink &torchLink() {
     return link;
   // A torch without the stream query raises here, and the next call tries
   // again: `link` changes only once it is complete.
-  py::object native =
-      py::reinterpret_borrow<py::object>(torch).attr("_C");
+  py::object native = py::reinterpret_borrow<py::object>(torch).attr("_C");
   link.getRawStream =
       py::object(native.attr("_cuda_getCurrentRawStream")).release().ptr();
   link.currentDevice = PyLong_FromLong(-1);
@@ -537,7 +536,8 @@ std::uintptr_t currentStream() {
   // torch._C._cuda_getCurrentRawStream(-1): the current device's current
   // stream (c10's getCurrentCUDAStream reads -1 as the current device),
   // what torch.cuda.current_stream() finds without building a Stream.
-  PyObject *stream = PyObject_CallOneArg(torch.getRawStream, torch.currentDevice);
+  PyObject *stream =
+      PyObject_CallOneArg(torch.getRawStream, torch.currentDevice);
   if (!stream)
     throw py::error_already_set();
   value = PyLong_AsUnsignedLongLong(stream);

@@ -38,8 +38,8 @@ bool readTensor(PyObject *object, std::uint64_t *pointer, PyObject **dtype,
     // copied storage), with the storage offset applied.
     *pointer = reinterpret_cast<std::uintptr_t>(tensor.data_ptr());
     *isCuda = tensor.is_cuda();
-    *dtype = reinterpret_cast<PyObject *>(
-        torch::getTHPDtype(tensor.scalar_type()));
+    *dtype =
+        reinterpret_cast<PyObject *>(torch::getTHPDtype(tensor.scalar_type()));
   } catch (const std::exception &) {
     // No storage (meta, fake or functional tensors): Python raises torch's
     // own error for them.

@@ -1,4 +1,4 @@
-//===- TorchBridge.h - torch's tensors and stream without Python calls -*- C++ -*-===//
+//===- TorchBridge.h - torch tensors without Python calls -------*- C++ -*-===//
 //
 // Part of tilelang. The table of functions that the optional extension
 // `tilelang._C_torch` (TorchBridge.cpp, built only where torch's C++
@@ -38,8 +38,8 @@ struct TorchBridgeApi {
   /// returns true. Returns false, with nothing set and no Python error, for
   /// anything else, and for tensors whose data cannot be read (no storage):
   /// the caller then asks through Python, which raises torch's own error.
-  bool (*readTensor)(PyObject *object, std::uint64_t *pointer,
-                     PyObject **dtype, bool *isCuda);
+  bool (*readTensor)(PyObject *object, std::uint64_t *pointer, PyObject **dtype,
+                     bool *isCuda);
   /// torch's current stream on the current device, as
   /// `torch._C._cuda_getCurrentRawStream(-1)` gives it; null when the
   /// bridge was built without CUDA's headers (the caller asks Python).

@@ -249,8 +249,9 @@ void reportOccupancySearch(const std::string &ptxas,
   };
   std::cerr << "occupancy search (the runtime's, with ptxas standing in for "
             << "the driver's JIT, whose choice may differ; the PTX asks for "
-            << blocksText(base) << " per SM, an " << result.arch << " SM holds "
-            << top << " of " << directives.threadsPerBlock << " threads):\n";
+            << blocksText(base) << " per SM, an " << result.arch
+            << " SM holds " << top << " of " << directives.threadsPerBlock
+            << " threads):\n";
   int baseRegisters = 0;
   int kept = searchMinBlocksPerSM(
       base, top, limits, directives.threadsPerBlock, [&](int blocks) {
