@@ -222,6 +222,23 @@ def test_the_torch_bridge_is_in_use():
     assert _C.torch_bridge_status() == "active"
 
 
+def test_the_torch_bridge_can_be_turned_off_and_on_in_a_process():
+    from tilelang import _C
+
+    x = fresh(777)
+    entries = []
+    for enabled in (False, True):
+        assert _C.set_torch_bridge(enabled) is (not enabled)  # the previous setting
+        assert _C.torch_bridge_status() == ("active" if enabled else "off (tilelang._C.set_torch_bridge(False))")
+        out = poisoned_like(x)
+        scale(x, out)
+        torch.testing.assert_close(out, x * 3.0, rtol=0, atol=0)
+        entries.append(len(scale_kernel._dispatcher))
+    # One key either way: Python reads the same dtype object, pointer and
+    # device that the bridge reads.
+    assert entries[0] == entries[1]
+
+
 class TaggedTensor(torch.Tensor):
     """A subclass: the bridge leaves it to Python, which may dispatch."""
 
