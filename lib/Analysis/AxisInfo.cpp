@@ -219,8 +219,12 @@ divideByPowerOf2(const AxisInfo &x, unsigned d, int64_t c, int64_t constancy,
   return std::make_tuple(int64_t(1), div, constancy);
 }
 
-/// x / c and x % c for a constant power of two c; otherwise only constancy
-/// survives.
+/// x / y and x % y. For x >= 0, the multiples of y, where x % y wraps and
+/// x / y steps, are multiples of D (what every element of y is divisible
+/// by): aligned groups of g elements of x, g dividing x's runs, their
+/// starts and D, and y constant over each group, contain none of them
+/// inside. So x % y keeps runs of g and x / y is constant over them. For a
+/// constant power of two the quotient's divisibility is known too.
 AxisInfo divRemInfo(const AxisInfo &lhs, const AxisInfo &rhs, bool isRem,
                     bool isUnsigned, unsigned width) {
   auto constant = foldConstants(lhs, rhs, [&](int64_t a, int64_t b) {
@@ -241,24 +245,26 @@ AxisInfo divRemInfo(const AxisInfo &lhs, const AxisInfo &rhs, bool isRem,
       lhs.getRank(),
       [&](unsigned d) {
         int64_t constancy = std::gcd(lhs.getConstancy(d), rhs.getConstancy(d));
-        if (!powerOf2)
-          return std::make_tuple(int64_t(1), int64_t(1), constancy);
+        int64_t divisorDivisibility = divisibilityAtRuns(rhs, d, 1);
         // Runs of x only survive for x >= 0: rounding toward zero makes
         // -4..-1 give 0,-3,-2,-1 (mod 4) and -1,0,0,0 (/ 4).
-        bool runsSurvive = lhs.isNonNegative();
+        int64_t group = 1;
+        if (lhs.isNonNegative())
+          group =
+              std::gcd(std::gcd(lhs.getContiguity(d), lhs.getDivisibility(d)),
+                       std::gcd(divisorDivisibility, rhs.getConstancy(d)));
         if (isRem) {
-          // Runs of x continue in x % c until they wrap at multiples of c:
-          // a run split into pieces of g keeps going if each piece starts
-          // at a multiple of g.
-          int64_t contig =
-              runsSurvive ? std::gcd(std::gcd(lhs.getContiguity(d), *divisor),
-                                     lhs.getDivisibility(d))
-                          : 1;
+          // x - q * y: whatever divides both x and y divides the result.
           return std::make_tuple(
-              contig, std::gcd(divisibilityAtRuns(lhs, d, contig), *divisor),
+              group,
+              std::gcd(divisibilityAtRuns(lhs, d, group), divisorDivisibility),
               constancy);
         }
-        return divideByPowerOf2(lhs, d, *divisor, constancy, runsSurvive);
+        if (powerOf2)
+          return divideByPowerOf2(lhs, d, *divisor, constancy,
+                                  lhs.isNonNegative());
+        return std::make_tuple(int64_t(1), int64_t(1),
+                               std::max(constancy, group));
       },
       constant);
 }
@@ -433,6 +439,7 @@ AxisInfoAnalysis::visitOperation(Operation *op,
   auto set = [&](unsigned index, AxisInfo value) {
     if (index == 0 && nonNegative)
       value.setNonNegative(true);
+    value = withPromises(op->getResult(index), std::move(value));
     // Folded constants wrap to the result's width, as the op does.
     Type element = getElementTypeOrSelf(op->getResult(index).getType());
     if (auto constant = value.getConstantValue();
@@ -673,7 +680,8 @@ void AxisInfoAnalysis::visitNonControlFlowArguments(
   AxisInfo inductionVariable({1}, {div}, {1});
   inductionVariable.setNonNegative(nonNegative);
   propagateIfChanged(argLattices[0],
-                     argLattices[0]->join(inductionVariable));
+                     argLattices[0]->join(withPromises(
+                         forOp.getInductionVar(), inductionVariable)));
   size_t inputs = successor.getSuccessorInputs().size();
   setAllToEntryStates(argLattices.drop_front(1 + inputs));
 }
@@ -694,16 +702,149 @@ void AxisInfoAnalysis::setToEntryState(AxisInfoLattice *lattice) {
         state = AxisInfo({1}, {capDivisibility(divisor.getInt())}, {1});
     }
   }
-  propagateIfChanged(lattice, lattice->join(state));
+  propagateIfChanged(lattice, lattice->join(withPromises(value, state)));
+}
+
+//===----------------------------------------------------------------------===//
+// Promises: tile.assume and tile.hint
+//===----------------------------------------------------------------------===//
+
+/// The block `value` belongs to: its defining op's, or its own as an
+/// argument.
+static Block *getOwnerBlock(Value value) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return arg.getOwner();
+  return value.getDefiningOp()->getBlock();
+}
+
+/// Records what `condition`, assumed true in `block`, promises about
+/// values of that block.
+static void addAssumption(Value condition, Block *block, AssumedFacts &facts) {
+  using P = arith::CmpIPredicate;
+  if (auto both = condition.getDefiningOp<arith::AndIOp>()) {
+    addAssumption(both.getLhs(), block, facts);
+    addAssumption(both.getRhs(), block, facts);
+    return;
+  }
+  auto cmp = condition.getDefiningOp<arith::CmpIOp>();
+  if (!cmp)
+    return;
+  Value lhs = cmp.getLhs(), rhs = cmp.getRhs();
+  P predicate = cmp.getPredicate();
+  APInt bound;
+  // The constant on the right: c <= x is x >= c.
+  if (matchPattern(lhs, m_ConstantInt(&bound)) &&
+      !matchPattern(rhs, m_Constant())) {
+    std::swap(lhs, rhs);
+    predicate = predicate == P::slt   ? P::sgt
+                : predicate == P::sle ? P::sge
+                : predicate == P::sgt ? P::slt
+                : predicate == P::sge ? P::sle
+                : predicate == P::ult ? P::ugt
+                : predicate == P::ule ? P::uge
+                : predicate == P::ugt ? P::ult
+                : predicate == P::uge ? P::ule
+                                      : predicate;
+  }
+  if (!matchPattern(rhs, m_ConstantInt(&bound)) || getOwnerBlock(lhs) != block)
+    return;
+  int64_t c = bound.getSExtValue();
+  if ((predicate == P::sge && c >= 0) || (predicate == P::sgt && c >= -1))
+    facts.nonNegative.insert(lhs);
+  // x % k == 0: x is a multiple of k's power-of-two part.
+  if (predicate == P::eq && c == 0) {
+    Operation *rem = lhs.getDefiningOp();
+    APInt divisor;
+    if (rem && isa<arith::RemSIOp, arith::RemUIOp>(rem) &&
+        matchPattern(rem->getOperand(1), m_ConstantInt(&divisor)) &&
+        divisor.isStrictlyPositive()) {
+      Value x = rem->getOperand(0);
+      if (getOwnerBlock(x) != block || isa<RankedTensorType>(x.getType()))
+        return;
+      int64_t &known = facts.divisibility[x];
+      known = std::max(
+          known, AxisInfo::highestPowerOf2Divisor(divisor.getSExtValue()));
+    }
+  }
+}
+
+AssumedFacts AssumedFacts::collect(Operation *root) {
+  AssumedFacts facts;
+  root->walk([&](tile::AssumeOp assume) {
+    addAssumption(assume.getCondition(), assume->getBlock(), facts);
+  });
+  return facts;
+}
+
+AxisInfo AxisInfoAnalysis::withPromises(Value value, AxisInfo info) const {
+  if (!info.isInitialized())
+    return info;
+  if (assumed.nonNegative.contains(value))
+    info.setNonNegative(true);
+  auto divisibility = assumed.divisibility.find(value);
+  DimVector contiguity = info.getContiguity(),
+            divisible = info.getDivisibility(), constancy = info.getConstancy();
+  bool changed = false;
+  if (divisibility != assumed.divisibility.end() &&
+      divisibility->second > divisible[0]) {
+    divisible[0] = divisibility->second;
+    changed = true;
+  }
+  // Hints replace what was derived, dimension by dimension.
+  SmallVector<int64_t> shape = getAnalysisShape(value.getType());
+  auto apply = [&](DictionaryAttr attrs, StringRef prefix) {
+    auto read = [&](StringRef name) {
+      auto facts = dyn_cast_if_present<DenseI64ArrayAttr>(
+          attrs.get((prefix + name).str()));
+      return facts && facts.size() == int64_t(shape.size()) ? facts : nullptr;
+    };
+    if (auto facts = read("max_contiguous")) {
+      for (auto [dim, fact] : llvm::enumerate(facts.asArrayRef())) {
+        int64_t runs = std::clamp<int64_t>(fact, 1, shape[dim]);
+        // Shorter runs start inside the derived ones, at what those
+        // offsets leave of the divisibility (longer runs start at a subset
+        // of the derived starts).
+        if (runs < contiguity[dim])
+          divisible[dim] =
+              std::gcd(divisible[dim], std::gcd(runs, contiguity[dim]));
+        contiguity[dim] = runs;
+      }
+      changed = true;
+    }
+    if (auto facts = read("multiple_of")) {
+      for (auto [dim, fact] : llvm::enumerate(facts.asArrayRef()))
+        divisible[dim] =
+            AxisInfo::highestPowerOf2Divisor(std::max<int64_t>(fact, 1));
+      changed = true;
+    }
+    if (auto facts = read("max_constancy")) {
+      for (auto [dim, fact] : llvm::enumerate(facts.asArrayRef()))
+        constancy[dim] = std::clamp<int64_t>(fact, 1, shape[dim]);
+      changed = true;
+    }
+  };
+  if (auto result = dyn_cast<OpResult>(value);
+      result && result.getOwner()->getNumResults() == 1)
+    apply(result.getOwner()->getDiscardableAttrDictionary(), "tile.");
+  for (Operation *user : value.getUsers())
+    if (auto hint = dyn_cast<tile::HintOp>(user);
+        hint && hint.getSrc() == value)
+      apply(hint->getAttrDictionary(), "");
+  if (!changed)
+    return info;
+  AxisInfo promised(contiguity, divisible, constancy, info.getConstantValue());
+  promised.setNonNegative(info.isNonNegative());
+  return promised;
 }
 
 //===----------------------------------------------------------------------===//
 // ModuleAxisInfo
 //===----------------------------------------------------------------------===//
 
-ModuleAxisInfo::ModuleAxisInfo(Operation *root) {
+ModuleAxisInfo::ModuleAxisInfo(Operation *root)
+    : assumed(AssumedFacts::collect(root)) {
   dataflow::loadBaselineAnalyses(solver);
-  solver.load<AxisInfoAnalysis>();
+  solver.load<AxisInfoAnalysis>(assumed);
   (void)solver.initializeAndRun(root);
 }
 

@@ -520,3 +520,147 @@ func.func @truncation_wraps_signed(%i: index) {
   %shiftedi = arith.index_cast %shifted : index to i32
   return
 }
+
+// -----
+
+// Remainder and division by a value known only by its divisibility: for a
+// non-negative dividend, the multiples of y fall on multiples of 16, so
+// x % y keeps runs of 16 and x / y is constant over them. The sign of the
+// dividend must be known: the program id is >= 0, an argument is not.
+func.func @divrem_by_divisible(%n: i32 {tile.divisibility = 16 : i32}, %a: i32) {
+  // expected-remark-re @+1 {{contiguity{{.*}}}}
+  %pid = tile.program_id x : i32
+  // expected-remark-re @+1 {{contiguity{{.*}}}}
+  %c128 = arith.constant 128 : i32
+  // expected-remark-re @+1 {{contiguity{{.*}}}}
+  %start = arith.muli %pid, %c128 : i32
+  // expected-remark-re @+1 {{contiguity{{.*}}}}
+  %startv = tile.splat %start : i32 -> tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity{{.*}}}}
+  %r = tile.make_range 0 to 128 : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [128], divisibility = [128], constancy = [1]{{$}}}}
+  %offs = arith.addi %startv, %r : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [16], constancy = [128]{{$}}}}
+  %nv = tile.splat %n : i32 -> tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [16], divisibility = [16], constancy = [1]{{$}}}}
+  %rem = arith.remsi %offs, %nv : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [16]{{$}}}}
+  %div = arith.divsi %offs, %nv : tensor<128xi32>
+  // 48 = 3 * 16: its multiples are multiples of 16 too.
+  // expected-remark-re @+1 {{contiguity{{.*}}}}
+  %c48 = arith.constant dense<48> : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [16], divisibility = [16], constancy = [1]{{$}}}}
+  %rem48 = arith.remsi %offs, %c48 : tensor<128xi32>
+  // An argument of unknown sign: no runs survive.
+  // expected-remark-re @+1 {{contiguity{{.*}}}}
+  %av = tile.splat %a : i32 -> tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [128], divisibility = [1], constancy = [1]{{$}}}}
+  %unsigned = arith.addi %av, %r : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [1]{{$}}}}
+  %remu = arith.remsi %unsigned, %nv : tensor<128xi32>
+  return
+}
+
+// -----
+
+// tl.assume: x >= 0 and x > -1 make x non-negative, x % 16 == 0 makes it a
+// multiple of 16, for values of the assume's own block; a promise in
+// another block (here a loop body) says nothing about a value outside it.
+func.func @assume(%a: i32, %b: i32, %k: i32, %n: i32 {tile.divisibility = 16 : i32}) {
+  // expected-remark-re @+1 {{contiguity{{.*}}}}
+  %c0 = arith.constant 0 : i32
+  // expected-remark-re @+1 {{contiguity{{.*}}}}
+  %c16 = arith.constant 16 : i32
+  // expected-remark-re @+1 {{contiguity{{.*}}}}
+  %ge = arith.cmpi sge, %a, %c0 : i32
+  // expected-remark-re @+1 {{contiguity{{.*}}}}
+  %rem = arith.remsi %k, %c16 : i32
+  // expected-remark-re @+1 {{contiguity{{.*}}}}
+  %aligned = arith.cmpi eq, %rem, %c0 : i32
+  // expected-remark-re @+1 {{contiguity{{.*}}}}
+  %both = arith.andi %ge, %aligned : i1
+  tile.assume %both
+  // expected-remark-re @+1 {{contiguity{{.*}}}}
+  %r = tile.make_range 0 to 128 : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity{{.*}}}}
+  %nv = tile.splat %n : i32 -> tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity{{.*}}}}
+  %av = tile.splat %a : i32 -> tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity{{.*}}}}
+  %offs = arith.addi %av, %r : tensor<128xi32>
+  // %a is non-negative, so the runs survive (its divisibility is unknown).
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [1]{{$}}}}
+  %rem_a = arith.remsi %offs, %nv : tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [16], constancy = [128]{{$}}}}
+  %kv = tile.splat %k : i32 -> tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity{{.*}}}}
+  %bv = tile.splat %b : i32 -> tensor<128xi32>
+  // expected-remark-re @+1 {{contiguity{{.*}}}}
+  %offs_b = arith.addi %bv, %r : tensor<128xi32>
+  %c1 = arith.constant 1 : index
+  %c0i = arith.constant 0 : index
+  scf.for %i = %c0i to %c1 step %c1 {
+    // expected-remark-re @+1 {{contiguity{{.*}}}}
+    %m1 = arith.constant -1 : i32
+    // expected-remark-re @+1 {{contiguity{{.*}}}}
+    %gt = arith.cmpi sgt, %b, %m1 : i32
+    tile.assume %gt
+  }
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [1], constancy = [1]{{$}}}}
+  %rem_b = arith.remsi %offs_b, %nv : tensor<128xi32>
+  return
+}
+
+// -----
+
+// tl.assume(x >= 0) on a 16-aligned start: now the remainder keeps runs
+// of 16. The constant may be on either side.
+func.func @assume_aligned(%n: i32 {tile.divisibility = 16 : i32}, %p: i32) {
+  // expected-remark-re @+1 {{contiguity{{.*}}}}
+  %c0 = arith.constant 0 : i32
+  // expected-remark-re @+1 {{contiguity{{.*}}}}
+  %c64 = arith.constant 64 : i32
+  // expected-remark-re @+1 {{contiguity{{.*}}}}
+  %le = arith.cmpi sle, %c0, %p : i32
+  tile.assume %le
+  // expected-remark-re @+1 {{contiguity{{.*}}}}
+  %start = arith.muli %p, %c64 : i32
+  // expected-remark-re @+1 {{contiguity{{.*}}}}
+  %startv = tile.splat %start : i32 -> tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity{{.*}}}}
+  %r = tile.make_range 0 to 64 : tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity{{.*}}}}
+  %offs = arith.addi %startv, %r : tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity{{.*}}}}
+  %nv = tile.splat %n : i32 -> tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity = [16], divisibility = [16], constancy = [1]{{$}}}}
+  %rem = arith.remsi %offs, %nv : tensor<64xi32>
+  return
+}
+
+// -----
+
+// Hints replace what was derived: on the defining op (where canonicalize
+// puts them), and as tile.hint about a block argument or any value.
+func.func @hints(%n: i32, %x: tensor<64xi32>, %m: i32 {tile.divisibility = 16 : i32}) {
+  // expected-remark-re @+1 {{contiguity{{.*}}}}
+  %r = tile.make_range 0 to 64 : tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity{{.*}}}}
+  %nv = tile.splat %n : i32 -> tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity = [64], divisibility = [64], constancy = [1]{{$}}}}
+  %offs = arith.remsi %r, %nv {tile.multiple_of = array<i64: 64>, tile.max_contiguous = array<i64: 64>} : tensor<64xi32>
+  // A hint about an op's result, not yet moved onto the op; 24 promises 8.
+  // expected-remark-re @+1 {{contiguity = [1], divisibility = [8], constancy = [4]{{$}}}}
+  %q = arith.divsi %r, %nv : tensor<64xi32>
+  tile.hint %q {multiple_of = array<i64: 24>, max_constancy = array<i64: 4>} : tensor<64xi32>
+  // max_contiguous larger than the shape is capped at it.
+  tile.hint %x {max_contiguous = array<i64: 1024>, multiple_of = array<i64: 16>} : tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity{{.*}}}}
+  %mv = tile.splat %m : i32 -> tensor<64xi32>
+  // expected-remark-re @+1 {{contiguity = [64], divisibility = [16], constancy = [1]{{$}}}}
+  %z = arith.addi %x, %mv : tensor<64xi32>
+  // Shorter runs than derived: divisibility is what their starts have.
+  // expected-remark-re @+1 {{contiguity = [2], divisibility = [2], constancy = [1]{{$}}}}
+  %y = arith.addi %x, %mv {tile.max_contiguous = array<i64: 2>} : tensor<64xi32>
+  return
+}

@@ -2,8 +2,10 @@
 
 Random functions of i32 scalars and 1-D i32 tensors (ranges from 0 and
 from other starts, splats, constants, signed and unsigned arithmetic,
-shifts, extrema and comparisons, selects on tensor and scalar conditions,
-truncations and extensions,
+shifts, extrema and comparisons, division and remainder by constants and
+by arguments known only by their divisibility, selects on tensor and scalar
+conditions, truncations and extensions, tl.assume promises about arguments
+(which the sampled values then keep) and max_contiguous hints on ranges,
 and scf.for loops carrying a tensor, whose body values are checked at every
 iteration), and of 2-D tensors as kernels build them (ranges expanded and broadcast,
 offsets, and-ed masks, f32 pointers), go through `tilelang-opt --test-print-axis-info`; the same
@@ -17,6 +19,7 @@ Values stay far from 2^31 (wrap-around is not what this checks). The seed
 is printed; TILELANG_FUZZ_SEED replays a run.
 """
 
+import math
 import os
 import random
 import re
@@ -83,6 +86,8 @@ class Generator:
         self.masks = []
         self.counter = 0
         self.args = []
+        self.divisors = []  # arguments that are never 0: run-time divisors
+        self.promises = {}  # argument -> (non-negative, multiple of)
 
     def fresh(self):
         self.counter += 1
@@ -110,6 +115,78 @@ class Generator:
         name = self.fresh()
         self.emit(f"{name} = tile.make_range {start} to {start + SIZE} : tensor<{SIZE}xi32>", name, "tensor",
                   lambda env, s=start: list(range(s, s + SIZE)))
+        if self.rng.random() < 0.2:
+            # A true promise of shorter runs than derived: the divisibility
+            # at the new run starts must be re-derived.
+            runs = self.rng.choice([1, 2, 4, 8])
+            self.lines.append((f"tile.hint {name} {{max_contiguous = array<i64: {runs}>}} : tensor<{SIZE}xi32>",
+                               None))
+
+    def offsets(self):
+        """``(start + tl.arange(0, SIZE)) % d`` (or ``// d``), as kernels
+        index blocks, with a divisor known by its divisibility or a
+        constant: runs survive only for starts known to be >= 0."""
+        start = self.rng.choice(self.scalars)
+        splat, rng_name, offs, result = self.fresh(), self.fresh(), self.fresh(), self.fresh()
+        self.emit(f"{splat} = tile.splat {start} : i32 -> tensor<{SIZE}xi32>", splat, "tensor",
+                  lambda env, s=start: [env[s]] * SIZE)
+        self.emit(f"{rng_name} = tile.make_range 0 to {SIZE} : tensor<{SIZE}xi32>", rng_name, "tensor",
+                  lambda env: list(range(SIZE)))
+        self.emit(f"{offs} = arith.addi {splat}, {rng_name} : tensor<{SIZE}xi32>", offs, "tensor",
+                  lambda env, a=splat, b=rng_name: [x + y for x, y in zip(env[a], env[b])])
+        divisor = self.fresh()
+        if self.divisors and self.rng.random() < 0.7:
+            d = self.rng.choice(self.divisors)
+            self.emit(f"{divisor} = tile.splat {d} : i32 -> tensor<{SIZE}xi32>", divisor, "tensor",
+                      lambda env, d=d: [env[d]] * SIZE)
+        else:
+            value = self.rng.choice([16, 48, 32, -16])
+            self.emit(f"{divisor} = arith.constant dense<{value}> : tensor<{SIZE}xi32>", divisor, "tensor",
+                      lambda env, v=value: [v] * SIZE)
+        op, fn = self.rng.choice([("remsi", c_rem), ("divsi", c_div), ("remsi", c_rem)])
+        self.emit(f"{result} = arith.{op} {offs}, {divisor} : tensor<{SIZE}xi32>", result, "tensor",
+                  lambda env, a=offs, b=divisor, f=fn: [f(x, y) for x, y in zip(env[a], env[b])])
+
+    def promise(self, arg):
+        """tl.assume about argument ``arg``: non-negative, or a multiple of
+        a power of two (both kept by the sampled values)."""
+        zero, cond = self.fresh(), self.fresh()
+        self.lines.append((f"{zero} = arith.constant 0 : i32", zero))
+        self.evals.append((zero, "scalar", lambda env: 0))
+        nonneg, multiple = self.promises.get(arg, (False, 1))
+        if self.rng.random() < 0.6:
+            pred, bound = self.rng.choice([("sge", 0), ("sgt", -1)])
+            limit = self.fresh()
+            self.lines.append((f"{limit} = arith.constant {bound} : i32", limit))
+            self.evals.append((limit, "scalar", lambda env, v=bound: v))
+            self.lines.append((f"{cond} = arith.cmpi {pred}, {arg}, {limit} : i32", cond))
+            self.evals.append((cond, "mask", lambda env, a=arg: 1))
+            nonneg = True
+        else:
+            k = self.rng.choice([8, 32, 64, 24])
+            kname, rem = self.fresh(), self.fresh()
+            self.lines.append((f"{kname} = arith.constant {k} : i32", kname))
+            self.evals.append((kname, "scalar", lambda env, v=k: v))
+            self.lines.append((f"{rem} = arith.remsi {arg}, {kname} : i32", rem))
+            self.evals.append((rem, "scalar", lambda env, a=arg, v=k: c_rem(env[a], v)))
+            self.lines.append((f"{cond} = arith.cmpi eq, {rem}, {zero} : i32", cond))
+            self.evals.append((cond, "mask", lambda env: 1))
+            multiple = k
+        self.lines.append((f"tile.assume {cond}", None))
+        self.promises[arg] = (nonneg, multiple)
+
+    def sample_args(self, rng):
+        """Argument values that keep every promise made about them."""
+        values = {}
+        for name, divisibility in self.args:
+            nonneg, multiple = self.promises.get(name, (False, 1))
+            step = divisibility * multiple // math.gcd(divisibility, multiple)
+            low = 0 if nonneg else -(1 << 8)
+            value = rng.randrange(low, 1 << 8) * step
+            while name in self.divisors and value == 0:
+                value = rng.randrange(low, 1 << 8) * step
+            values[name] = value
+        return values
 
     def splat(self):
         src = self.rng.choice(self.scalars)
@@ -123,9 +200,17 @@ class Generator:
         kind = self.rng.choice(["scalar", "tensor", "tensor"])
         pool = self.scalars if kind == "scalar" else self.tensors
         lhs = self.rng.choice(pool)
-        if op in ("divsi", "remsi", "divui", "remui", "shli", "shrsi", "shrui"):
+        if op in ("divsi", "remsi", "divui", "remui") and self.divisors and self.rng.random() < 0.5:
+            # A divisor known only by its divisibility (never 0).
+            rhs = self.rng.choice(self.divisors)
+            if kind == "tensor":
+                splat = self.fresh()
+                self.emit(f"{splat} = tile.splat {rhs} : i32 -> tensor<{SIZE}xi32>", splat, "tensor",
+                          lambda env, d=rhs: [env[d]] * SIZE)
+                rhs = splat
+        elif op in ("divsi", "remsi", "divui", "remui", "shli", "shrsi", "shrui"):
             # Divisors are non-zero constants, shift amounts small ones.
-            value = self.rng.choice([0, 1, 2, 4] if op.startswith("sh") else [1, 2, 3, 4, 8, 16, 5, -4])
+            value = self.rng.choice([0, 1, 2, 4] if op.startswith("sh") else [1, 2, 3, 4, 8, 16, 5, -4, 48, 24])
             divisor = self.fresh()
             if kind == "scalar":
                 self.emit(f"{divisor} = arith.constant {value} : i32", divisor, "scalar", lambda env, v=value: v)
@@ -275,6 +360,15 @@ class Generator:
             self.scalars.append(name)
             attr = f" {{tile.divisibility = {divisibility} : i32}}" if divisibility else ""
             arg_texts.append(f"{name}: i32{attr}")
+        for index in range(2):
+            divisibility = rng.choice([1, 4, 16])
+            name = f"%d{index}"
+            self.args.append((name, divisibility))
+            self.divisors.append(name)
+            arg_texts.append(f"{name}: i32 {{tile.divisibility = {divisibility} : i32}}")
+        for name, _ in self.args:
+            if rng.random() < 0.3:
+                self.promise(name)
         self.make_range()
         self.constant_scalar()
         self.splat()
@@ -296,6 +390,8 @@ class Generator:
                 self.narrow_and_widen()
             elif choice < 0.64:
                 self.loop()
+            elif choice < 0.72:
+                self.offsets()
             else:
                 self.binary()
         return f"func.func @{self.name}({', '.join(arg_texts)}) {{", ["  return", "}"]
@@ -367,7 +463,11 @@ class Generator2D(Generator):
     def combine(self):
         op = self.rng.choice(["addi", "addi", "subi", "muli", "remsi", "divsi"])
         lhs = self.rng.choice(self.pools["mat"])
-        if op in ("remsi", "divsi"):
+        if op in ("remsi", "divsi") and self.rng.random() < 0.4:
+            rhs = self.fresh()
+            self.add(f"{rhs} = tile.splat %d0 : i32 -> {self.type_of('mat')}", rhs, "mat",
+                     lambda env: [[env["%d0"]] * COLS for _ in range(ROWS)])
+        elif op in ("remsi", "divsi"):
             value = self.rng.choice([2, 4, 8, 16, 3])
             rhs = self.fresh()
             self.add(f"{rhs} = arith.constant dense<{value}> : {self.type_of('mat')}", rhs, "mat",
@@ -424,6 +524,13 @@ class Generator2D(Generator):
             self.scalars.append(name)
             attr = f" {{tile.divisibility = {divisibility} : i32}}" if divisibility else ""
             arg_texts.append(f"{name}: i32{attr}")
+        divisibility = rng.choice([1, 4, 16])
+        self.args.append(("%d0", divisibility))
+        self.divisors.append("%d0")
+        arg_texts.append(f"%d0: i32 {{tile.divisibility = {divisibility} : i32}}")
+        for name, _ in self.args[1:]:
+            if rng.random() < 0.3:
+                self.promise(name)
         self.vector("row")
         self.vector("col")
         self.matrix()
@@ -546,7 +653,7 @@ def test_axis_info_facts_hold_for_concrete_values(generator, tmp_path):
     failures, checked, skipped = [], 0, 0
     for gen in gens:
         for _ in range(generator.samples):
-            values = {name: rng.randrange(-(1 << 8), 1 << 8) * divisibility for name, divisibility in gen.args}
+            values = gen.sample_args(rng)
             if "%p" in values:
                 values["%p"] = rng.randrange(1 << 10, 1 << 12) * 16  # an address: positive
             env = evaluate(gen, values)

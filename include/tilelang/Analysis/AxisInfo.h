@@ -17,6 +17,8 @@
 #include "mlir/Analysis/DataFlow/SparseAnalysis.h"
 #include "mlir/Analysis/DataFlowFramework.h"
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <optional>
 
@@ -82,11 +84,24 @@ private:
 
 using AxisInfoLattice = mlir::dataflow::Lattice<AxisInfo>;
 
+/// What `tile.assume` ops promise about values of their own block (see the
+/// op's description): read once, before the analysis runs.
+struct AssumedFacts {
+  /// Values promised to be >= 0.
+  llvm::DenseSet<mlir::Value> nonNegative;
+  /// Scalars promised to be multiples of a power of two.
+  llvm::DenseMap<mlir::Value, int64_t> divisibility;
+
+  /// Collects the promises of every tile.assume under `root`.
+  static AssumedFacts collect(mlir::Operation *root);
+};
+
 /// The sparse forward analysis computing AxisInfo for every value.
 class AxisInfoAnalysis
     : public mlir::dataflow::SparseForwardDataFlowAnalysis<AxisInfoLattice> {
 public:
-  using SparseForwardDataFlowAnalysis::SparseForwardDataFlowAnalysis;
+  AxisInfoAnalysis(mlir::DataFlowSolver &solver, const AssumedFacts &assumed)
+      : SparseForwardDataFlowAnalysis(solver), assumed(assumed) {}
 
   mlir::LogicalResult
   visitOperation(mlir::Operation *op,
@@ -99,6 +114,14 @@ public:
       unsigned firstIndex) override;
 
   void setToEntryState(AxisInfoLattice *lattice) override;
+
+private:
+  /// `info` for `value` with what the program promises about it: assumed
+  /// facts added, and tile.hint facts (on the defining op, or hints about
+  /// `value` itself) replacing the derived ones.
+  AxisInfo withPromises(mlir::Value value, AxisInfo info) const;
+
+  const AssumedFacts &assumed;
 };
 
 /// Runs the analysis over an operation (usually the module) and answers
@@ -122,6 +145,7 @@ public:
   unsigned getMaskConstancy(mlir::Value mask, unsigned dim) const;
 
 private:
+  AssumedFacts assumed;
   mlir::DataFlowSolver solver;
 };
 

@@ -244,6 +244,9 @@ void populateAtomicOpToLLVMPatterns(TileGPUTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns);
 void populateDebugOpToLLVMPatterns(TileGPUTypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
+/// tile.assume (llvm.intr.assume) and tile.hint (erased).
+void populatePromiseOpToLLVMPatterns(TileGPUTypeConverter &converter,
+                                     mlir::RewritePatternSet &patterns);
 /// Ops the lowering does not handle yet: a clear error instead of
 /// "failed to legalize".
 void populateUnsupportedOpPatterns(TileGPUTypeConverter &converter,

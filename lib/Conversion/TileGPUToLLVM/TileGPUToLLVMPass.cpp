@@ -96,6 +96,7 @@ struct ConvertTileGPUToLLVMPass
     populateScanOpToLLVMPatterns(converter, patterns);
     populateAtomicOpToLLVMPatterns(converter, patterns);
     populateDebugOpToLLVMPatterns(converter, patterns);
+    populatePromiseOpToLLVMPatterns(converter, patterns);
     populateUnsupportedOpPatterns(converter, patterns);
     // ceildiv, floordiv and friends become plain integer arithmetic first.
     arith::populateCeilFloorDivExpandOpsPatterns(patterns);

@@ -1052,8 +1052,46 @@ class Semantic:
             return (x + d - 1) // d
         return self.binary("//", self.binary("-", self.binary("+", x, d), 1), d)
 
-    def hint(self, x, values):
+    def hint(self, x, values, kind: str):
+        """``tl.multiple_of`` / ``tl.max_contiguous`` / ``tl.max_constancy``:
+        a ``tile.hint`` promising ``kind`` about ``x``'s runs, one value per
+        dimension (one for a scalar); returns ``x``. As in Triton, the promise
+        holds for every use of ``x``, also when the result is not used."""
+        x, values = _unwrap(x), _unwrap(values)
+        if isinstance(values, int) and not isinstance(values, bool):
+            values = [values]
+        if not isinstance(values, (list, tuple)) or not all(
+                isinstance(_unwrap(v), int) and not isinstance(_unwrap(v), bool) for v in values):
+            self.error(f"tl.{kind}'s values must be constant integers, got {values!r}")
+        values = [int(_unwrap(v)) for v in values]
+        if not isinstance(x, Value):
+            return x  # a constant: its facts are known exactly
+        if not (x.dtype.is_int() or x.dtype.is_ptr()) or x.dtype.is_bool():
+            self.error(f"tl.{kind} applies to integers and pointers, got {x.dtype.name}")
+        rank = max(1, len(x.shape))
+        if len(values) != rank:
+            self.error(f"tl.{kind} needs {rank} value{'s' if rank > 1 else ''} for a "
+                       f"{describe(x.dtype, x.shape)}, got {len(values)}")
+        if any(v < 1 for v in values):
+            self.error(f"tl.{kind}'s values must be positive, got {values}")
+        facts = ", ".join(str(v) for v in values)
+        self.b.emit(f"tile.hint {x.name} {{{kind} = array<i64: {facts}>}} : {x.type}")
         return x
+
+    def assume(self, cond):
+        """``tl.assume(cond)``: ``tile.assume``, a promise that ``cond`` holds
+        (axis info reads ``x >= 0``, ``x > 0`` and ``x % k == 0`` about values
+        of the same block; LLVM gets the rest)."""
+        cond = _unwrap(cond)
+        if not isinstance(cond, Value):
+            if not cond:
+                self.error("tl.assume of a condition that is false at compile time")
+            return None
+        if cond.shape:
+            self.error(f"tl.assume takes a scalar condition, got a {describe(cond.dtype, cond.shape)}")
+        c = self.to_bool(cond)
+        self.b.emit(f"tile.assume {c.name}")
+        return None
 
     # -- random numbers (Triton's Philox 4x32-10 / 4x64) ------------------------------------------
 

@@ -614,22 +614,27 @@ def softmax(x, ieee_rounding=False, _semantic=None):
 
 @builtin
 def multiple_of(input, values, _semantic=None):
-    return _semantic.hint(input, values)
+    """Promises that the first value of each run of ``input`` (along each
+    dimension) is a multiple of ``values`` (bytes for pointers)."""
+    return _semantic.hint(input, values, "multiple_of")
 
 
 @builtin
 def max_contiguous(input, values, _semantic=None):
-    return _semantic.hint(input, values)
+    """Promises that ``input`` holds runs of ``values`` consecutive values."""
+    return _semantic.hint(input, values, "max_contiguous")
 
 
 @builtin
 def max_constancy(input, values, _semantic=None):
-    return _semantic.hint(input, values)
+    """Promises that ``input`` holds runs of ``values`` equal values."""
+    return _semantic.hint(input, values, "max_constancy")
 
 
 @builtin
 def assume(cond, _semantic=None):
-    return None
+    """Promises that the scalar ``cond`` holds (undefined behaviour if not)."""
+    return _semantic.assume(cond)
 
 
 @builtin

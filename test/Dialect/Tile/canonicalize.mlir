@@ -423,3 +423,23 @@ func.func @trans_of_splat(%x: f32) -> tensor<8x4xf32> {
   %t = tile.trans %s {order = array<i32: 1, 0>} : tensor<4x8xf32> -> tensor<8x4xf32>
   return %t : tensor<8x4xf32>
 }
+
+// -----
+
+// A hint about an op's result moves onto that op, where copies of the op
+// keep it; a hint about a block argument stays; an assume stays (it has an
+// effect, so it is never dead).
+// CHECK-LABEL: func @hints_move_to_their_op
+// CHECK: %[[R:.*]] = arith.remsi %{{.*}}, %{{.*}} {tile.max_contiguous = array<i64: 64>, tile.multiple_of = array<i64: 64>} : tensor<64xi32>
+// CHECK-NOT: tile.hint %[[R]]
+// CHECK: tile.hint %arg1 {multiple_of = array<i64: 16>} : i32
+// CHECK: tile.assume
+func.func @hints_move_to_their_op(%n: i32, %s: i32, %ok: i1) -> tensor<64xi32> {
+  %r = tile.make_range 0 to 64 : tensor<64xi32>
+  %nv = tile.splat %n : i32 -> tensor<64xi32>
+  %offs = arith.remsi %r, %nv : tensor<64xi32>
+  tile.hint %offs {multiple_of = array<i64: 64>, max_contiguous = array<i64: 64>} : tensor<64xi32>
+  tile.hint %s {multiple_of = array<i64: 16>} : i32
+  tile.assume %ok
+  return %offs : tensor<64xi32>
+}

@@ -1591,3 +1591,48 @@ func.func @descriptor_store_type(%d: !tile.tensordesc<tensor<16xf32>>, %i: i32, 
   tile.descriptor_store %d[%i], %v : !tile.tensordesc<tensor<16xf32>>, tensor<16xf16>
   return
 }
+
+// -----
+
+// A hint has one value per dimension (one for a scalar).
+func.func @hint_rank(%x: tensor<4x8xi32>) {
+  // expected-error @+1 {{'multiple_of' has 1 values for a value of rank 2}}
+  tile.hint %x {multiple_of = array<i64: 16>} : tensor<4x8xi32>
+  return
+}
+
+// -----
+
+// Hint values are positive.
+func.func @hint_positive(%x: i32) {
+  // expected-error @+1 {{'max_contiguous' values must be positive, got 0}}
+  tile.hint %x {max_contiguous = array<i64: 0>} : i32
+  return
+}
+
+// -----
+
+// A hint promises something.
+func.func @hint_empty(%x: i32) {
+  // expected-error @+1 {{promises nothing: it needs multiple_of, max_contiguous or max_constancy}}
+  tile.hint %x : i32
+  return
+}
+
+// -----
+
+// Hints are about integers and pointers.
+func.func @hint_float(%x: f32) {
+  // expected-error @+1 {{operand #0 must be integer or tensor of integers or pointer or tensor of pointers, but got 'f32'}}
+  tile.hint %x {multiple_of = array<i64: 16>} : f32
+  return
+}
+
+// -----
+
+// An assumption is a scalar i1.
+func.func @assume_tensor(%x: tensor<4xi1>) {
+  // expected-error @+1 {{operand #0 must be 1-bit signless integer, but got 'tensor<4xi1>'}}
+  "tile.assume"(%x) : (tensor<4xi1>) -> ()
+  return
+}

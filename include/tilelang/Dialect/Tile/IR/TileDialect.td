@@ -48,6 +48,9 @@ def Tile_Dialect : Dialect {
 def Tile_GlobalMemory : Resource<"::tilelang::tile::GlobalMemory">;
 /// The device's debug output stream, written by print and assert.
 def Tile_DebugStream : Resource<"::tilelang::tile::DebugStream">;
+/// What the program promises about its values (tl.assume, tl.multiple_of,
+/// ...): "written" by the promise ops so that they are never erased as dead.
+def Tile_Promises : Resource<"::tilelang::tile::Promises">;
 
 /// Base class of every tile op.
 class Tile_Op<string mnemonic, list<Trait> traits = []>

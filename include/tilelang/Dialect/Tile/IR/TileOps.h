@@ -33,6 +33,12 @@ struct DebugStream : public mlir::SideEffects::Resource::Base<DebugStream> {
   llvm::StringRef getName() final { return "<DebugStream>"; }
 };
 
+/// What the program promises about its values: written by tile.assume and
+/// tile.hint, read by nothing, so that the promises stay until lowered.
+struct Promises : public mlir::SideEffects::Resource::Base<Promises> {
+  llvm::StringRef getName() final { return "<Promises>"; }
+};
+
 } // namespace tilelang::tile
 
 #define GET_OP_CLASSES

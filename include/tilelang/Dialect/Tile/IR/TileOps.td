@@ -517,6 +517,69 @@ def Tile_PtrToIntOp : Tile_Op<"ptr_to_int", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Promises (compiler hints)
+//===----------------------------------------------------------------------===//
+
+def Tile_AssumeOp : Tile_Op<"assume", [MemoryEffects<[MemWrite<Tile_Promises>]>]> {
+  let summary = "Promise that a scalar condition holds (tl.assume)";
+  let description = [{
+    The program promises that `condition` is true wherever this op runs; a
+    false condition is undefined behaviour. Axis info reads the promises
+    about values defined in the assume's own block (or, for block
+    arguments, of the block they belong to): `x >= c` with c >= 0 and
+    `x > c` with c >= -1 (x is non-negative, so that remainders and
+    divisions keep x's runs), `x % c == 0` with c > 0 (x is a multiple of
+    c's largest power-of-two factor), and conjunctions of these. Lowered to
+    `llvm.intr.assume`.
+
+    ```mlir
+    %ok = arith.cmpi sge, %pid_m, %c0 : i32
+    tile.assume %ok
+    ```
+  }];
+  let arguments = (ins I1:$condition);
+  let assemblyFormat = "$condition attr-dict";
+}
+
+def Tile_HintOp : Tile_Op<"hint", [MemoryEffects<[MemWrite<Tile_Promises>]>]> {
+  let summary = "Promise facts about a value's runs (tl.multiple_of, ...)";
+  let description = [{
+    Triton's `tl.multiple_of`, `tl.max_contiguous` and `tl.max_constancy`:
+    per dimension (one entry for a scalar), the first value of each run of
+    `src` is a multiple of `multiple_of` (bytes for pointers), runs of
+    consecutive values are `max_contiguous` long, runs of equal values
+    `max_constancy` long. The promise replaces what axis info would derive,
+    for every use of `src`, as Triton's hints do.
+
+    Canonicalization moves the promise onto the op defining `src` (as the
+    discardable attributes `tile.multiple_of`, `tile.max_contiguous`,
+    `tile.max_constancy`), so that copies of that op keep it; a promise
+    about a block argument stays a `tile.hint`, which the LLVM lowering
+    erases.
+
+    ```mlir
+    tile.hint %offs {multiple_of = array<i64: 128>, max_contiguous = array<i64: 128>} : tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins
+    AnyTypeOf<[Tile_IntLike, Tile_PtrLike]>:$src,
+    OptionalAttr<DenseI64ArrayAttr>:$multiple_of,
+    OptionalAttr<DenseI64ArrayAttr>:$max_contiguous,
+    OptionalAttr<DenseI64ArrayAttr>:$max_constancy);
+  let assemblyFormat = "$src attr-dict `:` type($src)";
+  let hasVerifier = 1;
+  let hasCanonicalizeMethod = 1;
+  let extraClassDeclaration = [{
+    /// The discardable attributes that carry a hint on the op defining the
+    /// hinted value, in the order multiple_of, max_contiguous,
+    /// max_constancy.
+    static constexpr ::llvm::StringLiteral kMultipleOfAttrName = "tile.multiple_of";
+    static constexpr ::llvm::StringLiteral kMaxContiguousAttrName = "tile.max_contiguous";
+    static constexpr ::llvm::StringLiteral kMaxConstancyAttrName = "tile.max_constancy";
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Debugging
 //===----------------------------------------------------------------------===//
 
