@@ -16,6 +16,7 @@ import builtins
 import inspect
 import math as pymath
 import operator
+import re
 from typing import Any, Dict, List, Optional
 
 from tilelang.errors import CompilationError, Diagnostic
@@ -105,6 +106,50 @@ def _assigned_names(stmts) -> List[str]:
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 seen.setdefault(node.id, None)
     return list(seen)
+
+
+# Ops that may be executed when their result is not wanted: no effect, no
+# fault, always terminate. Left out: loads (a guard such as
+# `tl.load(p) if p_ok else 0` is what keeps them in bounds), stores, atomics,
+# prints, asserts, barriers, descriptor copies, while loops, and integer
+# division and remainder unless the divisor is a constant that cannot make
+# them undefined (zero, or -1 for the signed ones: INT_MIN / -1 overflows).
+_PURE_OPS = frozenset({
+    "tile.splat", "tile.broadcast", "tile.expand_dims", "tile.make_range", "tile.addptr",
+    "tile.reshape", "tile.trans", "tile.bitcast", "tile.ptr_to_int", "tile.int_to_ptr",
+    "tile.program_id", "tile.num_programs", "tile.dot", "tile.reduce", "tile.reduce.return",
+    "tile.scan", "tile.scan.return", "scf.for", "scf.if", "scf.yield",
+})
+_DIVISIONS = frozenset({"arith.divsi", "arith.divui", "arith.remsi", "arith.remui",
+                        "arith.ceildivsi", "arith.ceildivui", "arith.floordivsi"})
+_INT_CONSTANT = re.compile(r"(%\w+) = arith\.constant (?:dense<)?(-?\d+)[>\s]")
+_DIVISOR = re.compile(r"%[\w#]+, (%\w+)")
+
+
+def _is_pure(lines: List[str]) -> bool:
+    """Whether the emitted op lines (regions included) may run unconditionally."""
+    constants = {}
+    for line in lines:
+        text = line.strip()
+        if not text or text[0] in "}^":
+            continue
+        m = _INT_CONSTANT.match(text)
+        if m:
+            constants[m.group(1)] = int(m.group(2))
+            continue
+        if text.startswith("%"):  # `%3 = op ...` or `%3:2 = op ...`
+            text = text.partition("= ")[2]
+        op, _, operands = text.partition(" ")
+        if op in _DIVISIONS:
+            m = _DIVISOR.match(operands)
+            divisor = constants.get(m.group(1)) if m else None
+            if divisor in (None, 0) or (divisor == -1 and op.endswith("si")):
+                return False
+            continue
+        if op.startswith("math.") or op.startswith("arith.") or op in _PURE_OPS:
+            continue
+        return False
+    return True
 
 
 class FunctionInfo:
@@ -317,10 +362,18 @@ class CodeGenerator(ast.NodeVisitor):
             self.in_control_flow -= 1
             self.scope = pre
         names = [n for n in _assigned_names(node.body + node.orelse)
-                 if n in then_scope and n in else_scope and then_scope[n] is not else_scope[n]]
+                 if n in then_scope and n in else_scope]
         yields_then, yields_else, kept = [], [], []
         for n in names:
             tv, ev = then_scope[n], else_scope[n]
+            if tv is ev:
+                # Both branches leave the same object: the value the name had
+                # before the `if`, or one both assigned from a value (or a
+                # constant) defined before it. Either way it dominates the
+                # `if` and needs no yield, but the name must still take it:
+                # `x = 0; if c: x = y else: x = y` leaves x == y, not 0.
+                self.scope[n] = tv
+                continue
             if is_const(tv) and is_const(ev):
                 if type(tv) is type(ev) and tv == ev:
                     self.scope[n] = tv
@@ -418,12 +471,39 @@ class CodeGenerator(ast.NodeVisitor):
         if is_const(step) and step <= 0:
             raise self.error(node.iter, f"range step must be positive, got {step} "
                                         "(negative steps are not supported yet)")
+        # scf.for compares its bounds as signed integers (and so do the
+        # passes that rewrite loops, such as the pipeliner), so the loop must
+        # count in a type that holds every bound's value: an unsigned 32-bit
+        # bound of 2^31 or more would read as negative in i32 and the loop
+        # would not run. Unsigned 32-bit bounds therefore make the loop i64
+        # (zero-extended), as 64-bit bounds and large constants do.
+        values = [a for a in (lb, ub, step) if isinstance(a, Value)]
+        if any(v.dtype.is_int_unsigned() and v.dtype.int_bitwidth == 64 for v in values):
+            self._unsigned64_loop(node, lb, ub, step)
+            return
         iv_dt = tlc.int32
-        if any(isinstance(a, Value) and a.dtype.int_bitwidth == 64 for a in (lb, ub, step)) or \
+        if any(v.dtype.int_bitwidth == 64 or (v.dtype.is_int_unsigned() and v.dtype.int_bitwidth == 32)
+               for v in values) or \
                 any(is_const(a) and not -(2**31) <= a < 2**31 for a in (lb, ub, step)):
             iv_dt = tlc.int64
         lbv, ubv, stv = (self.sem.as_value(a, iv_dt, ()) for a in (lb, ub, step))
-        self._loop(node, lambda: None, node.target.id, (lbv, ubv, stv), iv_dt)
+        self._loop(node, lambda iv: iv, node.target.id, (lbv, ubv, stv), iv_dt)
+
+    def _unsigned64_loop(self, node, lb, ub, step):
+        """``range`` over u64 bounds. No wider signed type exists, so the
+        loop counts in i64 offset by 2^63 (the top bit flipped): that maps
+        unsigned order onto signed order, and the body's loop variable is
+        the counter with the bit flipped back, a u64. The bounds are first
+        converted to u64 (Triton's promotion: an i64 bound keeps its bits)."""
+        u64 = tlc.uint64
+        lbv, ubv, stv = (self.sem.as_value(a, u64, ()) for a in (lb, ub, step))
+        bias = self.sem.constant(1 << 63, u64, ())
+
+        def flip(v: Value, dt) -> Value:
+            return self.b.op(f"arith.xori {v.name}, {bias.name} : i64", dt)
+
+        bounds = (flip(lbv, tlc.int64), flip(ubv, tlc.int64), Value(stv.name, tlc.int64))
+        self._loop(node, lambda iv: flip(iv, u64), node.target.id, bounds, tlc.int64)
 
     def _carried(self, node, names) -> List[tuple]:
         carried = []
@@ -439,7 +519,10 @@ class CodeGenerator(ast.NodeVisitor):
             # values; reassigning them in the loop is caught below.
         return carried
 
-    def _loop(self, node, _unused, iv_name, bounds, iv_dt):
+    def _loop(self, node, user_iv, iv_name, bounds, iv_dt):
+        """An ``scf.for`` over ``bounds`` (values of ``iv_dt``); ``user_iv``
+        makes, at the top of the body, the value the loop variable names
+        from the induction variable."""
         names = [n for n in _assigned_names(node.body) if n != iv_name]
         carried = self._carried(node, names)
         pre = dict(self.scope)
@@ -449,7 +532,7 @@ class CodeGenerator(ast.NodeVisitor):
         try:
             with self.b.capture() as body:
                 self.scope = dict(pre)
-                self.scope[iv_name] = iv
+                self.scope[iv_name] = user_iv(iv)
                 for (n, _), a in zip(carried, args):
                     self.scope[n] = a
                 self.visit_body(node.body)
@@ -707,7 +790,50 @@ class CodeGenerator(ast.NodeVisitor):
         cond = tlc._unwrap(self.visit(node.test))
         if is_const(cond):
             return self.visit(node.body if cond else node.orelse)
-        return self.sem.where(cond, self.visit(node.body), self.visit(node.orelse))
+        # Python evaluates one side only. Both sides are emitted on the side
+        # first; when both are pure they run unconditionally and an
+        # arith.select picks (what tl.where does), otherwise the `if`
+        # becomes an scf.if that yields the chosen side, as in Triton, so an
+        # atomic or a guarded load runs only when its side is taken.
+        c = self.sem.to_bool(cond)
+        with self.b.capture() as then_lines:
+            tv = tlc._unwrap(self.visit(node.body))
+        with self.b.capture() as else_lines:
+            ev = tlc._unwrap(self.visit(node.orelse))
+        if _is_pure(then_lines) and _is_pure(else_lines):
+            self.b.lines.extend(then_lines)
+            self.b.lines.extend(else_lines)
+            return None if tv is None and ev is None else self.sem.where(c, tv, ev)
+        if c.shape:
+            raise self.error(node, f"a conditional expression on a tensor condition "
+                                   f"({describe(c.dtype, c.shape)}) evaluates both sides, but a side "
+                                   "here loads, stores or has another effect; use a scalar condition, "
+                                   "or tl.where with masked loads and stores")
+        if tv is None and ev is None:
+            self.b.lines.append(f"scf.if {c.name} {{")
+            self.b.append_region(then_lines)
+            self.b.lines.append("} else {")
+            self.b.append_region(else_lines)
+            self.b.emit("}")
+            return None
+        for v in (tv, ev):
+            if not isinstance(v, (Value, bool, int, float)):
+                raise self.error(node, f"a conditional expression on a run-time condition must give "
+                                       f"a tensor or a number on both sides, got {self._describe(v)}")
+        dt, shape = self.sem.where_type(tv, ev)
+        with self.b.capture(then_lines):
+            tval = self.sem.as_value(tv, dt, shape)
+            self.b.emit(f"scf.yield {tval.name} : {tval.type}")
+        with self.b.capture(else_lines):
+            evalue = self.sem.as_value(ev, dt, shape)
+            self.b.emit(f"scf.yield {evalue.name} : {evalue.type}")
+        res = self.b.fresh()
+        self.b.lines.append(f"{res} = scf.if {c.name} -> ({tval.type}) {{")
+        self.b.append_region(then_lines)
+        self.b.lines.append("} else {")
+        self.b.append_region(else_lines)
+        self.b.emit("}")
+        return Value(res, dt, shape)
 
     def visit_Subscript(self, node):
         value = tlc._unwrap(self.visit(node.value))

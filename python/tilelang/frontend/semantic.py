@@ -249,6 +249,17 @@ class Semantic:
             self.error(f"{what} must be a constexpr integer, got {x!r}")
         return x
 
+    def const_bool(self, x, what: str) -> bool:
+        """A compile-time flag (``reverse=``, ``bitcast=``, ``keep_dims=``...):
+        a run-time value there would otherwise be truthy, the flag silently on."""
+        x = _unwrap(x)
+        if isinstance(x, Value):
+            self.error(f"{what} must be a constexpr, but it is a value computed at run time "
+                       f"({describe(x.dtype, x.shape)})")
+        if not is_const(x):
+            self.error(f"{what} must be a constexpr, got {x!r}")
+        return bool(x)
+
     def const_shape(self, shape, what: str = "shape") -> Tuple[int, ...]:
         shape = _unwrap(shape)
         if isinstance(shape, (list, tuple)):
@@ -358,7 +369,8 @@ class Semantic:
 
     def to(self, v, dt, fp_downcast_rounding=None, bitcast=False):
         v = self.require_value(v, "the operand of .to()")
-        return self.cast(v, self.const_dtype(dt, "the dtype of .to()"), bool(_unwrap(bitcast)))
+        return self.cast(v, self.const_dtype(dt, "the dtype of .to()"),
+                         self.const_bool(bitcast, "the bitcast flag of .to()"))
 
     # -- broadcasting -----------------------------------------------------------------
 
@@ -629,6 +641,21 @@ class Semantic:
             self.error(f"mask must have boolean type (int1), got {describe(mask.dtype, mask.shape)}")
         return self.broadcast_value(mask, shape)
 
+    def _fits_pointer(self, what: str, name: str, x, ptr: Value) -> None:
+        """A mask, value or `other` broadcasts to the pointer's shape; the
+        pointer is never broadcast to theirs (as in Triton): that would
+        store several values to one address, or load one element many times."""
+        if not isinstance(x, Value) or not x.shape:
+            return
+        try:
+            fits = self.broadcast_shapes(ptr.shape, x.shape) == ptr.shape
+        except FrontendError:
+            fits = False
+        if not fits:
+            self.error(f"{what}: the {name} ({describe(x.dtype, x.shape)}) does not fit the pointer "
+                       f"({describe(ptr.dtype, ptr.shape)}): the {name} may be broadcast to the "
+                       f"pointer's shape, but the pointer is never broadcast to the {name}'s")
+
     def _cache(self, modifier, allowed) -> str:
         modifier = _unwrap(modifier) or ""
         key = modifier if modifier.startswith(".") or not modifier else "." + modifier
@@ -653,10 +680,8 @@ class Semantic:
         if other is not None and mask is None:
             self.error("tl.load: `other` cannot be given without `mask`")
         shape = ptr.shape
-        for x in (mask, other):
-            if isinstance(x, Value):
-                shape = self.broadcast_shapes(shape, x.shape)
-        ptr = self.broadcast_value(ptr, shape)
+        self._fits_pointer("tl.load", "mask", mask, ptr)
+        self._fits_pointer("tl.load", "other", other, ptr)
         elem = ptr.dtype.element_ty
         load_elem = tlc.int8 if elem.is_bool() else elem
         if elem.is_bool():
@@ -665,7 +690,7 @@ class Semantic:
         o = None if other is None else self.as_value(other, load_elem, shape)
         attrs = self._cache(cache_modifier, (".ca", ".cg", ".cs", ".cv"))
         attrs += self._evict(eviction_policy)
-        if _unwrap(volatile):
+        if self.const_bool(volatile, "tl.load's volatile"):
             attrs += " volatile"
         operands = ptr.name + (f", {m.name}" if m is not None else "") + (f", {o.name}" if o is not None else "")
         result = self.b.op(f"tile.load {operands}{attrs} : {ptr.type}", load_elem, shape)
@@ -678,10 +703,9 @@ class Semantic:
             self.error("block pointers (boundary_check) are not supported yet")
         ptr = self._check_ptr(ptr, "tl.store")
         value, mask = _unwrap(value), _unwrap(mask)
-        shape = self.broadcast_shapes(ptr.shape, self.shape_of(value))
-        if isinstance(mask, Value):
-            shape = self.broadcast_shapes(shape, mask.shape)
-        ptr = self.broadcast_value(ptr, shape)
+        shape = ptr.shape
+        self._fits_pointer("tl.store", "value", value, ptr)
+        self._fits_pointer("tl.store", "mask", mask, ptr)
         elem = ptr.dtype.element_ty
         if elem.is_bool():
             ptr = self.cast(ptr, pointer_type(tlc.int8, ptr.dtype.address_space))
@@ -864,7 +888,9 @@ class Semantic:
                 self.error(f"tl.dot: acc has shape {list(c.shape)}, expected {list(shape)}")
         precision = _unwrap(input_precision)
         if precision is None:
-            precision = "ieee" if _unwrap(allow_tf32) is False else "tf32"
+            allow = _unwrap(allow_tf32)
+            precision = "tf32" if allow is None or self.const_bool(allow, "tl.dot's allow_tf32") \
+                else "ieee"
         if precision not in ("tf32", "tf32x3", "ieee"):
             self.error(f"tl.dot: input_precision must be tf32, tf32x3 or ieee, got {precision!r}")
         attrs = ""
@@ -910,7 +936,7 @@ class Semantic:
             return x
         if not x.shape or not dims:
             self.error("reshape of scalars is not supported")
-        flag = " allow_reorder" if _unwrap(can_reorder) else ""
+        flag = " allow_reorder" if self.const_bool(can_reorder, "tl.reshape's can_reorder") else ""
         return self.b.op(f"tile.reshape {x.name}{flag} : {x.type} -> {type_str(x.dtype, dims)}",
                          x.dtype, dims)
 
@@ -953,14 +979,21 @@ class Semantic:
 
     # -- elementwise ----------------------------------------------------------------------------
 
-    def where(self, cond, x, y):
-        cond, x, y = _unwrap(cond), _unwrap(x), _unwrap(y)
-        c = self.to_bool(cond) if isinstance(cond, Value) else self.constant(bool(cond), tlc.int1, ())
+    def where_type(self, x, y) -> Tuple[dtype, Tuple[int, ...]]:
+        """The type and shape two alternatives merge to (``tl.where``, and
+        ``x if c else y`` on a run-time condition)."""
+        x, y = _unwrap(x), _unwrap(y)
         if is_const(x) and is_const(y):
             dt = self._computation_type_strict(natural_dtype(x), natural_dtype(y), False)
         else:
             dt = self.computation_type(x, y, False)
-        shape = self.broadcast_shapes(c.shape, self.broadcast_shapes(self.shape_of(x), self.shape_of(y)))
+        return dt, self.broadcast_shapes(self.shape_of(x), self.shape_of(y))
+
+    def where(self, cond, x, y):
+        cond, x, y = _unwrap(cond), _unwrap(x), _unwrap(y)
+        c = self.to_bool(cond) if isinstance(cond, Value) else self.constant(bool(cond), tlc.int1, ())
+        dt, shape = self.where_type(x, y)
+        shape = self.broadcast_shapes(c.shape, shape)
         c = self.broadcast_value(c, shape)
         xv, yv = self.as_value(x, dt, shape), self.as_value(y, dt, shape)
         types = f"{c.type}, {xv.type}" if shape else xv.type
@@ -968,6 +1001,8 @@ class Semantic:
 
     def minmax(self, kind: str, x, y, propagate_nan=None):
         x, y = _unwrap(x), _unwrap(y)
+        if isinstance(_unwrap(propagate_nan), Value):
+            self.const_bool(propagate_nan, "propagate_nan")  # reports the run-time value
         if is_const(x) and is_const(y):
             x, y = self._number(x), self._number(y)
             return max(x, y) if kind == "max" else min(x, y)
@@ -1034,7 +1069,7 @@ class Semantic:
         return self.b.op(f"arith.divf {x.name}, {y.name}{flags} : {x.type}", dt, x.shape)
 
     def fdiv(self, x, y, ieee=False):
-        if not ieee:
+        if not self.const_bool(ieee, "ieee_rounding"):
             return self.binary("/", x, y)
         x, y = _unwrap(x), _unwrap(y)
         dt = self.computation_type(x, y, True)
@@ -1299,6 +1334,7 @@ class Semantic:
         x = _unwrap(x)
         srcs = list(x) if isinstance(x, tuple) else [x]
         srcs = [self.require_value(s, "tl.reduce's operand") for s in srcs]
+        keep_dims = self.const_bool(keep_dims, "tl.reduce's keep_dims")
         outs = self.reduce_values(srcs, axis, self._user_combine(_unwrap(combine_fn)), keep_dims)
         return outs[0] if not isinstance(x, tuple) else tuple(outs)
 
@@ -1327,6 +1363,7 @@ class Semantic:
 
     def reduce_builtin(self, kind, x, axis, keep_dims, dt):
         x = self.require_value(_unwrap(x), f"tl.{kind}'s operand")
+        keep_dims = self.const_bool(keep_dims, f"tl.{kind}'s keep_dims")
         if x.dtype.is_ptr():
             self.error(f"tl.{kind} does not support pointers")
         if kind == "sum":
@@ -1339,6 +1376,7 @@ class Semantic:
 
     def argreduce(self, kind, x, axis, keep_dims):
         x = self.require_value(_unwrap(x), f"tl.arg{kind}'s operand")
+        keep_dims = self.const_bool(keep_dims, f"tl.arg{kind}'s keep_dims")
         if not x.shape:
             self.error(f"tl.arg{kind} needs a tensor")
         srcs, ax = self._flatten_axis([x], axis)
@@ -1401,6 +1439,7 @@ class Semantic:
 
     def scan_builtin(self, kind, x, axis, reverse, dt):
         x = self.require_value(_unwrap(x), f"tl.cum{kind}'s operand")
+        reverse = self.const_bool(reverse, f"tl.cum{kind}'s reverse")
         x = self.cast(x, self._sum_dtype(x, dt))
         return self.scan_values([x], axis, self._binary_combine(kind), reverse)[0]
 
@@ -1408,6 +1447,7 @@ class Semantic:
         x = _unwrap(x)
         srcs = list(x) if isinstance(x, tuple) else [x]
         srcs = [self.require_value(s, "tl.associative_scan's operand") for s in srcs]
+        reverse = self.const_bool(reverse, "tl.associative_scan's reverse")
         outs = self.scan_values(srcs, axis, self._user_combine(_unwrap(combine_fn)), reverse)
         return outs[0] if not isinstance(x, tuple) else tuple(outs)
 
@@ -1441,7 +1481,7 @@ class Semantic:
             self.error("tl.device_print's prefix must be a string")
         vals = [self.require_value(_unwrap(a), "tl.device_print's argument") for a in args]
         text = f"tile.print {mlir_string(prefix)}"
-        if _unwrap(hex_):
+        if self.const_bool(hex_, "tl.device_print's hex"):
             text += " hex"
         if any(v.dtype.is_int_unsigned() and not v.dtype.is_bool() for v in vals):
             flags = ", ".join("0" if v.dtype.is_int_unsigned() else "1" for v in vals)

@@ -530,7 +530,7 @@ def fma(x, y, z, _semantic=None):
 
 @builtin
 def fdiv(x, y, ieee_rounding=False, _semantic=None):
-    return _semantic.fdiv(x, y, ieee=bool(_unwrap(ieee_rounding)))
+    return _semantic.fdiv(x, y, ieee=_semantic.const_bool(ieee_rounding, "tl.fdiv's ieee_rounding"))
 
 
 @builtin
@@ -559,7 +559,7 @@ def sum(input, axis=None, keep_dims=False, dtype=None, _semantic=None):
 @builtin
 def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True,
         keep_dims=False, _semantic=None):
-    if _unwrap(return_indices):
+    if _semantic.const_bool(return_indices, "tl.max's return_indices"):
         return (_semantic.reduce_builtin("max", input, axis, keep_dims, None),
                 _semantic.argreduce("max", input, axis, keep_dims))
     return _semantic.reduce_builtin("max", input, axis, keep_dims, None)
@@ -568,7 +568,7 @@ def max(input, axis=None, return_indices=False, return_indices_tie_break_left=Tr
 @builtin
 def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True,
         keep_dims=False, _semantic=None):
-    if _unwrap(return_indices):
+    if _semantic.const_bool(return_indices, "tl.min's return_indices"):
         return (_semantic.reduce_builtin("min", input, axis, keep_dims, None),
                 _semantic.argreduce("min", input, axis, keep_dims))
     return _semantic.reduce_builtin("min", input, axis, keep_dims, None)
