@@ -89,8 +89,8 @@ std::unique_ptr<LaunchableKernel> loadKernel(const std::string &image,
   return result;
 }
 
-/// Binds DiskCache: lookup returns ("hit"|"miss"|"corrupt", files, fields,
-/// reason) with file contents as bytes.
+/// Binds DiskCache: lookup returns ("hit"|"miss"|"corrupt"|"untrusted"|
+/// "refused", files, fields, reason) with file contents as bytes.
 void bindCache(py::module_ &m) {
   using tilelang::runtime::CacheLookup;
   using tilelang::runtime::DiskCache;
@@ -114,9 +114,11 @@ void bindCache(py::module_ &m) {
             py::dict contents;
             for (const auto &[name, data] : files)
               contents[py::str(name)] = py::bytes(data);
-            const char *state = found == CacheLookup::Hit    ? "hit"
-                                : found == CacheLookup::Miss ? "miss"
-                                                             : "corrupt";
+            const char *state = found == CacheLookup::Hit         ? "hit"
+                                : found == CacheLookup::Miss      ? "miss"
+                                : found == CacheLookup::Corrupt   ? "corrupt"
+                                : found == CacheLookup::Untrusted ? "untrusted"
+                                                                  : "refused";
             return py::make_tuple(state, contents, fields, reason);
           },
           py::arg("key"))
@@ -136,7 +138,17 @@ void bindCache(py::module_ &m) {
             throwIfFailed(status);
           },
           py::arg("key"), py::arg("files"), py::arg("fields") = "",
-          py::arg("replace") = false);
+          py::arg("replace") = false)
+      .def("discard", &DiskCache::discard, py::arg("key"),
+           py::call_guard<py::gil_scoped_release>(),
+           "Remove entry `key` (one found unusable).")
+      .def("sweep", &DiskCache::sweep,
+           py::arg("max_age_seconds") = DiskCache::kStaleSeconds,
+           py::call_guard<py::gil_scoped_release>(),
+           "Remove staging and discarded directories older than "
+           "max_age_seconds; returns how many.")
+      .def_property_readonly_static(
+          "stale_seconds", [](py::object) { return DiskCache::kStaleSeconds; });
 }
 
 } // namespace

@@ -2,8 +2,11 @@
 
 libtilelang's ``DiskCache`` (include/tilelang/Runtime/Cache.h) does the
 file work: content-hashed entries, published by an atomic directory rename,
-with a SHA-256 of every file in ``metadata.json``. This module decides what
-goes into a key and an entry:
+with a SHA-256 of every file and of the fields in a ``metadata.json`` bound
+to the entry's key; it follows no links, reads only the user's own regular
+files, and refuses a directory others own or may write. This module decides
+what goes into a key and an entry, and checks that an entry holds what a
+launch uses (:func:`lookup`):
 
 * key: the entry format, the compiler library's version and build ID (a
   hash of the library, so a rebuilt compiler never reuses), the verified tile
@@ -14,22 +17,25 @@ goes into a key and an entry:
   ``llvm.mlir``, ``llvm-ir.ll``), ``kernel.ptx``, ``kernel.cubin`` when a
   driver linked it, and fields: kernel name, shared memory, warps, arch.
 
-``stats`` counts hits, misses, corrupt entries and stores in this process.
+``stats`` counts hits, misses, corrupt and untrusted entries (with the
+reasons) and stores in this process. An entry that does not validate is
+warned of once, removed and rebuilt; the kernel is compiled either way.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import Dict, Optional
+from typing import Dict, List, Optional
 
 from tilelang import knobs
 
 #: Bumped when the key's parts or the entry's files change meaning.
-FORMAT = "tilelang-kernel-1"
+FORMAT = "tilelang-kernel-2"
 
 #: Stage name in ``CompiledIR.asm`` -> file name in an entry.
 STAGE_FILES = {"tile": "tile.mlir", "tilegpu": "tilegpu.mlir", "llvm": "llvm.mlir",
@@ -44,6 +50,10 @@ class Stats:
     corrupt: int = 0
     stores: int = 0
     corrupt_reasons: list = field(default_factory=list)
+    #: Entries, or the cache directory, owned by another user or writable
+    #: by others: not used.
+    untrusted: int = 0
+    untrusted_reasons: list = field(default_factory=list)
 
 
 stats = Stats()
@@ -77,11 +87,34 @@ def driver_version() -> int:
     return _driver_version[0]
 
 
+# The setting -> the absolute directory it named when first used.
+_resolved: Dict[str, str] = {}
+
+
 def directory() -> Optional[str]:
-    """The cache directory in use, or None when the cache is off."""
+    """The cache directory in use (absolute), or None when the cache is off.
+    A relative setting is resolved once, at its first use: a later
+    ``os.chdir`` does not move the cache."""
     if not knobs.cache_enabled():
         return None
-    return knobs.cache_dir() or _native().DiskCache.default_directory()
+    setting = knobs.cache_dir() or _native().DiskCache.default_directory()
+    if setting not in _resolved:
+        _resolved[setting] = os.path.abspath(setting)
+    return _resolved[setting]
+
+
+_warned = set()
+
+
+def _warn_once(message: str) -> None:
+    if message not in _warned:
+        _warned.add(message)
+        warnings.warn(message, RuntimeWarning, stacklevel=4)
+
+
+# Cache directories whose last lookup was refused (not the user's, or
+# writable by others): nothing is stored there either.
+_refused = set()
 
 
 def kernel_key(tile_ir: str, arch: str, num_warps: int, num_stages: int, maxnreg: Optional[int] = None) -> str:
@@ -96,25 +129,124 @@ def kernel_key(tile_ir: str, arch: str, num_warps: int, num_stages: int, maxnreg
     return _native().DiskCache.hash_key(parts)
 
 
-def lookup(key: str) -> Optional[Entry]:
+def lookup(key: str, expect: Optional[dict] = None) -> Optional[Entry]:
     """The entry under ``key``, or None (missing, disabled, forced
-    recompilation, or corrupt: a corrupt entry is removed and warned of)."""
+    recompilation, or unusable). An entry that is corrupt, incomplete or
+    not the user's alone is counted in ``stats``, warned of once and
+    removed, so that the caller's store rebuilds it; a cache directory that
+    is not the user's alone is warned of and neither read nor written.
+
+    ``expect`` holds what the caller knows the entry must say: ``arch``,
+    ``num_warps``, ``num_stages``, and ``descriptor_ranks`` (the block rank
+    of each tensor descriptor argument); an entry that says otherwise is
+    corrupt."""
     root = directory()
     if root is None:
         return None
     if knobs.always_compile():
         stats.misses += 1
         return None
-    state, files, fields, reason = _native().DiskCache(root).lookup(key)
+    disk = _native().DiskCache(root)
+    state, files, fields, reason = disk.lookup(key)
+    if state == "refused":
+        _refused.add(root)
+    else:
+        _refused.discard(root)
     if state == "hit":
-        stats.hits += 1
-        return Entry(key, dict(files), json.loads(fields) if fields else {})
-    if state == "corrupt":
-        stats.corrupt += 1
-        stats.corrupt_reasons.append(reason)
-        warnings.warn(f"tilelang: the cache entry {key[:16]}... in {root} was corrupt ({reason}); "
-                      f"it has been removed and the kernel is recompiled", RuntimeWarning, stacklevel=3)
+        try:
+            entry = Entry(key, dict(files), json.loads(fields) if fields else {})
+            reason = _invalid(entry, expect or {})
+        except (ValueError, TypeError, RecursionError) as exc:
+            reason = f"the fields do not parse: {exc}"
+        if reason is None:
+            stats.hits += 1
+            return entry
+        disk.discard(key)
+        state = "corrupt"
+    if state in ("corrupt", "untrusted"):
+        if state == "corrupt":
+            stats.corrupt += 1
+            stats.corrupt_reasons.append(reason)
+        else:
+            stats.untrusted += 1
+            stats.untrusted_reasons.append(reason)
+        _warn_once(f"tilelang: the cache entry {key[:16]}... in {root} was {state} ({reason}); "
+                   f"it has been removed and the kernel is recompiled")
+    elif state == "refused":
+        stats.untrusted += 1
+        stats.untrusted_reasons.append(reason)
+        _warn_once(f"tilelang: the kernel cache is not used: {reason}; kernels are compiled and not cached "
+                   f"(make the directory the user's alone, or set TILELANG_CACHE_DIR to another one)")
     stats.misses += 1
+    return None
+
+
+_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+#: Shared memory a block may have: more than any GPU gives one.
+MAX_SHARED_BYTES = 1 << 20
+
+
+def _is_int(value, low: int, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def _invalid(entry: Entry, expect: dict) -> Optional[str]:
+    """What makes ``entry`` unusable for a launch, or None: everything that
+    ``jit`` reads from it must be there, with the type and range it needs
+    (checksums only say the entry is as written, not that it is whole)."""
+    files, fields = entry.files, entry.fields
+    ptx = files.get(STAGE_FILES["ptx"])
+    if not ptx:
+        return f"'{STAGE_FILES['ptx']}' is missing"
+    for name in STAGE_FILES.values():
+        if name in files:
+            try:
+                files[name].decode()
+            except UnicodeDecodeError:
+                return f"'{name}' is not UTF-8 text"
+    if CUBIN_FILE in files and not files[CUBIN_FILE]:
+        return f"'{CUBIN_FILE}' is empty"
+    name = fields.get("name")
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        return "the kernel name is missing or malformed"
+    if not re.search(rb"\.entry\s+" + re.escape(name.encode()) + rb"\s*\(", ptx):
+        return f"the PTX has no kernel '{name}'"
+    if not _is_int(fields.get("shared_bytes"), 0, MAX_SHARED_BYTES):
+        return f"shared_bytes is {fields.get('shared_bytes')!r}"
+    if not _is_int(fields.get("num_warps"), 1, 32):
+        return f"num_warps is {fields.get('num_warps')!r}"
+    for field_name in ("arch", "num_warps", "num_stages"):
+        if field_name in expect and fields.get(field_name) != expect[field_name]:
+            return f"{field_name} is {fields.get(field_name)!r}, the key is for {expect[field_name]!r}"
+    if ("links" in fields) != ("min_blocks_per_sm" in fields) or (
+            "links" in fields and not (_is_int(fields["links"], 1, 64)
+                                       and _is_int(fields["min_blocks_per_sm"], 0, 64))):
+        return "the link information is malformed"
+    problem = _invalid_tensor_maps(fields.get("tensor_maps"), expect.get("descriptor_ranks"))
+    if problem:
+        return problem
+    return None
+
+
+def _invalid_tensor_maps(maps, ranks: Optional[List[int]]) -> Optional[str]:
+    """What is wrong with the tensor map encodings the launcher reads, or
+    None (see ``CompiledIR.tensor_maps``)."""
+    if not isinstance(maps, list):
+        return "tensor_maps is missing or not a list"
+    seen = set()
+    for encoding in maps:
+        if not isinstance(encoding, dict) or set(encoding) != {"descriptor", "element", "box", "swizzle"}:
+            return f"a tensor map encoding is malformed: {encoding!r}"
+        descriptor, box = encoding["descriptor"], encoding["box"]
+        count = len(ranks) if ranks is not None else 64
+        if not _is_int(descriptor, 0, count - 1) or descriptor in seen:
+            return f"a tensor map is for descriptor {descriptor!r}"
+        seen.add(descriptor)
+        if (encoding["element"] not in ("f16", "bf16") or encoding["swizzle"] not in (0, 32, 64, 128)
+                or not isinstance(box, list) or not 2 <= len(box) <= 5
+                or not all(_is_int(extent, 1, 256) for extent in box)
+                or (ranks is not None and len(box) != ranks[descriptor])):
+            return f"a tensor map encoding is malformed: {encoding!r}"
     return None
 
 
@@ -122,7 +254,7 @@ def store(key: str, stages: Dict[str, str], cubin: Optional[bytes], fields: dict
     """Publishes an entry (no-op when the cache is off). Failing to write the
     cache is a warning, never an error: the kernel is compiled either way."""
     root = directory()
-    if root is None:
+    if root is None or root in _refused:
         return
     files = {STAGE_FILES[stage]: text.encode() for stage, text in stages.items() if stage in STAGE_FILES}
     if cubin is not None:

@@ -132,7 +132,10 @@ class CompiledKernel:
             from tilelang.ir import CompiledIR, compile_ir
 
             key = cache.kernel_key(self.asm["tile"], arch, self.num_warps, self.num_stages, self.maxnreg)
-            entry = cache.lookup(key)
+            ranks = [len(tlc.dtype_from_string(text).block_shape) for text in self.signature.values()
+                     if text.startswith("tensordesc<")]
+            entry = cache.lookup(key, expect={"arch": arch, "num_warps": self.num_warps,
+                                              "num_stages": self.num_stages, "descriptor_ranks": ranks})
             if entry is not None:
                 fields = entry.fields
                 compiled = CompiledIR.from_parts(fields["name"], entry.files[cache.STAGE_FILES["ptx"]].decode(),

@@ -67,7 +67,9 @@ class Store:
     def _locked(self) -> Iterator[None]:
         import fcntl
 
-        os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+        # The cache directory, private as the kernel cache makes it (which
+        # refuses a directory others may write).
+        os.makedirs(os.path.dirname(os.path.abspath(self.path)), mode=0o700, exist_ok=True)
         fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
