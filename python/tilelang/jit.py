@@ -268,6 +268,16 @@ def _dtype_string(dt) -> Optional[str]:
         return None
 
 
+def check_num_ctas(num_ctas) -> None:
+    """Triton's ``num_ctas`` launch option: CTAs per program (a thread-block
+    cluster on Hopper). tilelang runs one CTA per program, so 1 (Triton's
+    default, which its tutorials pass explicitly) is accepted and anything
+    else refused."""
+    if num_ctas not in (None, 1):
+        raise ValueError(f"num_ctas={num_ctas!r}: tilelang runs one CTA per program "
+                         "(thread-block clusters are not supported); pass num_ctas=1 or leave it out")
+
+
 def _key_part(value):
     try:
         hash(value)
@@ -525,8 +535,9 @@ class JITFunction(_Subscriptable):
         return launchable, positions, compiled
 
     def warmup(self, *args, grid=None, num_warps: int = 4, num_stages: int = 3, maxnreg: Optional[int] = None,
-               **kwargs) -> CompiledKernel:
+               num_ctas: int = 1, **kwargs) -> CompiledKernel:
         """Compiles for these arguments without launching (Triton's ``warmup``)."""
+        check_num_ctas(num_ctas)
         for option, value in (("num_warps", num_warps), ("num_stages", num_stages), ("maxnreg", maxnreg)):
             if option in self.params and option not in kwargs:
                 kwargs[option] = value
@@ -573,6 +584,8 @@ class JITFunction(_Subscriptable):
         num_warps = launch_kwargs.pop("num_warps", 4)
         num_stages = launch_kwargs.pop("num_stages", 3)
         maxnreg = launch_kwargs.pop("maxnreg", None)
+        if "num_ctas" not in self.params:
+            check_num_ctas(launch_kwargs.pop("num_ctas", 1))
         # Launch options a kernel also declares as parameters reach it too
         # (Triton's tutorials pass num_stages to the kernel this way).
         for option, value in (("num_warps", num_warps), ("num_stages", num_stages), ("maxnreg", maxnreg)):

@@ -529,3 +529,32 @@ def test_launches_go_on_torchs_current_stream_once_torch_is_imported(library, kn
         assert report["status_after"].endswith(", this is torch 0.0+stub")
     else:
         assert report["status_after"].startswith("tilelang._C_torch is not available (")
+
+
+NUM_CTAS = PRELUDE + """
+x = Tensor((1000,), "float32", 0x7F0000001000)
+y = Tensor((1000,), "float32", 0x7F0000002000)
+# Triton's tutorials pass num_ctas=1 at launch: one CTA per program, as
+# without it (the same kernel, launched again from the C++ fast path).
+first = axpy[(1,)](x, y, 1000, 2.0, BLOCK=1024, num_warps=4, num_ctas=1)
+report["launch"] = fakecuda.last_launch()["block"]
+report["same_kernel"] = axpy[(1,)](x, y, 1000, 2.0, BLOCK=1024, num_warps=4) is first
+axpy[(1,)](x, y, 1000, 2.0, BLOCK=1024, num_warps=4, num_ctas=1)
+report["again"] = fakecuda.last_launch()["block"]
+report["cluster"] = error_of(lambda: axpy[(1,)](x, y, 1000, 2.0, BLOCK=1024, num_ctas=2))
+report["warmup"] = error_of(lambda: axpy.warmup(x, y, 1000, 2.0, BLOCK=1024, grid=(1,), num_ctas=2))
+report["config"] = error_of(lambda: tilelang.Config({"BLOCK": 1024}, num_ctas=4))
+report["config_one"] = tilelang.Config({"BLOCK": 1024}, num_ctas=1).num_warps
+print(json.dumps(report))
+"""
+
+
+def test_num_ctas_one_is_accepted_and_clusters_refused(library):
+    report = fakecuda.run_script(library, NUM_CTAS)
+    assert report["launch"] == [128, 1, 1] and report["again"] == [128, 1, 1]
+    assert report["same_kernel"]
+    message = "num_ctas={}: tilelang runs one CTA per program (thread-block clusters are not supported)"
+    assert report["cluster"].startswith("ValueError: " + message.format(2)), report["cluster"]
+    assert report["warmup"].startswith("ValueError: " + message.format(2)), report["warmup"]
+    assert report["config"].startswith("ValueError: " + message.format(4)), report["config"]
+    assert report["config_one"] == 4

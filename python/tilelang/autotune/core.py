@@ -61,10 +61,14 @@ class Config:
     """One point of a tuning space: ``kwargs`` are constexprs passed to the
     kernel, ``num_warps``, ``num_stages`` and ``maxnreg`` launch options
     (``maxnreg``: registers a thread may use at most, or None), ``pre_hook``
-    called with the arguments (by name) before each launch of this config."""
+    called with the arguments (by name) before each launch of this config.
+    ``num_ctas`` is accepted as Triton's is, and must be 1."""
 
     def __init__(self, kwargs: Dict[str, Any], num_warps: int = 4, num_stages: int = 3,
-                 pre_hook: Optional[Callable] = None, maxnreg: Optional[int] = None):
+                 pre_hook: Optional[Callable] = None, maxnreg: Optional[int] = None, num_ctas: int = 1):
+        from tilelang.jit import check_num_ctas
+
+        check_num_ctas(num_ctas)
         self.kwargs = dict(kwargs)
         self.num_warps = num_warps
         self.num_stages = num_stages
