@@ -864,6 +864,10 @@ class CodeGenerator(ast.NodeVisitor):
         if isinstance(obj, Value):
             if attr == "dtype":
                 return obj.dtype
+            if attr == "type":
+                # Triton's: the dtype of a scalar, a block type for a tensor
+                # (`Out.type.element_ty` is the pointee of pointer Out).
+                return tlc.block_type(obj.dtype, obj.shape) if obj.shape else obj.dtype
             if attr == "shape":
                 return obj.shape
             if attr == "numel":

@@ -208,6 +208,30 @@ for _d in _BY_NAME.values():
 _SHORT.update({"bool": int1, "float": float32, "half": float16, "double": float64})
 
 
+class block_type:
+    """The type of a tensor value, as Triton's ``x.type`` gives it: the element
+    type (``element_ty``, also ``scalar``) and the ``shape``. A scalar's
+    ``.type`` is its dtype itself (a pointer's has ``element_ty`` too), so
+    ``ptr.type.element_ty`` is the pointee either way."""
+
+    def __init__(self, element_ty: dtype, shape):
+        self.element_ty = element_ty
+        self.shape = tuple(shape)
+
+    @property
+    def scalar(self) -> dtype:
+        return self.element_ty
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, block_type) and (other.element_ty, other.shape) == (self.element_ty, self.shape)
+
+    def __hash__(self) -> int:
+        return hash(("block", self.element_ty, self.shape))
+
+    def __repr__(self) -> str:
+        return f"<{list(self.shape)}, {self.element_ty!r}>"
+
+
 class tensor_descriptor_type:
     """The signature type of a tensor descriptor argument,
     ``tensordesc<bf16[128,64]>``: blocks of ``block_shape`` elements of

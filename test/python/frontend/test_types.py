@@ -142,3 +142,21 @@ def test_broadcasting_and_indexing():
     assert re.search(r"tile.broadcast %\w+ : tensor<1x32xi32> -> tensor<16x32xi32>", ir)
     assert re.search(r"tile.splat %out_ptr : !tile.ptr<f32> -> tensor<16x32x!tile.ptr<f32>>", ir)
     assert re.search(r"arith.sitofp %\w+ : tensor<16x32xi32> to tensor<16x32xf32>", ir)
+
+
+@tilelang.jit
+def type_attributes(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    # Triton's fused-attention tutorial writes acc.to(Out.type.element_ty).
+    tl.static_assert(out_ptr.type.element_ty == tl.float16)
+    tl.static_assert(x.type.element_ty == tl.float32)
+    tl.static_assert(x.type.scalar == tl.float32)
+    tl.static_assert(x.type.shape == (BLOCK, ))
+    tl.static_assert((x_ptr + offs).type.element_ty == tl.pointer_type(tl.float32))
+    tl.store(out_ptr + offs, x.to(out_ptr.type.element_ty))
+
+
+def test_type_attribute_is_tritons():
+    ir = type_attributes.compile("*fp32,*fp16", constexprs={"BLOCK": 64}).asm["tile"]
+    assert "arith.truncf" in ir and "tensor<64xf16>" in ir
