@@ -150,7 +150,7 @@ struct ReduceOpLowering : public ConvertOpToLLVMPattern<tile::ReduceOp> {
     }
 
     // 3. Across warps, through shared memory: each warp writes its partial
-    //    results, then every thread combines the partials it needs.
+    //    results, then the lanes along the axis combine them together.
     if (distribution->distinctWarps > 1) {
       unsigned warps = distribution->distinctWarps;
       SmallVector<int64_t> sliceShape(srcType.getShape());
@@ -223,23 +223,50 @@ struct ReduceOpLowering : public ConvertOpToLLVMPattern<tile::ReduceOp> {
                                 toStorage(rewriter, loc, acc[operand]),
                                 slot(operand, warpCoord, index));
       emitBarrier(rewriter, loc);
+      // The lanes along the axis hold the same accumulators (step 2), so
+      // they share the partials out: the lane at position q along the axis
+      // combines those of warps q, q + g, ... (g = the fewer of the lanes
+      // and the warps), and a butterfly over those g lanes completes the
+      // total in every one of them. With a whole warp along the axis, each
+      // lane reads one partial instead of every thread reading all of them.
+      unsigned sharing = std::min(warps, distribution->distinctLanes);
+      Value lanePosition = LLVM::URemOp::create(
+          rewriter, loc,
+          LLVM::UDivOp::create(rewriter, loc, getLaneId(rewriter, loc),
+                               i32Constant(rewriter, loc,
+                                           distribution->laneStride)),
+          i32Constant(rewriter, loc, sharing));
       for (auto [acc, index] : llvm::zip_equal(accumulators, sliceIndex)) {
         Accumulator total;
-        for (unsigned warp = 0; warp < warps; ++warp) {
+        for (unsigned round = 0; round < warps / sharing; ++round) {
+          Value warp = LLVM::AddOp::create(
+              rewriter, loc, lanePosition,
+              i32Constant(rewriter, loc, round * sharing));
           Accumulator partial;
           for (unsigned operand = 0; operand < numOperands; ++operand) {
             Value stored = LLVM::LoadOp::create(
                 rewriter, loc, storageTypes[operand],
-                slot(operand, i32Constant(rewriter, loc, warp), index));
+                slot(operand, warp, index));
             partial.push_back(fromStorage(rewriter, loc, stored,
                                           acc[operand].getType()));
           }
-          if (warp == 0) {
+          if (round == 0) {
             total = partial;
             continue;
           }
           FailureOr<Accumulator> combined =
               combine(rewriter, op, total, partial);
+          if (failed(combined))
+            return failure();
+          total = *combined;
+        }
+        for (unsigned step = sharing / 2; step >= 1; step /= 2) {
+          Accumulator other;
+          for (Value value : total)
+            other.push_back(shuffleXor(rewriter, loc, value,
+                                       step * distribution->laneStride));
+          FailureOr<Accumulator> combined =
+              combine(rewriter, op, total, other);
           if (failed(combined))
             return failure();
           total = *combined;

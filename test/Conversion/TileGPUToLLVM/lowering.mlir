@@ -140,7 +140,19 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_80"} {
   // CHECK: nvvm.barrier0
   // CHECK: llvm.store %[[PARTIAL]], %{{.*}} : f32, !llvm.ptr<3>
   // CHECK-NEXT: nvvm.barrier0
-  // CHECK-COUNT-4: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+  // Across the 4 warps: each lane reads the partial of warp lane % 4, and
+  // a butterfly over lanes 2 and 1 apart completes the total in all.
+  // CHECK: llvm.urem %{{.*}}, %{{.*}} : i32
+  // CHECK: llvm.urem %{{.*}}, %{{.*}} : i32
+  // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+  // CHECK-NOT: llvm.load %{{.*}} : !llvm.ptr<3>
+  // CHECK: %[[S2:.*]] = llvm.mlir.constant(2 : i32) : i32
+  // CHECK: nvvm.shfl.sync bfly %{{.*}}, %{{.*}}, %[[S2]], %{{.*}} : i32 -> i32
+  // CHECK: llvm.intr.maxnum
+  // CHECK: %[[S1:.*]] = llvm.mlir.constant(1 : i32) : i32
+  // CHECK: nvvm.shfl.sync bfly %{{.*}}, %{{.*}}, %[[S1]], %{{.*}} : i32 -> i32
+  // CHECK: llvm.intr.maxnum
+  // CHECK-NOT: llvm.load %{{.*}} : !llvm.ptr<3>
   // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<1xf32>, !llvm.ptr<1>
   func.func @loop(%x: f32, %n: i32, %p: !tile.ptr<f32>) {
     %c0 = arith.constant 0 : i32
