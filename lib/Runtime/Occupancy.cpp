@@ -108,11 +108,35 @@ int blocksWithRegisters(const SMLimits &limits, int threadsPerBlock,
   return residentWarps / warps;
 }
 
+/// The most blocks in (0, spilling) that Fit, by bisection (assuming that
+/// a kernel spilling at some count spills at every larger one); 0 when
+/// none does or a trial fails.
+static int mostBlocksBelow(int spilling,
+                           const std::function<OccupancyTrial(int)> &tryBlocks) {
+  int low = 0, high = spilling; // `high` spills; `low` fits (0: none known).
+  while (high - low > 1) {
+    int middle = low + (high - low) / 2;
+    OccupancyTrial trial = tryBlocks(middle);
+    if (trial.outcome == OccupancyTrial::Failed)
+      return 0;
+    (trial.outcome == OccupancyTrial::Fits ? low : high) = middle;
+  }
+  return low;
+}
+
 int searchMinBlocksPerSM(int base, int top, const SMLimits &limits,
                          int threadsPerBlock,
                          const std::function<OccupancyTrial(int)> &tryBlocks) {
   OccupancyTrial first = tryBlocks(base);
-  if (first.outcome != OccupancyTrial::Fits || top <= base)
+  if (first.outcome == OccupancyTrial::Failed)
+    return base;
+  // The lowering's floor asks for more blocks than the kernel's registers
+  // allow: fewer blocks without local memory beat more that spill.
+  if (first.outcome == OccupancyTrial::Spills) {
+    int fits = mostBlocksBelow(base, tryBlocks);
+    return fits > 0 ? fits : base;
+  }
+  if (top <= base)
     return base;
   // What the PTX as written already reaches; worth improving only below
   // three quarters of the SM's threads, and only by counts above it.

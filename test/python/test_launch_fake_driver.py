@@ -211,7 +211,8 @@ def blocks_asked(ptx):
 
 x = Tensor((1000,), "float32", 0x7F0000001000)
 y = Tensor((1000,), "float32", 0x7F0000002000)
-compiled = axpy[(1,)](x, y, 1000, 2.0, BLOCK=2048, num_warps=8)
+warps = int(os.environ.get("WARPS", "8"))
+compiled = axpy[(1,)](x, y, 1000, 2.0, BLOCK=2048, num_warps=warps)
 arch = _current_arch()
 loaded = compiled.launchable(arch)
 report["info"] = compiled.link_info[arch]
@@ -224,7 +225,7 @@ report["ptx_asks"] = blocks_asked(compiled.asm["ptx"])
 report["cubin_asks"] = blocks_asked(compiled._cubin[arch].decode())
 
 # Another process would find the cubin in the disk cache, with how it was linked.
-again = tilelang.jit(axpy.fn)[(1,)](x, y, 1000, 2.0, BLOCK=2048, num_warps=8)
+again = tilelang.jit(axpy.fn)[(1,)](x, y, 1000, 2.0, BLOCK=2048, num_warps=warps)
 report["cached_info"] = again.link_info[arch]
 report["links_after_cached"] = fakecuda.link_count()
 print(json.dumps(report))
@@ -243,8 +244,11 @@ print(json.dumps(report))
     ("48,40", 6, 4, 40, 0),
     # 60 allow 4: 8, 6 and 5 spill; the PTX as written is kept.
     ("60", 2, 4, 60, 0),
-    # The PTX as written spills already: nothing above it is tried.
-    ("200", 2, 1, 128, 4 * (200 - 128)),
+    # The PTX as written spills already (budget 128 at 2 blocks): below it,
+    # 1 block fits all 200.
+    ("200", 1, 2, 200, 0),
+    # Nothing fits even at 1 block (budget 255): the PTX as written stays.
+    ("300,280", 2, 2, 128, 4 * (280 - 128)),
 ])
 def test_the_occupancy_search_keeps_the_most_blocks_that_do_not_spill(library, registers, blocks, links, used,
                                                                       local):
@@ -282,6 +286,16 @@ def test_a_trial_that_fails_to_link_ends_the_search_with_the_ptx_as_written(libr
                                                              "FAKE_CUDA_LINK_FAIL_AT": "8"})
     assert report["error"] is None
     assert report["info"] == {"min_blocks_per_sm": 2, "links": 2}
+
+
+def test_a_spilling_floor_is_searched_down_to_the_most_blocks_without_local_memory(library):
+    # 2 warps: the floor asks for 8 blocks (a budget of 128 registers), too
+    # few for 200. Below it: 4 fits (255), 6 spills (168), 5 fits (200).
+    report = fakecuda.run_script(library, OCCUPANCY, env={"FAKE_CUDA_REGISTERS": "200", "WARPS": "2"})
+    assert report["ptx_asks"] == 8
+    assert report["info"] == {"min_blocks_per_sm": 5, "links": 4}
+    assert report["cubin_asks"] == 5
+    assert report["registers"] == 200 and report["local_bytes"] == 0
 
 
 def test_the_ptx_as_written_failing_to_link_is_the_error_reported(library):

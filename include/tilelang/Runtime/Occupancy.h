@@ -76,17 +76,22 @@ struct OccupancyTrial {
 /// The blocks per SM to compile a kernel for, given the count its PTX asks
 /// for (`base`), the most an SM holds (`top`, residentBlockLimit) and
 /// `tryBlocks`, which compiles it for a count and says how that went
-/// (`base` meaning the PTX as written). Returns `base` unless a larger
-/// count Fits and beats what `base`'s own registers already allow.
+/// (`base` meaning the PTX as written). Returns `base` unless another count
+/// Fits where `base` spills, or a larger count Fits and beats what `base`'s
+/// own registers already allow.
 ///
-/// `base` is tried first: if it spills or fails, or its registers already
-/// give at least three quarters of the SM's threads (or `top` blocks), that
-/// is the answer. Otherwise `top`, then a bisection between the two, which
-/// assumes that a kernel spilling at some count also spills at every larger
-/// one (where the compiler does otherwise the search settles lower than it
-/// could, never on a count that spills); a failed trial ends it with
-/// `base`. Measured on memory-bound kernels, more resident blocks won
-/// wherever they did not spill (docs/runtime.md, "Occupancy search").
+/// `base` is tried first. If it fails, that is the answer. If it spills
+/// (the lowering's floor of resident warps asks for more than the kernel's
+/// registers allow), the most blocks below it that Fit, by bisection, win;
+/// if none does, `base`. If its registers already give at least three
+/// quarters of the SM's threads (or `top` blocks), `base`. Otherwise `top`,
+/// then a bisection between the two. Both bisections assume that a kernel
+/// spilling at some count also spills at every larger one (where the
+/// compiler does otherwise the search settles lower than it could, never on
+/// a count that spills); a failed trial ends a search with `base`. Measured
+/// on memory-bound kernels, more resident blocks won wherever they did not
+/// spill, and fewer blocks without local memory beat more with it
+/// (docs/runtime.md, "Occupancy search").
 TILELANG_API int searchMinBlocksPerSM(
     int base, int top, const SMLimits &limits, int threadsPerBlock,
     const std::function<OccupancyTrial(int)> &tryBlocks);

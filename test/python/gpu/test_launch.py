@@ -106,8 +106,9 @@ def test_occupancy_search_links_wide_rows_without_spilling(cols, block, warps, s
         resident = min(65536 // (-(-loaded.registers * 32 // 256) * 256 * warps), 2048 // (32 * warps))
         if info == {"min_blocks_per_sm": asked, "links": 1}:
             assert loaded.local_bytes > 0 or 4 * resident * 32 * warps >= 3 * 2048, (info, loaded.registers)
-        assert info["min_blocks_per_sm"] >= asked
-        if info["min_blocks_per_sm"] > asked:
+        # Another count than asked is kept only where it needs no local
+        # memory: more blocks, or fewer where the PTX as written spilled.
+        if info["min_blocks_per_sm"] != asked:
             assert loaded.local_bytes == 0, f"linked for {info} but spills {loaded.local_bytes} bytes"
     else:
         assert info == {"min_blocks_per_sm": asked, "links": 1}
