@@ -63,6 +63,23 @@ fi
 step "Installing Python build and test dependencies"
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q "scikit-build-core>=0.10" "pybind11>=2.12" "pytest>=7"
+# Triton, for the parity harness and its static test: pyproject's [parity]
+# extra, read from there so that the pin lives in one place (tomllib needs
+# Python 3.11; older ones skip the harness).
+parity=$(.venv/bin/python - <<'PY'
+try:
+    import tomllib
+except ImportError:
+    raise SystemExit(0)
+with open("pyproject.toml", "rb") as f:
+    print(" ".join(tomllib.load(f)["project"]["optional-dependencies"]["parity"]))
+PY
+)
+if [[ -n $parity ]]; then
+  .venv/bin/python -m pip install -q $parity
+else
+  echo "note: Python < 3.11, the parity harness's Triton is not installed"
+fi
 
 step "Building and installing tilelang (build tree: build/py; progress below)"
 start=$(date +%s)
