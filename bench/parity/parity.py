@@ -390,7 +390,7 @@ def run_timed(names: List[str], rep_ms: float, only_problems: Optional[str]) -> 
                         if problem_text:
                             row["error"] = f"wrong result: {problem_text}"
                         else:
-                            fns[compiler] = (lambda m=module: m.launch(inputs, problem, config))
+                            fns[compiler] = (lambda m=module, data=inputs: m.launch(data, problem, config))
                         new = [k for k in _compiled_kernels(module.KERNEL, compiler) if id(k) not in before]
                         if new:
                             row["registers"] = getattr(new[-1], "n_regs", None)

@@ -13,3 +13,63 @@ class Descriptor(NamedTuple):
     dtype: str
     block: Tuple[int, ...]
     shape: Tuple[int, ...]
+
+
+# -- checks shared by corpus modules (torch is imported by the callers' runs) --
+
+
+def within(name, out, ref, bound):
+    """None when every element of `out` is finite and within `bound` of the
+    float64 `ref`, else what is wrong with it."""
+    import torch
+
+    if out.shape != ref.shape:
+        return f"{name}: shape {tuple(out.shape)}, expected {tuple(ref.shape)}"
+    if not torch.isfinite(out).all():
+        return f"{name}: non-finite values"
+    error = (out.double() - ref).abs()
+    bad = error > bound
+    if bad.any():
+        return f"{name}: {int(bad.sum())} of {out.numel()} elements wrong (max error {float(error.max()):.3g})"
+    return None
+
+
+def product_within_bound(out, ref, a, b):
+    """`out` = `a` @ `b` (M x K by K x N) within the fp32 accumulation of K
+    exact products, (K + 2) 2^-22 (|a| @ |b|), plus the final rounding to
+    fp16/bf16."""
+    K = a.shape[1]
+    bound = (K + 2) * 2.0**-22 * (a.double().abs() @ b.double().abs()) + ref.abs() * 2.0**-7 + 1e-6
+    return within("c", out, ref, bound)
+
+
+def layer_norm_inputs(problem):
+    """Triton's tutorial 05 inputs: x off-centre, weight and bias in [0, 1)."""
+    import torch
+
+    M, N = problem["M"], problem["N"]
+    x = -2.3 + 0.5 * torch.randn((M, N), device="cuda", dtype=torch.float16)
+    weight = torch.rand((N, ), device="cuda", dtype=torch.float16)
+    bias = torch.rand((N, ), device="cuda", dtype=torch.float16)
+    return x, weight, bias
+
+
+def layer_norm_reference(inputs, eps):
+    """(y, mean, rstd) of the layernorm forward, in float64."""
+    x, weight, bias = (t.double() for t in inputs)
+    mean = x.mean(dim=1)
+    rstd = 1 / ((x - mean[:, None]) ** 2).mean(dim=1).add(eps).sqrt()
+    y = (x - mean[:, None]) * rstd[:, None] * weight + bias
+    return y, mean, rstd
+
+
+def layer_norm_check(out, ref, inputs):
+    """y: fp16 rounding, 1e-2 relative plus 1e-3 absolute (|y| is about 1);
+    Mean: an fp32 sum of N terms, 3e-5 of the row's mean |x| (a thread adds
+    up to a few hundred terms in a row at 2 warps); Rstd: 1e-4 relative."""
+    y, mean, rstd = out
+    y_ref, mean_ref, rstd_ref = ref
+    scale = inputs[0].double().abs().mean(dim=1)
+    return (within("y", y, y_ref, 1e-2 * y_ref.abs() + 1e-3)
+            or within("mean", mean, mean_ref, 3e-5 * scale)
+            or within("rstd", rstd, rstd_ref, 1e-4 * rstd_ref))

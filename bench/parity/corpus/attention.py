@@ -164,7 +164,7 @@ def constexprs(problem):
 
 
 def static_args(problem):
-    B, H, N, D = problem["B"], problem["H"], problem["N"], problem["D"]
+    H, N, D = problem["H"], problem["N"], problem["D"]
     strides = dict(z=H * N * D, h=N * D, m=D, k=1)
     args = dict(Q="*fp16", K="*fp16", V="*fp16", sm_scale=_sm_scale(problem), Out="*fp16", H=H, N_CTX=N)
     for t, row in (("q", "m"), ("k", "n"), ("v", "n"), ("o", "m")):

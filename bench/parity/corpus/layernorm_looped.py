@@ -7,6 +7,7 @@ num_ctas=1 at the launch. fp16 in and out. The configs: the heuristic's
 block with its warps and their neighbours, and two smaller blocks that
 make the loops run several times on the wider rows."""
 
+import parity_spec
 import triton
 import triton.language as tl
 
@@ -98,14 +99,7 @@ def static_args(problem):
 
 
 def inputs(problem):
-    """The tutorial's inputs: x off-centre, weight and bias in [0, 1)."""
-    import torch
-
-    M, N = problem["M"], problem["N"]
-    x = -2.3 + 0.5 * torch.randn((M, N), device="cuda", dtype=torch.float16)
-    weight = torch.rand((N, ), device="cuda", dtype=torch.float16)
-    bias = torch.rand((N, ), device="cuda", dtype=torch.float16)
-    return x, weight, bias
+    return parity_spec.layer_norm_inputs(problem)
 
 
 def launch(inputs, problem, config):
@@ -113,37 +107,11 @@ def launch(inputs, problem, config):
 
 
 def reference(inputs, problem):
-    x, weight, bias = (t.double() for t in inputs)
-    mean = x.mean(dim=1)
-    rstd = 1 / ((x - mean[:, None]) ** 2).mean(dim=1).add(EPS).sqrt()
-    y = (x - mean[:, None]) * rstd[:, None] * weight + bias
-    return y, mean, rstd
-
-
-def _wrong(name, out, ref, bound):
-    import torch
-
-    if out.shape != ref.shape:
-        return f"{name}: shape {tuple(out.shape)}, expected {tuple(ref.shape)}"
-    if not torch.isfinite(out).all():
-        return f"{name}: non-finite values"
-    error = (out.double() - ref).abs()
-    bad = error > bound
-    if bad.any():
-        return f"{name}: {int(bad.sum())} of {out.numel()} elements wrong (max error {float(error.max()):.3g})"
-    return None
+    return parity_spec.layer_norm_reference(inputs, EPS)
 
 
 def check(out, ref, inputs, problem):
-    """y: fp16 rounding, 1e-2 relative plus 1e-3 absolute (|y| is about 1);
-    Mean: an fp32 sum of N terms, 3e-5 of the row's mean |x| (a lane adds
-    up to a few hundred terms in a row at 2 warps); Rstd: 1e-4 relative."""
-    y, mean, rstd = out
-    y_ref, mean_ref, rstd_ref = ref
-    scale = inputs[0].double().abs().mean(dim=1)
-    return (_wrong("y", y, y_ref, 1e-2 * y_ref.abs() + 1e-3)
-            or _wrong("mean", mean, mean_ref, 3e-5 * scale)
-            or _wrong("rstd", rstd, rstd_ref, 1e-4 * rstd_ref))
+    return parity_spec.layer_norm_check(out, ref, inputs)
 
 
 def metric(problem):
