@@ -1,7 +1,8 @@
-"""What a corpus module may use to describe a launch's arguments to the
-parity harness without torch: ``Descriptor`` for a tensor descriptor
-argument. Pointers are written "*bf16" (a 16-byte aligned tensor), other
-arguments are their Python values."""
+"""What corpus modules share that is not the user's code: ``Descriptor``,
+to describe a tensor descriptor argument to the static mode without torch
+(pointers are written "*bf16", a 16-byte aligned tensor; other arguments
+are their Python values), and the checks of outputs against float64
+references that several modules use."""
 
 from typing import NamedTuple, Tuple
 

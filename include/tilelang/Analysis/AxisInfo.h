@@ -129,6 +129,9 @@ private:
 class ModuleAxisInfo {
 public:
   explicit ModuleAxisInfo(mlir::Operation *root);
+  // The solver's analysis refers to `assumed`: neither may move.
+  ModuleAxisInfo(const ModuleAxisInfo &) = delete;
+  ModuleAxisInfo &operator=(const ModuleAxisInfo &) = delete;
 
   /// What is known about `value` (pessimistic if the analysis has nothing).
   AxisInfo get(mlir::Value value) const;
