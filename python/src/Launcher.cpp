@@ -66,6 +66,20 @@ bool callDataPtr(PyObject *value, std::uint64_t &pointer) {
   return true;
 }
 
+/// Claims a Dispatcher's key buffer for one launch, unless another launch
+/// (further up the stack) holds it.
+struct KeyBufferClaim {
+  explicit KeyBufferClaim(bool &held) : held(held), claimed(!held) {
+    held = true;
+  }
+  ~KeyBufferClaim() {
+    if (claimed)
+      held = false;
+  }
+  bool &held;
+  const bool claimed;
+};
+
 //===----------------------------------------------------------------------===//
 // torch
 //===----------------------------------------------------------------------===//
@@ -782,7 +796,7 @@ bool Dispatcher::appendValue(std::string &key, py::handle handle) {
   return true;
 }
 
-py::object Dispatcher::resolveGrid(py::handle grid, const Entry &entry,
+py::object Dispatcher::resolveGrid(py::handle grid, py::handle constexprs,
                                    const Call &call) {
   // Anything but a callable is checked by gridDimensions.
   if (!PyCallable_Check(grid.ptr()))
@@ -793,7 +807,7 @@ py::object Dispatcher::resolveGrid(py::handle grid, const Entry &entry,
     meta[py::str(params[i])] = call.args[i];
   for (size_t i = 0; i < call.keywordCount(); ++i)
     meta[PyTuple_GET_ITEM(call.kwnames, i)] = call.args[call.count + i];
-  for (auto item : entry.constexprs)
+  for (auto item : py::reinterpret_borrow<py::dict>(constexprs))
     meta[item.first] = item.second;
   return py::reinterpret_borrow<py::object>(grid)(meta);
 }
@@ -818,7 +832,10 @@ PyObject *Dispatcher::launchVector(PyObject *const *vector, size_t nargs,
     throw py::type_error("launch(grid, *args, **kwargs) needs a grid");
   Call call{vector + 1, nargs - 1, kwnames};
   size_t count = call.count;
-  std::string &key = keyBuffer;
+  // Keying calls data_ptr() and the like, which may launch again.
+  KeyBufferClaim claim(keyBufferClaimed);
+  std::string ownKey;
+  std::string &key = claim.claimed ? keyBuffer : ownKey;
   key.clear();
   std::uint64_t pointers[kMaxArgs];
   std::bitset<kMaxArgs> known;
@@ -858,6 +875,11 @@ PyObject *Dispatcher::launchVector(PyObject *const *vector, size_t nargs,
     auto found = entries.find(key);
     if (found != entries.end()) {
       const Entry &entry = found->second;
+      // Python may run from here on and clear or replace `entry`.
+      py::object kernelObject = entry.kernelObject; // owns `kernel`
+      const LaunchableKernel &kernel = *entry.kernel;
+      py::object compiled = entry.compiled;
+      py::object constexprs = entry.constexprs;
       py::handle handles[kMaxArgs];
       std::uint64_t entryPointers[kMaxArgs];
       std::bitset<kMaxArgs> entryKnown;
@@ -886,10 +908,10 @@ PyObject *Dispatcher::launchVector(PyObject *const *vector, size_t nargs,
                               std::string(source.name) + "'");
         handles[i] = value;
       }
-      py::object dims = resolveGrid(grid, entry, call);
-      launchPacked(*entry.kernel, dims, currentStream(), handles, argCount,
+      py::object dims = resolveGrid(grid, constexprs, call);
+      launchPacked(kernel, dims, currentStream(), handles, argCount,
                    entryPointers, entryKnown);
-      return entry.compiled.inc_ref().ptr();
+      return compiled.release().ptr();
     }
   }
   py::tuple rest(count);

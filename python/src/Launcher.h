@@ -112,8 +112,12 @@ private:
   };
   static constexpr unsigned char kParam = 1, kConstexpr = 2;
 
+  /// What a key launches. A launch that found it holds its own references
+  /// to the kernel and the CompiledKernel: Python that runs during the
+  /// launch (a grid callable, data_ptr(), torch's stream query) may clear
+  /// or replace the entry.
   struct Entry {
-    py::object kernelObject;
+    py::object kernelObject; // owns *kernel
     const LaunchableKernel *kernel;
     std::vector<Source> sources;
     py::object compiled;
@@ -129,7 +133,9 @@ private:
                         std::uint64_t pointer, char device);
   /// The key of a tensor descriptor argument; false if it cannot be keyed.
   bool appendDescriptorKind(std::string &key, PyObject *desc);
-  py::object resolveGrid(py::handle grid, const Entry &entry,
+  /// The grid, or what a grid callable returns given the call's arguments
+  /// and the kernel's `constexprs` by name.
+  py::object resolveGrid(py::handle grid, py::handle constexprs,
                          const Call &call);
   /// Whether a keyword names a parameter and a constexpr (cached by name).
   unsigned char keywordFlags(const std::string &name);
@@ -145,8 +151,12 @@ private:
   py::list pinned;
   std::unordered_set<PyObject *> pinnedSet;
   std::unordered_map<std::string, unsigned char> keywordCache;
-  /// Reused between calls, to avoid an allocation per launch.
+  /// Reused between calls, to avoid an allocation per launch, and claimed
+  /// by one launch at a time: a launch from Python that runs while another
+  /// builds its key (a data_ptr() that launches) keys into a string of its
+  /// own.
   std::string keyBuffer;
+  bool keyBufferClaimed = false;
 };
 
 /// Adds `Subscriptable` (JITFunction's C base: `kernel[grid]` without a
