@@ -8,6 +8,7 @@
 
 #include "tilelang/Compiler/Compiler.h"
 
+#include "ArgumentWrites.h"
 #include "DiagnosticCapture.h"
 #include "Pipeline.h"
 #include "Recovery.h"
@@ -150,6 +151,49 @@ PipelineResult runPipeline(const std::string &source,
   return result;
 }
 
+/// The module's one kernel: its only public func.func with a body; null
+/// (after an error) when there is not exactly one.
+static func::FuncOp findKernel(ModuleOp module) {
+  SmallVector<func::FuncOp> kernels;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (func.isPublic() && !func.isExternal())
+      kernels.push_back(func);
+  if (kernels.size() != 1) {
+    module->emitError("expected exactly one kernel (a public func.func with "
+                      "a body), found ")
+        << kernels.size();
+    return nullptr;
+  }
+  return kernels.front();
+}
+
+static void findWrittenArgumentsImpl(const std::string &source,
+                                     const std::string &sourceName,
+                                     WrittenArguments &result) {
+  Session session(result.diagnostics);
+  OwningOpRef<ModuleOp> module = session.parse(source, sourceName);
+  if (!module)
+    return;
+  func::FuncOp kernel = findKernel(*module);
+  if (!kernel)
+    return;
+  result.mayWrite = findWrittenArguments(kernel);
+  result.success = true;
+}
+
+WrittenArguments findWrittenArguments(const std::string &source,
+                                      const std::string &sourceName) {
+  ensurePassesRegistered();
+  WrittenArguments result;
+  if (!runRecoverably(result.diagnostics, [&] {
+        findWrittenArgumentsImpl(source, sourceName, result);
+      })) {
+    result.success = false;
+    result.mayWrite.clear();
+  }
+  return result;
+}
+
 /// The encodings tilegpu-pipeline recorded on the kernel's tensor map
 /// arguments (see Pipeline.cpp), by descriptor argument.
 static std::vector<TensorMapEncoding>
@@ -191,18 +235,22 @@ static void compileImpl(const std::string &source,
                                    "or sm_90a)");
     return;
   }
-  if (options.numWarps == 0 || options.numWarps > 32 ||
+  if (options.numWarps == 0 || options.numWarps > CompileOptions::kMaxWarps ||
       (options.numWarps & (options.numWarps - 1)) != 0) {
-    session.error("<options>", "num_warps must be a power of two from 1 to "
-                               "32, got " +
-                                   std::to_string(options.numWarps));
+    session.error("<options>", "num_warps must be a power of two from 1 to " +
+                                   std::to_string(CompileOptions::kMaxWarps) +
+                                   ", got " + std::to_string(options.numWarps));
     return;
   }
   if (options.maxRegisters != 0 &&
-      (options.maxRegisters < 16 || options.maxRegisters > 255)) {
-    session.error("<options>", "maxnreg must be from 16 to 255 registers a "
-                               "thread, got " +
-                                   std::to_string(options.maxRegisters));
+      (options.maxRegisters < CompileOptions::kMinMaxRegisters ||
+       options.maxRegisters > CompileOptions::kMaxMaxRegisters)) {
+    session.error(
+        "<options>",
+        "maxnreg must be from " +
+            std::to_string(CompileOptions::kMinMaxRegisters) + " to " +
+            std::to_string(CompileOptions::kMaxMaxRegisters) +
+            " registers a thread, got " + std::to_string(options.maxRegisters));
     return;
   }
   OwningOpRef<ModuleOp> module = session.parse(source, options.sourceName);
@@ -210,17 +258,10 @@ static void compileImpl(const std::string &source,
     return;
 
   // Exactly one kernel: the public function.
-  SmallVector<func::FuncOp> kernels;
-  for (auto func : module->getOps<func::FuncOp>())
-    if (func.isPublic() && !func.isExternal())
-      kernels.push_back(func);
-  if (kernels.size() != 1) {
-    module->emitError("expected exactly one kernel (a public func.func with "
-                      "a body), found ")
-        << kernels.size();
+  func::FuncOp kernel = findKernel(*module);
+  if (!kernel)
     return;
-  }
-  result.kernelName = kernels.front().getName().str();
+  result.kernelName = kernel.getName().str();
   auto keep = [&](const char *name) {
     if (options.keepStages)
       result.stages.push_back({name, print(*module)});
@@ -233,7 +274,7 @@ static void compileImpl(const std::string &source,
   if (!session.run(toTileGPU, *module))
     return;
   keep("tilegpu");
-  result.tensorMaps = collectTensorMapEncodings(kernels.front());
+  result.tensorMaps = collectTensorMapEncodings(kernel);
 
   PassManager toLLVM(&session.context, ModuleOp::getOperationName());
   buildLLVMPipeline(toLLVM, options.maxRegisters);

@@ -43,6 +43,9 @@ struct Names {
   PyObject *shape = internedName("shape");
   PyObject *strides = internedName("strides");
   PyObject *padding = internedName("padding");
+  PyObject *cudaArrayInterface = internedName("__cuda_array_interface__");
+  /// Marks an error as the caller's: CALLERS_ERROR in tilelang/errors.py.
+  PyObject *callersError = internedName("_tilelang_callers_error");
 };
 const Names &names() {
   static const Names interned;
@@ -79,6 +82,28 @@ struct KeyBufferClaim {
   bool &held;
   const bool claimed;
 };
+
+/// Drops the traceback of the pending error if the slow path marked it as
+/// the caller's (a bad argument or launch option): it then ends at the
+/// caller's line, as the errors of Python's builtins do, instead of deep
+/// inside tilelang. Other errors (tilelang's own bugs) keep their frames.
+void dropFramesOfCallersError() {
+#if PY_VERSION_HEX >= 0x030C0000
+  PyObject *value = PyErr_GetRaisedException();
+  if (value && PyObject_HasAttr(value, names().callersError))
+    PyException_SetTraceback(value, Py_None);
+  PyErr_SetRaisedException(value);
+#else
+  PyObject *type = nullptr, *value = nullptr, *traceback = nullptr;
+  PyErr_Fetch(&type, &value, &traceback);
+  PyErr_NormalizeException(&type, &value, &traceback);
+  if (value && PyObject_HasAttr(value, names().callersError)) {
+    PyException_SetTraceback(value, Py_None);
+    Py_CLEAR(traceback);
+  }
+  PyErr_Restore(type, value, traceback);
+#endif
+}
 
 //===----------------------------------------------------------------------===//
 // torch
@@ -167,42 +192,88 @@ bool readTorchTensor(PyObject *value, std::uint64_t &pointer,
   return bridge && bridge->readTensor(value, &pointer, &dtype, &isCuda);
 }
 
+/// The name of `value`'s type, for messages.
+std::string typeName(PyObject *value) { return Py_TYPE(value)->tp_name; }
+
+/// `value` (an int) as an address, or a ValueError saying that argument
+/// `index` has no address in [0, 2**64) (`source` says where it came from).
+std::uint64_t checkedAddress(PyObject *value, size_t index,
+                             const char *source) {
+  std::uint64_t address = PyLong_AsUnsignedLongLong(value);
+  if (!PyErr_Occurred())
+    return address;
+  PyErr_Clear();
+  throw py::value_error("argument " + std::to_string(index) +
+                        " has the address " + std::string(py::str(value)) +
+                        source + "; an address is in [0, 2**64)");
+}
+
+/// The address argument `index` (a tensor, an array, an int or None)
+/// points at. The checks are the slow path's (jit.py), whose errors name
+/// the parameter; these name the index (Kernel.launch is not specialized).
 std::uint64_t pointerOf(py::handle arg, size_t index) {
-  if (PyLong_Check(arg.ptr()))
-    return arg.cast<std::uint64_t>();
+  PyObject *value = arg.ptr();
+  if (PyLong_Check(value))
+    return checkedAddress(value, index, "");
   std::uint64_t pointer = 0;
   PyObject *dtype = nullptr;
   bool isCuda = false;
-  if (readTorchTensor(arg.ptr(), pointer, dtype, isCuda) ||
-      callDataPtr(arg.ptr(), pointer))
+  if (readTorchTensor(value, pointer, dtype, isCuda))
     return pointer;
-  if (py::hasattr(arg, "__cuda_array_interface__")) {
-    py::dict interface = arg.attr("__cuda_array_interface__");
-    return py::tuple(interface["data"])[0].cast<std::uint64_t>();
+  if (PyObject *method = PyObject_GetAttr(value, names().dataPtr)) {
+    // An error of data_ptr() itself (torch's, for a tensor without
+    // storage) is the one to raise.
+    py::object result =
+        py::reinterpret_steal<py::object>(PyObject_CallNoArgs(method));
+    Py_DECREF(method);
+    if (!result)
+      throw py::error_already_set();
+    if (!PyLong_Check(result.ptr()))
+      throw py::type_error("data_ptr() of argument " + std::to_string(index) +
+                           " returned a " + typeName(result.ptr()) +
+                           ", not an int");
+    return checkedAddress(result.ptr(), index, " (data_ptr())");
   }
+  PyErr_Clear();
+  if (PyObject *interface =
+          PyObject_GetAttr(value, names().cudaArrayInterface)) {
+    py::object owner = py::reinterpret_steal<py::object>(interface);
+    py::object address = py::tuple(owner["data"])[0];
+    if (!PyLong_Check(address.ptr()))
+      throw py::type_error("argument " + std::to_string(index) +
+                           " has an address of type " +
+                           typeName(address.ptr()) +
+                           " (__cuda_array_interface__['data'][0]); it "
+                           "must be an int");
+    return checkedAddress(address.ptr(), index,
+                          " (__cuda_array_interface__['data'][0])");
+  }
+  PyErr_Clear();
   if (arg.is_none())
     return 0;
   throw py::type_error("argument " + std::to_string(index) +
                        " must be a tensor (data_ptr() or "
                        "__cuda_array_interface__) or an address, got " +
-                       std::string(py::str(py::type::handle_of(arg).attr("__name__"))));
+                       typeName(value));
 }
 
 template <typename T> void appendBytes(std::string &key, const T &value) {
   key.append(reinterpret_cast<const char *>(&value), sizeof(value));
 }
 
+/// The most blocks a grid has along x, y and z (CUDA's limits).
+constexpr long long kGridLimits[3] = {2147483647LL, 65535, 65535};
+
 /// Grid dimensions from a 1- to 3-tuple (or list) of ints, or an int.
 void gridDimensions(py::handle grid, unsigned dims[3]) {
   // The common case without pybind11: a tuple of small positive ints.
   if (PyTuple_CheckExact(grid.ptr())) {
     Py_ssize_t size = PyTuple_GET_SIZE(grid.ptr());
-    static const long limits[3] = {2147483647L, 65535, 65535};
     bool fast = size >= 1 && size <= 3;
     for (Py_ssize_t i = 0; fast && i < size; ++i) {
       PyObject *item = PyTuple_GET_ITEM(grid.ptr(), i);
       long value = PyLong_CheckExact(item) ? PyLong_AsLong(item) : -1;
-      fast = value >= 1 && value <= limits[i];
+      fast = value >= 1 && value <= kGridLimits[i];
       dims[i] = unsigned(value);
     }
     if (fast)
@@ -225,15 +296,21 @@ void gridDimensions(py::handle grid, unsigned dims[3]) {
   if (tuple.size() < 1 || tuple.size() > 3)
     throw py::value_error("grid must have 1 to 3 dimensions, got " +
                           std::to_string(tuple.size()));
-  static const long long limits[3] = {2147483647LL, 65535, 65535};
   for (size_t i = 0; i < tuple.size(); ++i) {
     if (!PyIndex_Check(tuple[i].ptr()))
       throw typeError();
-    long long value = tuple[i].cast<long long>();
-    if (value < 1 || value > limits[i])
+    py::object index =
+        py::reinterpret_steal<py::object>(PyNumber_Index(tuple[i].ptr()));
+    if (!index)
+      throw py::error_already_set();
+    // Beyond 64 bits is out of range as well.
+    int overflow = 0;
+    long long value = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+    if (overflow || value < 1 || value > kGridLimits[i])
       throw py::value_error("grid dimension " + std::to_string(i) + " is " +
-                            std::to_string(value) + "; it must be in [1, " +
-                            std::to_string(limits[i]) + "]");
+                            std::string(py::str(index)) +
+                            "; it must be in [1, " +
+                            std::to_string(kGridLimits[i]) + "]");
     dims[i] = unsigned(value);
   }
 }
@@ -280,29 +357,31 @@ struct PackedLaunch {
   }
 };
 
-/// Packs one argument of kind `kind` into an 8-byte slot.
-void packScalar(char kind, py::handle arg, size_t index, std::uint64_t &slot) {
-  slot = 0;
-  // Exact ints for 32-bit slots without pybind11's caster (range-checked).
-  if ((kind == 'i' || kind == 'l') && PyLong_CheckExact(arg.ptr())) {
-    int overflow = 0;
-    long long value = PyLong_AsLongLongAndOverflow(arg.ptr(), &overflow);
-    if (!overflow && !(value == -1 && PyErr_Occurred()) &&
-        (kind == 'l' || (value >= INT32_MIN && value <= INT32_MAX))) {
-      if (kind == 'i') {
-        std::int32_t narrow = std::int32_t(value);
-        std::memcpy(&slot, &narrow, sizeof(narrow));
-      } else {
-        std::memcpy(&slot, &value, sizeof(value));
-      }
-      return;
-    }
-    PyErr_Clear();
-  }
+/// What a scalar of kind `kind` must be, for messages.
+std::string describeKind(char kind) {
   switch (kind) {
-  case 'p':
-    slot = pointerOf(arg, index);
-    return;
+  case 'i':
+    return "an int in [-2**31, 2**31) (i32)";
+  case 'I':
+    return "an int in [0, 2**32) (u32)";
+  case 'l':
+    return "an int in [-2**63, 2**63) (i64)";
+  case 'L':
+    return "an int in [0, 2**64) (u64)";
+  case 'f':
+    return "a float (fp32)";
+  case 'd':
+    return "a float (fp64)";
+  case 'b':
+    return "a bool (i1)";
+  default:
+    return std::string("a value of kind '") + kind + "'";
+  }
+}
+
+/// Packs a scalar argument of kind `kind` through pybind11's conversions.
+void packConverted(char kind, py::handle arg, std::uint64_t &slot) {
+  switch (kind) {
   case 'i': {
     std::int32_t value = arg.cast<std::int32_t>();
     std::memcpy(&slot, &value, sizeof(value));
@@ -338,6 +417,42 @@ void packScalar(char kind, py::handle arg, size_t index, std::uint64_t &slot) {
   }
   default:
     throw py::value_error(std::string("unknown argument kind '") + kind + "'");
+  }
+}
+
+/// Packs one argument of kind `kind` into an 8-byte slot.
+void packScalar(char kind, py::handle arg, size_t index, std::uint64_t &slot) {
+  slot = 0;
+  // Exact ints for 32-bit slots without pybind11's caster (range-checked).
+  if ((kind == 'i' || kind == 'l') && PyLong_CheckExact(arg.ptr())) {
+    int overflow = 0;
+    long long value = PyLong_AsLongLongAndOverflow(arg.ptr(), &overflow);
+    if (!overflow && !(value == -1 && PyErr_Occurred()) &&
+        (kind == 'l' || (value >= INT32_MIN && value <= INT32_MAX))) {
+      if (kind == 'i') {
+        std::int32_t narrow = std::int32_t(value);
+        std::memcpy(&slot, &narrow, sizeof(narrow));
+      } else {
+        std::memcpy(&slot, &value, sizeof(value));
+      }
+      return;
+    }
+    PyErr_Clear();
+  }
+  if (kind == 'p') {
+    slot = pointerOf(arg, index);
+    return;
+  }
+  try {
+    packConverted(kind, arg, slot);
+  } catch (py::cast_error &) {
+    // What pybind11 could not convert: the wrong type, or an int out of
+    // the parameter's range.
+    PyErr_Clear();
+    throw py::type_error("argument " + std::to_string(index) + " must be " +
+                         describeKind(kind) + ", got " +
+                         (PyLong_Check(arg.ptr()) ? std::string(py::str(arg))
+                                                  : typeName(arg.ptr())));
   }
 }
 
@@ -920,10 +1035,16 @@ PyObject *Dispatcher::launchVector(PyObject *const *vector, size_t nargs,
   py::dict kwargs;
   for (size_t i = 0; i < call.keywordCount(); ++i)
     kwargs[PyTuple_GET_ITEM(kwnames, i)] = call.args[count + i];
-  py::object result =
-      slowPath(grid, rest, kwargs,
-               keyed ? py::object(py::bytes(key)) : py::object(py::none()));
-  return result.release().ptr();
+  py::object keyObject =
+      keyed ? py::object(py::bytes(key)) : py::object(py::none());
+  PyObject *result =
+      PyObject_CallFunctionObjArgs(slowPath.ptr(), grid.ptr(), rest.ptr(),
+                                   kwargs.ptr(), keyObject.ptr(), nullptr);
+  if (!result) {
+    dropFramesOfCallersError();
+    throw py::error_already_set();
+  }
+  return result;
 }
 
 py::object Dispatcher::launch(py::args args, py::kwargs kwargs) {

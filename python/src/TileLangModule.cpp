@@ -16,6 +16,7 @@
 #include <pybind11/stl.h>
 
 #include <cstring>
+#include <limits>
 
 namespace py = pybind11;
 
@@ -233,6 +234,31 @@ PYBIND11_MODULE(_C, m) {
       py::arg("keep_stages") = false, py::arg("max_registers") = 0,
       "Compile one tile-IR kernel to PTX (max_registers: PTX .maxnreg, 0 "
       "for none).");
+
+  // The launch options' limits, for Python to check the options where a
+  // user gives them (python/tilelang/options.py).
+  py::dict limits;
+  limits["max_warps"] = tilelang::CompileOptions::kMaxWarps;
+  limits["min_maxnreg"] = tilelang::CompileOptions::kMinMaxRegisters;
+  limits["max_maxnreg"] = tilelang::CompileOptions::kMaxMaxRegisters;
+  limits["max_stages"] =
+      std::numeric_limits<decltype(tilelang::CompileOptions::numStages)>::max();
+  m.attr("launch_option_limits") = limits;
+
+  py::class_<tilelang::WrittenArguments>(m, "WrittenArguments")
+      .def_readonly("success", &tilelang::WrittenArguments::success)
+      .def_readonly("may_write", &tilelang::WrittenArguments::mayWrite)
+      .def_readonly("diagnostics", &tilelang::WrittenArguments::diagnostics);
+
+  m.def(
+      "find_written_arguments",
+      [](const std::string &source, const std::string &sourceName) {
+        py::gil_scoped_release release;
+        return tilelang::findWrittenArguments(source, sourceName);
+      },
+      py::arg("source"), py::arg("source_name") = "<tile-ir>",
+      "Per argument of the kernel in tile IR `source`, whether it may write "
+      "memory through it.");
 
   py::class_<LaunchableKernel>(m, "Kernel")
       .def_static(

@@ -84,3 +84,24 @@ class CompilationError(Exception):
         self.column = first.column if first else 0
         text = format_diagnostics(self.diagnostics, sources)
         super().__init__(text or "compilation failed without a diagnostic")
+
+
+#: Set on a TypeError or ValueError that is the caller's: a bad argument or
+#: launch option of ``kernel[grid](...)``. The launcher (python/src/
+#: Launcher.cpp, which names the attribute too) drops the frames such an
+#: error has inside tilelang, so that its traceback ends at the caller's
+#: line, as the errors of Python's builtins do. Other errors (tilelang's own
+#: bugs) keep every frame.
+CALLERS_ERROR = "_tilelang_callers_error"
+
+
+def callers_error(kind: type, message: str) -> Exception:
+    """A ``kind`` (TypeError or ValueError) about the caller's arguments,
+    marked so that a launch raises it from the caller's line."""
+    return mark_callers_error(kind(message))
+
+
+def mark_callers_error(error: Exception) -> Exception:
+    """Marks ``error`` (one a check raised) as the caller's; returns it."""
+    setattr(error, CALLERS_ERROR, True)
+    return error

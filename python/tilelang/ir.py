@@ -138,9 +138,9 @@ def compile_ir(
     without tensor-core products, to the runtime's occupancy search."""
     if not isinstance(source, str):
         raise TypeError(f"source must be str, not {type(source).__name__}")
-    for name, value in (("num_warps", num_warps), ("num_stages", num_stages), ("maxnreg", maxnreg or 0)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise TypeError(f"{name} must be a non-negative int, got {value!r}")
+    from tilelang.options import check_launch_options
+
+    num_warps, num_stages, maxnreg = check_launch_options(num_warps, num_stages, maxnreg)
     result = _native().compile(source, arch, num_warps, num_stages, source_name, keep_stages, maxnreg or 0)
     if not result.success:
         diagnostics = [_convert(d) for d in result.diagnostics]

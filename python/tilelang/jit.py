@@ -23,8 +23,9 @@ from collections.abc import MutableMapping
 from typing import Any, Dict, Iterable, Optional, Union
 
 from tilelang import knobs
-from tilelang.errors import CompilationError, Diagnostic
+from tilelang.errors import CompilationError, Diagnostic, callers_error, mark_callers_error
 from tilelang.language import core as tlc
+from tilelang.options import LAUNCH_OPTIONS, check_launch_options, check_num_ctas  # noqa: F401 - re-exported
 
 __all__ = ["jit", "JITFunction", "CompiledKernel", "cdiv", "next_power_of_2"]
 
@@ -110,6 +111,8 @@ class CompiledKernel:
         self._ptx: Dict[str, Any] = {}
         self._cubin: Dict[str, bytes] = {}
         self._loaded: Dict[str, Any] = {}
+        # The parameters the kernel may write through (see _may_write).
+        self._written: Optional[frozenset] = None
 
     def __repr__(self) -> str:
         sig = ", ".join(f"{k}: {v}" for k, v in self.signature.items())
@@ -195,6 +198,24 @@ class CompiledKernel:
         the kernel is loaded on this GPU."""
         return self._loaded_attribute("local_bytes")
 
+    def _may_write(self) -> frozenset:
+        """The parameters (of ``arg_names``) the kernel may write memory
+        through, by the compiler's analysis (``findWrittenArguments``:
+        sound, not precise); computed when first asked, for the launch of
+        a read-only array."""
+        if self._written is None:
+            from tilelang.ir import _native
+
+            result = _native().find_written_arguments(self.asm["tile"], f"<tile-ir of {self.name}>")
+            if not result.success or len(result.may_write) != len(self.arg_names):
+                # Unreachable for IR the frontend made; every pointer then
+                # counts as written.
+                self._written = frozenset(self.arg_names)
+            else:
+                self._written = frozenset(name for name, written in zip(self.arg_names, result.may_write)
+                                          if written)
+        return self._written
+
     def launchable(self, arch: str):
         """The kernel compiled for ``arch`` and loaded into the current CUDA
         context (once per process)."""
@@ -252,6 +273,57 @@ _TORCH_DTYPES = {
 _TYPESTR_DTYPES = {"f2": "fp16", "f4": "fp32", "f8": "fp64", "i1": "i8", "i2": "i16", "i4": "i32", "i8": "i64",
                    "u1": "u8", "u2": "u16", "u4": "u32", "u8": "u64", "b1": "i1"}
 
+# Byte-order characters of typestrs that GPUs read as they are (kernels
+# read little-endian data): little-endian, not applicable (one byte), and
+# native where the host is little-endian.
+_LITTLE_ENDIAN_ORDERS = "<|" + ("=" if sys.byteorder == "little" else "")
+
+
+def _checked_address(value, name: str, what: str, source: str) -> int:
+    """The address a caller's tensor or array (`what`, passed for `name`)
+    gives through `source`: an int in [0, 2**64), or a TypeError or
+    ValueError saying what it is instead."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        if source == "data_ptr()":
+            raise callers_error(TypeError, f"data_ptr() of the {what} passed for '{name}' returned a "
+                                           f"{type(value).__name__}, not an int")
+        raise callers_error(TypeError, f"the {what} passed for '{name}' has an address of type "
+                                       f"{type(value).__name__} ({source}); it must be an int")
+    if not 0 <= value < 2**64:
+        raise callers_error(ValueError, f"the {what} passed for '{name}' has the address {value} ({source}); "
+                                        f"an address is in [0, 2**64)")
+    return value
+
+
+def _cuda_array(interface, name: str):
+    """(element type, address, read-only) of an array known by its
+    ``__cuda_array_interface__`` (CuPy, Numba, JAX), passed for `name`.
+
+    A kernel gets the address of the array's first element and nothing
+    else, as with a torch tensor's ``data_ptr()`` in Triton: ``shape`` and
+    ``strides`` (of a view) are the kernel's to be given as arguments.
+    What it cannot take as it is raises: a big-endian element type, a mask
+    (an array of its own to pass). A read-only array is refused once the
+    kernel is compiled, if it may write through it (``_prepare_launch``).
+    """
+    typestr = interface.get("typestr") if isinstance(interface, dict) else None
+    elem = _TYPESTR_DTYPES.get(typestr[1:]) if isinstance(typestr, str) else None
+    if elem is None or typestr[0] not in "<>|=":
+        raise callers_error(TypeError, f"unsupported __cuda_array_interface__ typestr {typestr!r} for '{name}'")
+    if typestr[0] not in _LITTLE_ENDIAN_ORDERS and typestr[2:] != "1":
+        raise callers_error(TypeError, f"the array passed for '{name}' is big-endian (typestr {typestr!r}); "
+                                       f"kernels read little-endian data")
+    if interface.get("mask") is not None:
+        raise callers_error(ValueError, f"the array passed for '{name}' has a mask (__cuda_array_interface__"
+                                        f"['mask']); kernels take the data only: pass the mask as an array of "
+                                        f"its own")
+    data = interface.get("data")
+    if not isinstance(data, (tuple, list)) or len(data) != 2:
+        raise callers_error(TypeError, f"the array passed for '{name}' has no (address, read-only) pair in "
+                                       f"__cuda_array_interface__['data']")
+    address = _checked_address(data[0], name, "array", "__cuda_array_interface__['data'][0]")
+    return elem, address, bool(data[1])
+
 
 def _dtype_string(dt) -> Optional[str]:
     if isinstance(dt, tlc.dtype):
@@ -266,16 +338,6 @@ def _dtype_string(dt) -> Optional[str]:
         return text
     except ValueError:
         return None
-
-
-def check_num_ctas(num_ctas) -> None:
-    """Triton's ``num_ctas`` launch option: CTAs per program (a thread-block
-    cluster on Hopper). tilelang runs one CTA per program, so 1 (Triton's
-    default, which its tutorials pass explicitly) is accepted and anything
-    else refused."""
-    if num_ctas not in (None, 1):
-        raise ValueError(f"num_ctas={num_ctas!r}: tilelang runs one CTA per program "
-                         "(thread-block clusters are not supported); pass num_ctas=1 or leave it out")
 
 
 def _key_part(value):
@@ -358,7 +420,7 @@ class JITFunction(_Subscriptable):
                 debug: Optional[bool] = None, maxnreg: Optional[int] = None) -> CompiledKernel:
         """Compiles one specialization ahead of time; raises CompilationError.
         ``maxnreg`` caps the registers a thread may use (Triton's option)."""
-        maxnreg = maxnreg or None  # 0: no cap
+        num_warps, num_stages, maxnreg = check_launch_options(num_warps, num_stages, maxnreg)
         constexprs = dict(constexprs or {})
         for key, value in list(constexprs.items()):
             if isinstance(key, int):
@@ -437,19 +499,28 @@ class JITFunction(_Subscriptable):
                               dict(specialization), num_warps, num_stages, asm, runtime, elapsed, maxnreg)
 
     def specialize(self, *args, **kwargs):
-        """(signature, constexprs, specialization) for a call with these arguments."""
+        """(signature, constexprs, specialization) for a call with these
+        arguments; a TypeError or ValueError naming the argument that cannot
+        be passed to a kernel."""
+        return self._specialize(args, kwargs)[:3]
+
+    def _specialize(self, args, kwargs):
+        """specialize(), and what a launch checks once the kernel is
+        compiled: the parameters given read-only arrays, and those given
+        tensors that are not on the GPU."""
         try:
             bound = inspect.signature(self.fn).bind(*args, **kwargs)
         except TypeError as exc:
-            raise self._def_error(f"wrong arguments to {self.__name__}(): {exc}") from None
+            raise callers_error(TypeError, f"{self.__name__}(): {exc}") from None
         bound.apply_defaults()
         signature, constexprs, specialization = {}, {}, {}
+        read_only, on_host = [], []
         for name, value in bound.arguments.items():
             value = tlc._unwrap(value)
             nospec = name in self.do_not_specialize
             if self.is_constexpr(name):
                 if hasattr(value, "data_ptr"):
-                    raise self._def_error(f"the constexpr parameter '{name}' got a tensor")
+                    raise callers_error(TypeError, f"the constexpr parameter '{name}' got a tensor")
                 constexprs[name] = value
             elif value is None or isinstance(value, (tlc.dtype, str, JITFunction)):
                 constexprs[name] = value
@@ -468,7 +539,7 @@ class JITFunction(_Subscriptable):
                 elif 2**63 <= value < 2**64:
                     signature[name] = "u64"
                 else:
-                    raise self._def_error(f"the integer {value} for '{name}' does not fit in 64 bits")
+                    raise callers_error(ValueError, f"the integer {value} for '{name}' does not fit in 64 bits")
                 if value % 16 == 0 and not nospec:
                     specialization[name] = 16
             elif isinstance(value, float):
@@ -479,22 +550,23 @@ class JITFunction(_Subscriptable):
             elif hasattr(value, "data_ptr") and hasattr(value, "dtype"):
                 elem = _dtype_string(value.dtype)
                 if elem is None:
-                    raise self._def_error(f"unsupported tensor dtype {value.dtype} for '{name}'")
+                    raise callers_error(TypeError, f"unsupported tensor dtype {value.dtype} for '{name}'")
                 signature[name] = "*" + elem
-                if value.data_ptr() % 16 == 0 and not nospec:
+                address = _checked_address(value.data_ptr(), name, "tensor", "data_ptr()")
+                if address % 16 == 0 and not nospec:
                     specialization[name] = 16
+                if getattr(value, "is_cuda", True) is False:
+                    on_host.append((name, value))
             elif hasattr(value, "__cuda_array_interface__"):
-                interface = value.__cuda_array_interface__
-                elem = _TYPESTR_DTYPES.get(str(interface.get("typestr", ""))[1:])
-                if elem is None:
-                    raise self._def_error(f"unsupported __cuda_array_interface__ typestr "
-                                          f"{interface.get('typestr')!r} for '{name}'")
+                elem, address, readonly = _cuda_array(value.__cuda_array_interface__, name)
                 signature[name] = "*" + elem
-                if int(interface["data"][0]) % 16 == 0 and not nospec:
+                if address % 16 == 0 and not nospec:
                     specialization[name] = 16
+                if readonly:
+                    read_only.append(name)
             else:
-                raise self._def_error(f"unsupported argument type {type(value).__name__} for '{name}'")
-        return signature, constexprs, specialization
+                raise callers_error(TypeError, f"unsupported argument type {type(value).__name__} for '{name}'")
+        return signature, constexprs, specialization, read_only, on_host
 
     def _descriptor_signature(self, name, desc):
         """``tensordesc<bf16[128,64]>`` and the extents' divisibility (keys
@@ -506,10 +578,11 @@ class JITFunction(_Subscriptable):
             check_descriptor(desc.base, list(desc.shape), list(desc.strides), list(desc.block_shape),
                              getattr(desc, "padding", "zero"))
         except (TypeError, ValueError) as exc:
-            raise self._def_error(f"the tensor descriptor passed for '{name}': {exc}") from None
+            kind = TypeError if isinstance(exc, TypeError) else ValueError
+            raise callers_error(kind, f"the tensor descriptor passed for '{name}': {exc}") from None
         elem = _dtype_string(desc.base.dtype)
         if elem is None or elem == "i1":
-            raise self._def_error(f"unsupported tensor descriptor dtype {desc.base.dtype} for '{name}'")
+            raise callers_error(TypeError, f"unsupported tensor descriptor dtype {desc.base.dtype} for '{name}'")
         block = ",".join(str(int(d)) for d in desc.block_shape)
         classes = {f"{name}.shape{i}": 16 for i, extent in enumerate(desc.shape) if int(extent) % 16 == 0}
         return f"tensordesc<{elem}[{block}]>", classes
@@ -518,26 +591,32 @@ class JITFunction(_Subscriptable):
         """Specializes, compiles and loads; returns what later launches need:
         the loaded kernel, where each run-time argument comes from (an index
         into the positional arguments, or a keyword), and the compiled kernel."""
-        signature, constexprs, specialization = self.specialize(*args, **kwargs)
+        signature, constexprs, specialization, read_only, on_host = self._specialize(args, kwargs)
+        if on_host:
+            name, value = on_host[0]
+            raise callers_error(ValueError, f"the tensor passed for '{name}' is on "
+                                            f"{getattr(value, 'device', 'the CPU')}; kernels take CUDA tensors")
         compiled = self.compile(signature, constexprs, specialization, num_warps, num_stages, maxnreg=maxnreg)
-        launchable = compiled.launchable(_current_arch())
+        # Read-only arrays (JAX's, for one) may be read, never written.
+        for name in read_only:
+            if name in compiled._may_write():
+                raise callers_error(ValueError, f"the array passed for '{name}' is read-only "
+                                                f"(__cuda_array_interface__['data'][1]), and {self.__name__} may "
+                                                f"write through '{name}'")
         positions = []
         for name in compiled.arg_names:
             index = self.params.index(name)
             positions.append(index if index < len(args) else name)
         if any(type(p) is str and p not in kwargs for p in positions):
-            raise self._def_error("run-time parameters with default values must be passed explicitly")
-        for index, value in enumerate(args):
-            if getattr(value, "is_cuda", True) is False and hasattr(value, "data_ptr"):
-                name = self.params[index] if index < len(self.params) else str(index)
-                raise self._def_error(f"the tensor passed for '{name}' is on {getattr(value, 'device', 'the CPU')}; "
-                                      f"kernels take CUDA tensors")
+            raise callers_error(TypeError, f"{self.__name__}(): run-time parameters with default values must be "
+                                           f"passed explicitly")
+        launchable = compiled.launchable(_current_arch())
         return launchable, positions, compiled
 
     def warmup(self, *args, grid=None, num_warps: int = 4, num_stages: int = 3, maxnreg: Optional[int] = None,
                num_ctas: int = 1, **kwargs) -> CompiledKernel:
         """Compiles for these arguments without launching (Triton's ``warmup``)."""
-        check_num_ctas(num_ctas)
+        num_warps, num_stages, maxnreg = check_launch_options(num_warps, num_stages, maxnreg, num_ctas)
         for option, value in (("num_warps", num_warps), ("num_stages", num_stages), ("maxnreg", maxnreg)):
             if option in self.params and option not in kwargs:
                 kwargs[option] = value
@@ -584,8 +663,8 @@ class JITFunction(_Subscriptable):
         num_warps = launch_kwargs.pop("num_warps", 4)
         num_stages = launch_kwargs.pop("num_stages", 3)
         maxnreg = launch_kwargs.pop("maxnreg", None)
-        if "num_ctas" not in self.params:
-            check_num_ctas(launch_kwargs.pop("num_ctas", 1))
+        num_ctas = launch_kwargs.pop("num_ctas", 1) if "num_ctas" not in self.params else 1
+        num_warps, num_stages, maxnreg = check_launch_options(num_warps, num_stages, maxnreg, num_ctas)
         # Launch options a kernel also declares as parameters reach it too
         # (Triton's tutorials pass num_stages to the kernel this way).
         for option, value in (("num_warps", num_warps), ("num_stages", num_stages), ("maxnreg", maxnreg)):
@@ -604,8 +683,13 @@ class JITFunction(_Subscriptable):
             grid = grid(meta)
         if isinstance(grid, list):
             grid = tuple(grid)
-        launchable.launch(grid, native.current_stream(),
-                          *[args[i] if type(i) is int else launch_kwargs[i] for i in positions])
+        try:
+            launchable.launch(grid, native.current_stream(),
+                              *[args[i] if type(i) is int else launch_kwargs[i] for i in positions])
+        except (TypeError, ValueError) as exc:
+            # The launcher's checks of the grid and of what it packs.
+            mark_callers_error(exc)
+            raise
         return compiled
 
     def __call__(self, *args, **kwargs):
@@ -619,6 +703,10 @@ class JITFunction(_Subscriptable):
 def jit(fn=None, *, do_not_specialize: Iterable[Union[int, str]] = (), debug: Optional[bool] = None,
         noinline: bool = False, **kwargs):
     """Decorates a kernel: ``@tilelang.jit`` or ``@tilelang.jit(do_not_specialize=[...])``."""
+    for option in LAUNCH_OPTIONS:
+        if option in kwargs:
+            raise TypeError(f"{option} is a launch option, not an option of @tilelang.jit: give it at launch "
+                            f"(kernel[grid](..., {option}=...)), to warmup, or in tilelang.Config")
 
     def decorator(f):
         return JITFunction(f, do_not_specialize=do_not_specialize, debug=debug, noinline=noinline)

@@ -46,9 +46,9 @@ report["first"] = fakecuda.last_launch()
 report["entries_after_first"] = len(axpy._dispatcher)
 
 # The same key again: the C++ dispatcher launches without specializing.
-specialize = axpy.specialize
+specialize = axpy._specialize
 specialized = []
-axpy.specialize = lambda *args, **kwargs: specialized.append(1) or specialize(*args, **kwargs)
+axpy._specialize = lambda args, kwargs: specialized.append(1) or specialize(args, kwargs)
 x2 = Tensor((3000,), "float32", 0x7F0000010000)
 y2 = Tensor((3000,), "float32", 0x7F0000020000)
 axpy[(7,)](x2, y2, 3000, -1.0, BLOCK=128, num_warps=8)

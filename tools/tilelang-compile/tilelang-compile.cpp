@@ -90,9 +90,13 @@ Arguments parseArguments(int argc, char **argv) {
       args.options.numWarps = parseCount("--num-warps", value("--num-warps="));
     } else if (arg.rfind("--maxnreg=", 0) == 0) {
       args.options.maxRegisters = parseCount("--maxnreg", value("--maxnreg="));
-      if (args.options.maxRegisters < 16 || args.options.maxRegisters > 255)
-        usageError("--maxnreg expects 16 to 255 registers a thread, got '" +
-                   value("--maxnreg=") + "'");
+      using Limits = tilelang::CompileOptions;
+      if (args.options.maxRegisters < Limits::kMinMaxRegisters ||
+          args.options.maxRegisters > Limits::kMaxMaxRegisters)
+        usageError("--maxnreg expects " +
+                   std::to_string(Limits::kMinMaxRegisters) + " to " +
+                   std::to_string(Limits::kMaxMaxRegisters) +
+                   " registers a thread, got '" + value("--maxnreg=") + "'");
     } else if (arg.rfind("--num-stages=", 0) == 0) {
       args.options.numStages =
           parseCount("--num-stages", value("--num-stages="));

@@ -73,16 +73,23 @@ TILELANG_API PipelineResult runPipeline(const std::string &source,
 
 /// Options of compile.
 struct CompileOptions {
+  /// The limits of the launch options below: compile refuses values outside
+  /// them, and Python checks them where a user gives the options
+  /// (tilelang._C.launch_option_limits).
+  static constexpr unsigned kMaxWarps = 32;
+  static constexpr unsigned kMinMaxRegisters = 16;
+  static constexpr unsigned kMaxMaxRegisters = 255;
+
   /// Target GPU: sm_80, sm_86, sm_89, sm_90 or sm_90a.
   std::string arch = "sm_90a";
-  /// Warps per CTA (a power of two from 1 to 32).
+  /// Warps per CTA (a power of two from 1 to kMaxWarps).
   unsigned numWarps = 4;
-  /// Software-pipelining depth of loops feeding dots (accepted now, used
-  /// once pipelining lands).
+  /// Software-pipelining depth of loops feeding dots (0 and 1: none).
   unsigned numStages = 3;
   /// Registers a thread may use at most (PTX .maxnreg, Triton's maxnreg),
-  /// from 16 to 255; 0 leaves it to ptxas and, for kernels without
-  /// tensor-core products, to the occupancy floor and the runtime's search.
+  /// from kMinMaxRegisters to kMaxMaxRegisters; 0 leaves it to ptxas and,
+  /// for kernels without tensor-core products, to the occupancy floor and
+  /// the runtime's search.
   unsigned maxRegisters = 0;
   /// Name diagnostics give the source when its ops carry no locations.
   std::string sourceName = "<tile-ir>";
@@ -138,6 +145,25 @@ struct CompileResult {
 /// Thread-safe.
 TILELANG_API CompileResult compile(const std::string &source,
                                    const CompileOptions &options);
+
+/// Result of findWrittenArguments.
+struct WrittenArguments {
+  /// True when the source parsed and verified and has one kernel.
+  bool success = false;
+  /// Per argument of the kernel, whether it may write memory through it.
+  std::vector<bool> mayWrite;
+  std::vector<Diagnostic> diagnostics;
+};
+
+/// Which arguments of the kernel (the module's only public func.func) it
+/// may write memory through: those from which an address reaches a store,
+/// an atomic or a call, through any computation but a load (a loaded value
+/// is memory's contents, not an address derived from the argument). An
+/// address stored as data counts as written through. Sound, not precise:
+/// the launcher refuses read-only arrays only for these arguments.
+/// Thread-safe.
+TILELANG_API WrittenArguments findWrittenArguments(
+    const std::string &source, const std::string &sourceName = "<tile-ir>");
 
 /// What this process's compilations (runPipeline and compile calls) did.
 struct CompilerStatistics {

@@ -66,13 +66,16 @@ class Config:
 
     def __init__(self, kwargs: Dict[str, Any], num_warps: int = 4, num_stages: int = 3,
                  pre_hook: Optional[Callable] = None, maxnreg: Optional[int] = None, num_ctas: int = 1):
-        from tilelang.jit import check_num_ctas
+        from tilelang.options import check_launch_options
 
-        check_num_ctas(num_ctas)
+        # More warps than a block holds is left to the sweep, which prunes
+        # the config for the device, saying why.
+        num_warps, num_stages, maxnreg = check_launch_options(num_warps, num_stages, maxnreg, num_ctas,
+                                                              device_limit=False)
         self.kwargs = dict(kwargs)
         self.num_warps = num_warps
         self.num_stages = num_stages
-        self.maxnreg = maxnreg or None  # 0: no cap, as in kernel[grid]
+        self.maxnreg = maxnreg  # None: no cap (0 too, as in kernel[grid])
         self.pre_hook = pre_hook
 
     def _options(self) -> Dict[str, Any]:

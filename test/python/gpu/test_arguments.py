@@ -149,6 +149,31 @@ def test_kernel_getitem_takes_cuda_array_interface_objects(dtype):
     assert compiled.signature["x_ptr"] == expected
 
 
+class ReadOnlyCudaArray(CudaArray):
+    """A CudaArray that says it is read-only, as JAX exports every array."""
+
+    @property
+    def __cuda_array_interface__(self):
+        interface = dict(super().__cuda_array_interface__)
+        interface["data"] = (interface["data"][0], True)
+        return interface
+
+
+def test_read_only_arrays_are_read_and_never_written():
+    # copy_kernel reads x_ptr and writes out_ptr.
+    n = 3000
+    x = torch.randn(n, device="cuda")
+    out = torch.full((n,), float("nan"), device="cuda")
+    K.copy_kernel[(tilelang.cdiv(n, 1024),)](ReadOnlyCudaArray(x), CudaArray(out), n, BLOCK=1024)
+    torch.cuda.synchronize()
+    assert torch.equal(out, x * 2)
+    out.fill_(float("nan"))
+    with pytest.raises(ValueError, match="the array passed for 'out_ptr' is read-only"):
+        K.copy_kernel[(tilelang.cdiv(n, 1024),)](CudaArray(x), ReadOnlyCudaArray(out), n, BLOCK=1024)
+    torch.cuda.synchronize()
+    assert torch.isnan(out).all()  # nothing ran
+
+
 @pytest.mark.parametrize("dtype", [torch.float16, torch.float32, torch.int8])
 @pytest.mark.parametrize("shift", [0, 1, 3])
 @pytest.mark.parametrize("n", [1000, 4096])

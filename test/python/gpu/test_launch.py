@@ -187,7 +187,7 @@ def test_launch_errors_are_clear():
         kernels.add_kernel[(0,)](x, x, x, 16, BLOCK_SIZE=16)
     with pytest.raises(ValueError, match="grid dimension 1 is 70000"):
         kernels.add_kernel[(1, 70000)](x, x, x, 16, BLOCK_SIZE=16)
-    with pytest.raises(tilelang.CompilationError, match="wrong arguments"):
+    with pytest.raises(TypeError, match=r"add_kernel\(\): missing a required argument: 'n_elements'"):
         kernels.add_kernel[(1,)](x, x, 16, BLOCK_SIZE=16)
 
 
@@ -288,5 +288,5 @@ def test_launches_under_a_torch_function_mode_and_on_a_side_stream():
 
 
 def test_a_host_tensor_is_refused_by_name():
-    with pytest.raises(tilelang.CompilationError, match="'x_ptr' is on cpu; kernels take CUDA tensors"):
+    with pytest.raises(ValueError, match="'x_ptr' is on cpu; kernels take CUDA tensors"):
         scale(torch.randn(8), fresh(8))
