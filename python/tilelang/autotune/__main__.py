@@ -7,20 +7,37 @@ autotuning store's inspector.
     clear [KERNEL]          remove every entry, or those of one kernel
     plot KERNEL -o FILE.png time per config (needs matplotlib)
 
-``--store PATH`` reads another store file than ``<cache dir>/autotune.json``.
-KERNEL is a kernel name or a prefix (6+ characters) of an entry id.
+``--store PATH`` reads another store file than ``<cache dir>/autotune.json``
+(it must exist). KERNEL is a kernel name or a prefix (6+ characters) of an
+entry id.
+
+``ls``, ``show``, ``export`` and ``plot`` only read: they take no lock and
+create, move or repair nothing; a store that does not validate is an error
+for them (the next sweep or ``clear`` moves it aside and rebuilds it). What
+the store holds is printed with control characters escaped (text.py).
+Failures are one line on stderr and exit status 1.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import io
 import json
+import os
 import sys
-from typing import List, Optional, Tuple
+import warnings
+from typing import Dict, List, Optional, Tuple
 
 from tilelang.autotune import store as _store
+from tilelang.autotune.text import csv_cell, printable, table
+
+PROG = "tilelang-autotune"
+
+
+class CommandError(Exception):
+    """A one-line reason the command cannot do what it was asked."""
 
 
 def _key_text(entry: dict) -> str:
@@ -43,10 +60,17 @@ def _select(entries: dict, kernel: Optional[str]) -> List[Tuple[str, dict]]:
             if kernel is None or _store.matches(e, eid, kernel)]
 
 
+def _load(store: _store.Store, args) -> Dict[str, dict]:
+    """The entries, read only; a store named by --store must exist."""
+    if args.store is not None and not store.exists():
+        raise CommandError(f"no autotuning store at {store.path}")
+    return store.entries()
+
+
 def cmd_ls(store: _store.Store, args) -> int:
-    entries = _select(store.entries(), None)
+    entries = _select(_load(store, args), None)
     if not entries:
-        print(f"no entries in {store.path}")
+        print(f"no entries in {printable(store.path)}")
         return 0
     rows = [("ENTRY", "KERNEL", "KEY", "DEVICE", "BEST CONFIG", "TIME", "ACHIEVED", "CONFIGS", "DATE")]
     for eid, e in entries:
@@ -55,34 +79,32 @@ def cmd_ls(store: _store.Store, args) -> int:
                      _time_text(best.get("time_ms")),
                      _store.achieved_text(e.get("work"), e.get("peak"), best.get("time_ms")) or "-",
                      str(len(e["records"])), e.get("updated", "?")[:19]))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    for row in rows:
-        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+    print("\n".join(table(rows)))
     return 0
 
 
-def _entries_of(store: _store.Store, kernel: str) -> List[Tuple[str, dict]]:
-    """The entries of `kernel`; says so on stderr when there are none."""
-    entries = _select(store.entries(), kernel)
+def _entries_of(store: _store.Store, args) -> List[Tuple[str, dict]]:
+    """The entries of `args.kernel`; says so on stderr when there are none."""
+    entries = _select(_load(store, args), args.kernel)
     if not entries:
-        print(f"no entry for {kernel!r} in {store.path}", file=sys.stderr)
+        print(f"no entry for {printable(repr(args.kernel))} in {printable(store.path)}", file=sys.stderr)
     return entries
 
 
 def cmd_show(store: _store.Store, args) -> int:
-    entries = _entries_of(store, args.kernel)
+    entries = _entries_of(store, args)
     if not entries:
         return 1
     for index, (eid, e) in enumerate(entries):
         if index:
             print()
         best = e.get("best") or {}
-        print(f"{e.get('kernel')}  entry {eid[:12]}")
-        print(f"  key: {_key_text(e)}   dtypes: {', '.join(e.get('dtypes', [])) or '-'}")
+        print(printable(f"{e.get('kernel')}  entry {eid[:12]}"))
+        print(printable(f"  key: {_key_text(e)}   dtypes: {', '.join(e.get('dtypes', [])) or '-'}"))
         compiler = e.get("compiler", {})
-        print(f"  device: {e.get('device')} ({e.get('arch')})   compiler: {compiler.get('version')} "
-              f"[{str(compiler.get('build_id', ''))[:12]}]   updated: {e.get('updated')}")
-        print(f"  best: {best.get('config', '-')}  {_time_text(best.get('time_ms'))}")
+        print(printable(f"  device: {e.get('device')} ({e.get('arch')})   compiler: {compiler.get('version')} "
+                        f"[{str(compiler.get('build_id', ''))[:12]}]   updated: {e.get('updated')}"))
+        print(printable(f"  best: {best.get('config', '-')}  {_time_text(best.get('time_ms'))}"))
         if e.get("work"):
             work = ", ".join(f"{k} {e['work'][k]:.4g}" for k in ("flops", "bytes") if k in e["work"])
             peak = e.get("peak") or {}
@@ -95,9 +117,7 @@ def cmd_show(store: _store.Store, args) -> int:
             rows.append((mark, r.get("config", "?"), _time_text(r.get("time_ms")),
                          _store.achieved_text(e.get("work"), e.get("peak"), r.get("time_ms")),
                          r.get("status", "?"), r.get("reason") or ""))
-        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-        for row in rows:
-            print("  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+        print("\n".join(table(rows, indent="  ")))
     return 0
 
 
@@ -106,8 +126,9 @@ CSV_FIELDS = ["entry", "kernel", "key", "dtypes", "device", "arch", "compiler", 
 
 
 def cmd_export(store: _store.Store, args) -> int:
-    entries = dict(_select(store.entries(), None))
+    entries = dict(_select(_load(store, args), None))
     if args.format == "json":
+        # ensure_ascii: control characters leave as \u001b, never raw.
         text = json.dumps({"format": _store.FORMAT, "entries": entries}, indent=1, sort_keys=True) + "\n"
     else:
         buffer = io.StringIO()
@@ -116,35 +137,43 @@ def cmd_export(store: _store.Store, args) -> int:
         for eid, e in entries.items():
             best_id = (e.get("best") or {}).get("id")
             for r in _sorted_records(e):
-                writer.writerow({"entry": eid, "kernel": e.get("kernel"), "key": json.dumps(e.get("key", {})),
-                                 "dtypes": " ".join(e.get("dtypes", [])), "device": e.get("device"),
-                                 "arch": e.get("arch"), "compiler": e.get("compiler", {}).get("version"),
-                                 "build_id": e.get("compiler", {}).get("build_id"), "config": r.get("config"),
-                                 "kwargs": json.dumps(r.get("kwargs", {}), sort_keys=True),
-                                 "num_warps": r.get("num_warps"), "num_stages": r.get("num_stages"),
-                                 "maxnreg": r.get("maxnreg") or "",
-                                 "time_ms": "" if r.get("time_ms") is None else r["time_ms"],
-                                 "status": r.get("status"), "reason": r.get("reason") or "",
-                                 "timestamp": r.get("timestamp"), "best": int(r.get("id") == best_id)})
+                row = {"entry": eid, "kernel": e.get("kernel"), "key": json.dumps(e.get("key", {})),
+                       "dtypes": " ".join(e.get("dtypes", [])), "device": e.get("device"),
+                       "arch": e.get("arch"), "compiler": e.get("compiler", {}).get("version"),
+                       "build_id": e.get("compiler", {}).get("build_id"), "config": r.get("config"),
+                       "kwargs": json.dumps(r.get("kwargs", {}), sort_keys=True),
+                       "num_warps": r.get("num_warps"), "num_stages": r.get("num_stages"),
+                       "maxnreg": r.get("maxnreg"), "time_ms": r.get("time_ms"),
+                       "status": r.get("status"), "reason": r.get("reason"),
+                       "timestamp": r.get("timestamp"), "best": int(r.get("id") == best_id)}
+                writer.writerow({name: csv_cell(value) for name, value in row.items()})
         text = buffer.getvalue()
     if args.output and args.output != "-":
-        with open(args.output, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        print(f"wrote {len(entries)} entries to {args.output}", file=sys.stderr)
+        _write_file(args.output, lambda handle: handle.write(text))
+        print(f"wrote {len(entries)} entries to {printable(args.output)}", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return 0
 
 
+def _write_file(path: str, write) -> None:
+    """``write(handle)`` into the file at ``path``; CommandError if it fails."""
+    try:
+        with open(path, "w", encoding="utf-8", newline="") as handle:
+            write(handle)
+    except OSError as exc:
+        raise CommandError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
 def cmd_clear(store: _store.Store, args) -> int:
     removed = store.clear(args.kernel)
     what = f"of {args.kernel!r} " if args.kernel else ""
-    print(f"removed {removed} entries {what}from {store.path}")
+    print(printable(f"removed {removed} entries {what}from {store.path}"))
     return 0
 
 
 def cmd_plot(store: _store.Store, args) -> int:
-    entries = _entries_of(store, args.kernel)
+    entries = _entries_of(store, args)
     if not entries:
         return 1
     try:
@@ -152,6 +181,9 @@ def cmd_plot(store: _store.Store, args) -> int:
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+
+        # Labels come from the store: a '$' must not be read as mathtext.
+        plt.rcParams["text.parse_math"] = False
     except ImportError:
         print("plot needs matplotlib, which is not installed (pip install matplotlib); "
               "'export --format csv' gives the same data", file=sys.stderr)
@@ -160,14 +192,18 @@ def cmd_plot(store: _store.Store, args) -> int:
                                                       * len(entries)), squeeze=False)
     for ax, (eid, e) in zip(axes[:, 0], entries):
         timed = [r for r in _sorted_records(e) if r.get("time_ms") is not None]
-        ax.barh([r["config"] for r in timed], [r["time_ms"] for r in timed])
+        ax.barh([printable(r["config"]) for r in timed], [r["time_ms"] for r in timed])
         ax.invert_yaxis()
         ax.set_xlabel("time (ms)")
         # Two lines, so that long config labels leave the title room.
-        ax.set_title(f"{e.get('kernel')} [{_key_text(e)}]\non {e.get('device')}", loc="left")
+        ax.set_title(printable(f"{e.get('kernel')} [{_key_text(e)}]") + "\n" + printable(f"on {e.get('device')}"),
+                     loc="left")
     fig.tight_layout()
-    fig.savefig(args.output)
-    print(f"wrote {args.output}", file=sys.stderr)
+    try:
+        fig.savefig(args.output)
+    except OSError as exc:
+        raise CommandError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    print(f"wrote {printable(args.output)}", file=sys.stderr)
     return 0
 
 
@@ -193,10 +229,51 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         store = _store.Store(args.store)
     except ValueError as exc:
-        print(f"tilelang-autotune: {exc}", file=sys.stderr)
+        print(f"{PROG}: {exc}", file=sys.stderr)
         return 2
     commands = {"ls": cmd_ls, "show": cmd_show, "export": cmd_export, "clear": cmd_clear, "plot": cmd_plot}
-    return commands[args.command](store, args)
+    with contextlib.suppress(AttributeError, ValueError):
+        # A terminal that cannot show a character gets its escape, not a traceback.
+        sys.stdout.reconfigure(errors="backslashreplace")
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        try:
+            code = commands[args.command](store, args)
+            sys.stdout.flush()
+            return code
+        except _store.CorruptStore as exc:
+            _fail(f"{exc}; 'clear' or the next sweep moves it aside and starts a new one")
+        except (CommandError, _store.StoreError) as exc:
+            _fail(str(exc))
+        except BrokenPipeError:  # the reader went away (| head)
+            _drop_stdout()
+        except OSError as exc:
+            _drop_stdout()
+            where = f" ({exc.filename})" if exc.filename else ""
+            _fail(f"{exc.strerror or exc}{where}")
+        return 1
+
+
+def _fail(message: str) -> None:
+    print(f"{PROG}: {printable(message)}", file=sys.stderr)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings (a corrupt store moved aside by clear) as one line."""
+    text = str(message)
+    _fail("warning: " + (text[len("tilelang: "):] if text.startswith("tilelang: ") else text))
+
+
+def _drop_stdout() -> None:
+    """After a write to stdout failed, what is still buffered would fail
+    again at exit, with Python's "Exception ignored" report: the rest goes
+    to /dev/null (only for the process's own stdout, not a test's capture)."""
+    if sys.stdout is not sys.__stdout__:
+        return
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ import concurrent.futures
 import hashlib
 import inspect
 import json
+import math
 import os
 import sys
 import textwrap
@@ -32,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
 
 from tilelang import knobs
-from tilelang.autotune import store as _store
+from tilelang.autotune import schema, store as _store
 from tilelang.autotune.progress import progress
 from tilelang.errors import CompilationError
 
@@ -97,8 +98,8 @@ class Config:
 
     def ident(self) -> str:
         """A stable identity for the store (pre_hook is not part of it)."""
-        return json.dumps({"kwargs": {k: _jsonable(v) for k, v in sorted(self.kwargs.items())},
-                           **self._options()}, sort_keys=True)
+        return schema.config_ident({k: _jsonable(v) for k, v in self.kwargs.items()}, self.num_warps,
+                                   self.num_stages, self.maxnreg)
 
     def __eq__(self, other) -> bool:
         return isinstance(other, Config) and self.ident() == other.ident()
@@ -215,13 +216,6 @@ def device_properties() -> Dict[str, Any]:
             "max_threads_per_block": int(info.get("max_threads_per_block", MAX_THREADS_PER_BLOCK)),
             "peak": estimate_peaks(info)}
 
-
-
-
-def entry_id(kernel_hash: str, key: Dict[str, Any], dtypes: List[str], device: str,
-             compiler: Dict[str, str]) -> str:
-    text = json.dumps([_store.FORMAT, kernel_hash, key, dtypes, device, compiler], sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 # -- the decorators -------------------------------------------------------------------------
@@ -350,16 +344,21 @@ class Autotuner:
         device = device_properties()
         compiler = compiler_identity()
         kernel_hash = kernel_identity(self.base)
-        eid = entry_id(kernel_hash, key, dtypes, device["name"], compiler)
+        eid = schema.entry_id(kernel_hash, key, dtypes, device["name"], compiler)
         space = self._space(nargs)
         store = self._store()
         known: Dict[str, dict] = {}
         if store is not None:
             try:
                 entry = store.get(eid)
-            except OSError as exc:
+            except _store.CorruptStore as exc:
+                # Not trusted, and not reported twice: the update after the
+                # sweep warns of it, moves it aside and rebuilds the store.
                 stats.store_errors.append(str(exc))
-                _warn(f"could not read the autotuning store {store.path}: {exc}")
+                entry = None
+            except (_store.StoreError, OSError) as exc:
+                stats.store_errors.append(str(exc))
+                _warn(f"could not read the autotuning store {store.path}: {_first_line(exc)}")
                 entry = None
             if entry is not None:
                 known = {r["id"]: r for r in entry["records"]}
@@ -391,13 +390,16 @@ class Autotuner:
             def change(current):
                 merged = {r["id"]: r for r in (current or {}).get("records", [])}
                 merged.update(new_records)
+                # The best's record as it was chosen, even if another process
+                # removed or re-timed it since it was read: best names a timed record.
+                merged[best.ident()] = records[best.ident()]
                 return dict(fields, records=sorted(merged.values(), key=lambda r: r["id"]))
 
             try:
                 self.last_sweep = store.update(eid, change)
-            except OSError as exc:
+            except (_store.StoreError, OSError) as exc:
                 stats.store_errors.append(str(exc))
-                _warn(f"could not write the autotuning store {store.path}: {exc}")
+                _warn(f"could not write the autotuning store {store.path}: {_first_line(exc)}")
         if knobs.print_autotuning():
             origin = f"sweep of {len(todo)} configs took {elapsed:.2f} s" if todo else "from the store"
             rate = _store.achieved_text(work, device.get("peak"), best_ms)
@@ -412,7 +414,11 @@ class Autotuner:
             return None
         try:
             declared = self.work(dict(nargs))
-            return {k: float(declared[k]) for k in ("flops", "bytes") if declared.get(k)}
+            work = {k: float(declared[k]) for k in ("flops", "bytes") if declared.get(k)}
+            for name, amount in work.items():
+                if not math.isfinite(amount) or amount < 0:
+                    raise ValueError(f"{name} is {amount}, not a finite number >= 0")
+            return work
         except Exception as exc:  # noqa: BLE001 - a user callback must not break tuning
             _warn(f"the work declared for {self.__name__} could not be computed: {_first_line(exc)}")
             return None
@@ -500,6 +506,8 @@ class Autotuner:
                     stats.benchmarks += 1
                     times = self.do_bench(_KernelCall(run_once, config), quantiles=None)
                     time_ms = float(times[0] if isinstance(times, (list, tuple)) else times)
+                    if not math.isfinite(time_ms) or time_ms < 0:
+                        raise ValueError(f"the timer measured {time_ms} ms")
                     record(config, "ok", time_ms=time_ms)
                 except Exception as exc:  # noqa: BLE001 - e.g. out of resources at launch
                     record(config, "failed", reason=f"{type(exc).__name__}: {_first_line(exc)}")

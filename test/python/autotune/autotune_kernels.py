@@ -52,3 +52,24 @@ class FakeTimer:
 
 FAKE_DEVICE = {"name": "Fake GPU", "arch": "sm_90a", "max_shared_per_block": 232448, "max_threads_per_block": 1024,
                "peak": {"tflops": 1000.0, "gbps": 4000.0}}
+
+
+def store_entry(kernel="k", key=None, times=(1.0,), device="Fake GPU"):
+    """(entry id, entry) as the tuner writes them: one timed record per time
+    in ``times`` (BLOCK 64, 128, ...), the fastest marked best."""
+    from tilelang.autotune import schema
+
+    key = {"n": 8} if key is None else key
+    compiler = {"version": "0.1.0", "build_id": "0" * 12}
+    records = []
+    for index, time_ms in enumerate(times):
+        kwargs = {"BLOCK": 64 << index}
+        records.append({"id": schema.config_ident(kwargs, 4, 3), "config": f"BLOCK: {64 << index}, num_warps: 4, "
+                        "num_stages: 3", "kwargs": kwargs, "num_warps": 4, "num_stages": 3, "time_ms": time_ms,
+                        "status": "ok", "reason": None, "timestamp": "2026-11-25T00:00:00+0000"})
+    best = min(records, key=lambda r: r["time_ms"])
+    entry = {"kernel": kernel, "kernel_hash": "h-" + kernel, "key": key, "dtypes": ["x:fp32"], "device": device,
+             "arch": "sm_90a", "compiler": compiler,
+             "best": {"id": best["id"], "config": best["config"], "time_ms": best["time_ms"]},
+             "updated": "2026-11-25T00:00:00+0000", "records": records}
+    return schema.entry_id(entry["kernel_hash"], key, entry["dtypes"], device, compiler), entry

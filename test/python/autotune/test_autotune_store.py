@@ -271,16 +271,14 @@ def test_plain_progress_bar(env, capsys, monkeypatch):
 
 
 WRITER = textwrap.dedent('''
-    import sys, time
+    import json, os, sys, time
     from tilelang.autotune.store import Store
-    path, worker, count, go = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-    import os
+    path, entries, go = sys.argv[1], json.load(open(sys.argv[2])), sys.argv[3]
     while not os.path.exists(go):
         time.sleep(0.001)
     store = Store(path)
-    for i in range(count):
-        store.update(f"w{worker}-{i}", lambda old, i=i: {"kernel": f"k{worker}", "key": {"i": i},
-                                                          "records": [], "best": None})
+    for eid, entry in entries:
+        store.update(eid, lambda old, entry=entry: entry)
 ''')
 
 
@@ -288,14 +286,20 @@ def test_store_concurrent_writers(tmp_path):
     path = tmp_path / "autotune.json"
     go = tmp_path / "go"
     workers, count = 6, 15
-    children = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(w), str(count), str(go)],
-                                 stderr=subprocess.PIPE, text=True) for w in range(workers)]
+    expected = set()
+    children = []
+    for w in range(workers):
+        work = [K.store_entry(f"k{w}", key={"i": i}) for i in range(count)]
+        expected |= {eid for eid, _ in work}
+        (tmp_path / f"work{w}.json").write_text(json.dumps(work))
+        children.append(subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(tmp_path / f"work{w}.json"),
+                                          str(go)], stderr=subprocess.PIPE, text=True))
     go.write_text("go")
     for child in children:
         _, err = child.communicate(timeout=120)
         assert child.returncode == 0, err
     data = json.loads(path.read_text())
-    assert set(data["entries"]) == {f"w{w}-{i}" for w in range(workers) for i in range(count)}
+    assert set(data["entries"]) == expected and len(expected) == workers * count
     assert not list(tmp_path.glob(".autotune-*"))  # no temporary file left behind
 
 
@@ -324,9 +328,10 @@ def test_store_write_failure_is_a_warning(env, tmp_path):
 def test_store_helpers(tmp_path):
     store = store_mod.Store(str(tmp_path / "s.json"))
     assert store.entries() == {} and store.clear() == 0
-    store.update("abcdef123", lambda old: {"kernel": "k", "records": []})
-    assert store.get("abcdef123")["kernel"] == "k"
-    assert store_mod.matches(store.get("abcdef123"), "abcdef123", "abcdef")
+    eid, entry = K.store_entry("k")
+    store.update(eid, lambda old: entry)
+    assert store.get(eid)["kernel"] == "k"
+    assert store_mod.matches(store.get(eid), eid, eid[:6])
     assert store.clear("k") == 1 and store.entries() == {}
 
 
