@@ -355,7 +355,8 @@ def _compiled_kernels(kernel, compiler):
         return []
 
 
-def run_timed(names: List[str], rep_ms: float, only_problems: Optional[str]) -> List[dict]:
+def run_timed(names: List[str], rep_ms: float, only_problems: Optional[str],
+              only_configs: Optional[str] = None) -> List[dict]:
     import torch
 
     # bench/run.py's alternating timer (run.py imports its neighbours).
@@ -377,6 +378,8 @@ def run_timed(names: List[str], rep_ms: float, only_problems: Optional[str]) -> 
             print(f"== {name} {problem['name']}", flush=True)
             for index, config in enumerate(base.CONFIGS):
                 label = config_label(base, config)
+                if only_configs and not re.search(only_configs, label):
+                    continue
                 fns, info = {}, {}
                 for compiler in COMPILERS:
                     module = modules[compiler]
@@ -488,6 +491,7 @@ def main(argv=None) -> int:
     parser.add_argument("mode", choices=["static", "timed", "list"])
     parser.add_argument("--only", help="comma-separated corpus modules (default: all)")
     parser.add_argument("--problems", help="timed: a regular expression the problem names must match")
+    parser.add_argument("--configs", help="timed: a regular expression the config labels must match")
     parser.add_argument("--out", default="build/parity", help="directory for results.{json,md,png}")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="static: parallel compilations")
     parser.add_argument("--rep-ms", type=float, default=200, help="timed: milliseconds of repetitions each")
@@ -519,7 +523,7 @@ def main(argv=None) -> int:
         import torch
 
         meta["device"] = torch.cuda.get_device_name()
-        rows = run_timed(names, args.rep_ms, args.problems)
+        rows = run_timed(names, args.rep_ms, args.problems, args.configs)
         text = timed_markdown(rows, meta["device"])
         findings = [f"{r['kernel']} {r['problem']} {r['config']} {r['compiler']}: {r['error']}"
                     for r in rows if "error" in r]

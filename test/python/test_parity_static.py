@@ -30,7 +30,6 @@ KNOWN_GAPS = {
                    "operand): spills and 1-byte loads",
     "matmul_descriptor": "the transposed descriptor operand (b.T) is not copied in bulk but loaded and stored "
                          "through registers (issue 18): spills at 4 warps",
-    "matmul_persistent": "128x128x128 w4 s3 spills 72 B (issue 18)",
 }
 
 

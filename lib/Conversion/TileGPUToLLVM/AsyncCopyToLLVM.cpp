@@ -197,8 +197,12 @@ struct AsyncCopyLowering
     SmallVector<Value> masks =
         op.getMask() ? unpackStruct(rewriter, loc, adaptor.getMask())
                      : SmallVector<Value>();
-    SmallVector<SmallVector<Value>> coords =
-        emitElementCoordinates(rewriter, loc, ptrsType);
+    SmallVector<unsigned> vectorStarts;
+    for (unsigned start = 0; start < ptrs.size(); start += width)
+      vectorStarts.push_back(start);
+    SmallVector<Value> offsets = smem.emitOffsets(
+        rewriter, loc, emitThreadElementCoordinates(rewriter, loc, ptrsType),
+        vectorStarts);
     Type llvmElement = getTypeConverter()->convertType(element);
     auto sharedPtr = LLVM::LLVMPointerType::get(getContext(), 3);
     unsigned bytes = width * elementBytes;
@@ -206,10 +210,9 @@ struct AsyncCopyLowering
     std::string text =
         llvm::formatv("cp.async.{0}.shared.global [$0], [$1], {1}, $2;",
                       bytes == 16 ? "cg" : "ca", bytes);
-    for (unsigned start = 0; start < ptrs.size(); start += width) {
-      Value dst = LLVM::GEPOp::create(
-          rewriter, loc, sharedPtr, llvmElement, adaptor.getDst(),
-          ValueRange{smem.emitOffset(rewriter, loc, coords[start])});
+    for (auto [start, offset] : llvm::zip_equal(vectorStarts, offsets)) {
+      Value dst = LLVM::GEPOp::create(rewriter, loc, sharedPtr, llvmElement,
+                                      adaptor.getDst(), ValueRange{offset});
       Value dstAddress =
           LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI32Type(), dst);
       // Masked-off vectors read nothing and land as zeros.
@@ -253,8 +256,6 @@ struct AsyncWaitLowering : public ConvertOpToLLVMPattern<AsyncWaitOp> {
     emitInlineAsm(
         rewriter, loc, {}, {},
         llvm::formatv("cp.async.wait_group {0};", op.getPending()).str(), "");
-    // The copies may feed wgmma, which reads through the async proxy.
-    emitAsyncProxyFence(rewriter, loc, op);
     rewriter.replaceOp(op, i32Constant(rewriter, loc, 0));
     return success();
   }

@@ -175,6 +175,15 @@ struct DotOpLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
 /// Byte offset, from the tile's start, of storage position (row, column)
 /// before swizzling (the hardware applies it): column blocks of
 /// blockLength elements, each holding all rows.
+int64_t getUnswizzledByteOffset(const SwizzledTile &smem, int64_t row,
+                                int64_t column) {
+  int64_t block = column / smem.blockLength;
+  int64_t inBlock = column % smem.blockLength;
+  return 2 * (block * smem.numRows * smem.blockLength +
+              row * smem.blockLength + inBlock);
+}
+
+/// The same offset for a run-time (row, column).
 Value emitUnswizzledByteOffset(OpBuilder &b, Location loc,
                                const SwizzledTile &smem, Value row,
                                Value column) {
@@ -287,15 +296,62 @@ struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
         constant(64));
     Value warpgroupColumn =
         LLVM::MulOp::create(rewriter, loc, warpN, constant(instrN));
-    // The descriptor of operand tile `smem` at (non-K, K) position.
-    auto descriptor = [&](const SwizzledTile &smem, Value address, Value other,
-                          Value k, bool kContiguous) {
-      Value row = kContiguous ? other : k, column = kContiguous ? k : other;
+    // The descriptors of operand tile `smem` at (warp's non-K start + a
+    // constant non-K offset, constant K): one descriptor at the warp's start,
+    // and the constant part of each position added to it (in 16-byte units;
+    // shared addresses stay below 2^18, so the 14-bit address field never
+    // carries into the next). The split holds when the warp's start falls
+    // on a column-block boundary, always true when it is a row; otherwise
+    // each position's descriptor is derived from its address.
+    struct OperandDescriptors {
+      const SwizzledTile &smem;
+      Value address, warpStart, base;
+      bool kContiguous;
+    };
+    auto makeOperand = [&](const SwizzledTile &smem, Value address,
+                           Value warpStart, bool kContiguous,
+                           unsigned warpStartMultiple) {
+      OperandDescriptors operand{smem, address, warpStart, Value(),
+                                 kContiguous};
+      if (kContiguous || warpStartMultiple % smem.blockLength == 0) {
+        Value zero = constant(0);
+        Value at = LLVM::AddOp::create(
+            rewriter, loc, address,
+            emitUnswizzledByteOffset(rewriter, loc, smem,
+                                     kContiguous ? warpStart : zero,
+                                     kContiguous ? zero : warpStart));
+        operand.base = emitMatrixDescriptor(rewriter, loc, smem, at);
+      }
+      return operand;
+    };
+    auto descriptor = [&](const OperandDescriptors &operand, int64_t other,
+                          int64_t k) -> Value {
+      const SwizzledTile &smem = operand.smem;
+      int64_t row = operand.kContiguous ? other : k;
+      int64_t column = operand.kContiguous ? k : other;
+      if (operand.base) {
+        int64_t units = getUnswizzledByteOffset(smem, row, column) >> 4;
+        if (units == 0)
+          return operand.base;
+        return LLVM::AddOp::create(
+            rewriter, loc, operand.base,
+            LLVM::ConstantOp::create(rewriter, loc, rewriter.getI64Type(),
+                                     rewriter.getI64IntegerAttr(units)));
+      }
+      Value otherAt = LLVM::AddOp::create(rewriter, loc, operand.warpStart,
+                                          constant(other));
       Value at = LLVM::AddOp::create(
-          rewriter, loc, address,
-          emitUnswizzledByteOffset(rewriter, loc, smem, row, column));
+          rewriter, loc, operand.address,
+          emitUnswizzledByteOffset(
+              rewriter, loc, smem,
+              operand.kContiguous ? otherAt : constant(k),
+              operand.kContiguous ? constant(k) : otherAt));
       return emitMatrixDescriptor(rewriter, loc, smem, at);
     };
+    OperandDescriptors aOperand = makeOperand(
+        *aTile, aAddress, warpgroupRow, !transposeA, /*warpStartMultiple=*/64);
+    OperandDescriptors bOperand = makeOperand(
+        *bTile, bAddress, warpgroupColumn, !transposeB, instrN);
 
     SmallVector<Value> acc = unpackStruct(rewriter, loc, adaptor.getC());
     std::string outputs, ties;
@@ -317,19 +373,14 @@ struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
 
     emitInlineAsm(rewriter, loc, {}, {}, "wgmma.fence.sync.aligned;", "");
     for (unsigned i = 0; i < repM; ++i) {
-      Value m0 = LLVM::AddOp::create(rewriter, loc, warpgroupRow,
-                                     constant(i * tile->ctaTile[0]));
       for (unsigned j = 0; j < repN; ++j) {
-        Value n0 = LLVM::AddOp::create(rewriter, loc, warpgroupColumn,
-                                       constant(j * tile->ctaTile[1]));
         MutableArrayRef<Value> slice(&acc[(i * repN + j) * perInstr], perInstr);
         for (unsigned kk = 0; kk < repK; ++kk) {
-          Value k0 = constant(kk * 16);
           SmallVector<Value> operands(slice.begin(), slice.end());
-          operands.push_back(descriptor(*aTile, aAddress, m0, k0,
-                                        /*kContiguous=*/!transposeA));
-          operands.push_back(descriptor(*bTile, bAddress, n0, k0,
-                                        /*kContiguous=*/!transposeB));
+          operands.push_back(
+              descriptor(aOperand, i * tile->ctaTile[0], kk * 16));
+          operands.push_back(
+              descriptor(bOperand, j * tile->ctaTile[1], kk * 16));
           auto product = emitInlineAsm(rewriter, loc, accTypes, operands, text,
                                        constraints);
           for (unsigned r = 0; r < perInstr; ++r)

@@ -28,21 +28,23 @@ void tilelang::lowering::storeSwizzled(OpBuilder &b, Location loc,
   Type elementType = converter.convertType(srcType.getElementType());
   auto sharedPtr = LLVM::LLVMPointerType::get(b.getContext(), 3);
   SmallVector<Value> elements = unpackStruct(b, loc, srcStruct);
-  SmallVector<SmallVector<Value>> coords =
-      emitElementCoordinates(b, loc, srcType);
   // Each thread's runs along the contiguous dimension (at most one vector
   // of the swizzle each) as one vector store.
   unsigned run = std::min(getContiguousPerThread(srcType), smem.vec);
   unsigned bytes = run * elementType.getIntOrFloatBitWidth() / 8;
   auto vectorType = VectorType::get(run, elementType);
-  for (unsigned start = 0; start < elements.size(); start += run) {
+  SmallVector<unsigned> vectorStarts;
+  for (unsigned start = 0; start < elements.size(); start += run)
+    vectorStarts.push_back(start);
+  SmallVector<Value> offsets = smem.emitOffsets(
+      b, loc, emitThreadElementCoordinates(b, loc, srcType), vectorStarts);
+  for (auto [start, offset] : llvm::zip_equal(vectorStarts, offsets)) {
     Value vector = LLVM::UndefOp::create(b, loc, vectorType);
     for (unsigned x = 0; x < run; ++x)
       vector = LLVM::InsertElementOp::create(
           b, loc, vector, elements[start + x], i32Constant(b, loc, x));
-    Value address =
-        LLVM::GEPOp::create(b, loc, sharedPtr, elementType, base,
-                            ValueRange{smem.emitOffset(b, loc, coords[start])});
+    Value address = LLVM::GEPOp::create(b, loc, sharedPtr, elementType, base,
+                                        ValueRange{offset});
     LLVM::StoreOp::create(b, loc, vector, address, bytes);
   }
 }

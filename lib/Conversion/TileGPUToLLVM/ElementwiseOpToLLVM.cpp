@@ -35,8 +35,9 @@ bool isUpstreamElementwise(Operation *op) {
 }
 
 /// An arith or math op on tensors -> the same op on each element, computed
-/// once per run of elements the axis analysis proves equal (e.g. a mask
-/// `offsets < n` with n divisible by 16 is one compare per 8 elements).
+/// once per block of elements the axis analysis proves equal (e.g. a mask
+/// `offsets < n` with n divisible by 16 is one compare per 16 offsets,
+/// whether they are adjacent in a thread or a repetition apart).
 struct ElementwiseOpLowering : public ConversionPattern {
   ElementwiseOpLowering(TileGPUTypeConverter &converter, MLIRContext *context,
                         const ModuleAxisInfo &axisInfo)
@@ -44,17 +45,76 @@ struct ElementwiseOpLowering : public ConversionPattern {
                           context),
         axisInfo(axisInfo) {}
 
-  /// How many adjacent elements of a thread share one result: the results'
-  /// constancy along the fastest dimension, within a contiguous run.
-  unsigned getSharedRun(Operation *op, RankedTensorType type) const {
-    unsigned perThread = getContiguousPerThread(type);
-    unsigned dim = getFastestDim(type);
-    int64_t run = perThread;
+  /// For each element of a thread, the first element that the results'
+  /// constancy proves equal to it (itself when none is).
+  SmallVector<unsigned> getRepresentatives(Operation *op,
+                                           RankedTensorType type,
+                                           unsigned count) const {
+    SmallVector<unsigned> representatives(count);
+    for (unsigned index = 0; index < count; ++index)
+      representatives[index] = index;
+    unsigned rank = type.getRank();
+    SmallVector<int64_t> constancy(type.getShape());
     for (Value result : op->getResults()) {
       AxisInfo info = axisInfo.get(result);
-      run = dim < info.getRank() ? std::min(run, info.getConstancy(dim)) : 1;
+      if (info.getRank() != rank)
+        return representatives;
+      for (unsigned dim = 0; dim < rank; ++dim)
+        constancy[dim] = std::min(constancy[dim], info.getConstancy(dim));
     }
-    return run > 1 && perThread % run == 0 ? unsigned(run) : 1;
+    std::optional<ThreadElementPlacement> placement =
+        getThreadElementPlacement(type);
+    if (!placement)
+      return getRunRepresentatives(type, constancy, count);
+    // A thread's element sits at start + (index / run) * tile + index % run
+    // along each dimension, its start a multiple of run below tile. All
+    // threads' elements in one aligned block of the constancy are equal:
+    // with the constancy a multiple of the tile, elements whose tile-aligned
+    // positions fall in one block; otherwise (the constancy and the run are
+    // powers of two), elements of one repetition in one block of the run.
+    // Along a dimension the tile wraps around (size below the tile, a
+    // divisor of it), repetitions replicate: the position in the run, and
+    // modulo the size where that divides the run, decides.
+    llvm::DenseMap<SmallVector<int64_t>, unsigned> firstOfBlock;
+    for (unsigned index = 0; index < count; ++index) {
+      SmallVector<int64_t> key;
+      for (unsigned dim = 0; dim < rank; ++dim) {
+        int64_t position = placement->indices[index][dim];
+        int64_t run = placement->run[dim], tile = placement->tile[dim];
+        int64_t repetition = position / run, inRun = position % run;
+        int64_t block = constancy[dim], size = type.getDimSize(dim);
+        if (tile > size)
+          key.append({0, tile % size ? position
+                         : run % size == 0 ? inRun % size
+                                           : inRun});
+        else if (block <= 1)
+          key.append({repetition, inRun});
+        else if (block % tile == 0)
+          key.append({(repetition * tile + inRun) / block, 0});
+        else if (block % run == 0 || run % block == 0)
+          key.append({repetition, inRun / block});
+        else
+          key.append({repetition, inRun});
+      }
+      auto [it, inserted] = firstOfBlock.try_emplace(key, index);
+      representatives[index] = it->second;
+    }
+    return representatives;
+  }
+
+  /// Without a placement: adjacent elements of a contiguous run share one
+  /// result when the constancy along the fastest dimension divides the run.
+  static SmallVector<unsigned>
+  getRunRepresentatives(RankedTensorType type, ArrayRef<int64_t> constancy,
+                        unsigned count) {
+    unsigned perThread = getContiguousPerThread(type);
+    int64_t run = std::min<int64_t>(perThread, constancy[getFastestDim(type)]);
+    if (run <= 1 || perThread % run != 0)
+      run = 1;
+    SmallVector<unsigned> representatives;
+    for (unsigned index = 0; index < count; ++index)
+      representatives.push_back(index - index % run);
+    return representatives;
   }
 
   LogicalResult
@@ -82,11 +142,12 @@ struct ElementwiseOpLowering : public ConversionPattern {
       scalarTypes.push_back(
           getTypeConverter()->convertType(type.getElementType()));
     SmallVector<SmallVector<Value>> results(resultTypes.size());
-    unsigned run = getSharedRun(op, resultTypes.front());
+    SmallVector<unsigned> representatives =
+        getRepresentatives(op, resultTypes.front(), count);
     for (unsigned index = 0; index < count; ++index) {
-      if (index % run != 0) {
+      if (representatives[index] != index) {
         for (auto &resultElements : results)
-          resultElements.push_back(resultElements[index - index % run]);
+          resultElements.push_back(resultElements[representatives[index]]);
         continue;
       }
       OperationState state(loc, op->getName());

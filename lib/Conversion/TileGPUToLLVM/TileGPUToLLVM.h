@@ -48,6 +48,36 @@ using ElementIndices = llvm::SmallVector<llvm::SmallVector<unsigned>>;
 ElementIndices getElementIndices(tilegpu::DistributedEncodingAttr layout,
                                  llvm::ArrayRef<int64_t> shape);
 
+/// The elements a thread holds of a tensor, in struct order: along each
+/// dimension, a thread-dependent start plus a constant per element, taken
+/// modulo the tensor's size along dimensions where the layout's tile is
+/// larger than the tensor (wrapSizes[dim] != 0). Elements whose constants
+/// differ by a known amount sit that far apart, which address arithmetic
+/// can fold into immediate offsets.
+struct ThreadElementCoordinates {
+  llvm::SmallVector<mlir::Value> starts;
+  llvm::SmallVector<llvm::SmallVector<int64_t>> offsets;
+  llvm::SmallVector<int64_t> wrapSizes;
+
+  /// Emits the coordinates (i32 values) of element `element`.
+  llvm::SmallVector<mlir::Value> emit(mlir::OpBuilder &b, mlir::Location loc,
+                                      unsigned element) const;
+};
+ThreadElementCoordinates
+emitThreadElementCoordinates(mlir::OpBuilder &builder, mlir::Location loc,
+                             mlir::RankedTensorType type);
+
+/// Where a blocked layout (or a slice of one) places a thread's elements,
+/// known before lowering: element e sits along dimension d at
+/// start + (indices[e][d] / run[d]) * tile[d] + indices[e][d] % run[d], the
+/// thread's start a multiple of run[d] below tile[d].
+struct ThreadElementPlacement {
+  ElementIndices indices;
+  llvm::SmallVector<int64_t> run, tile;
+};
+std::optional<ThreadElementPlacement>
+getThreadElementPlacement(mlir::RankedTensorType type);
+
 /// Emits, for every element this thread holds, its coordinates in the
 /// tensor (i32 values, one per dimension).
 llvm::SmallVector<llvm::SmallVector<mlir::Value>>
@@ -170,6 +200,14 @@ struct SwizzledTile {
   /// Element offset (i32) of the element at `coords` (i32 values).
   mlir::Value emitOffset(mlir::OpBuilder &b, mlir::Location loc,
                          llvm::ArrayRef<mlir::Value> coords) const;
+  /// Element offsets of `elements`' entries `indices`: entries whose
+  /// constant parts differ by whole swizzle periods of rows and whole
+  /// column blocks (the same swizzle phase and position in the block) share
+  /// one emitted offset plus a constant.
+  llvm::SmallVector<mlir::Value>
+  emitOffsets(mlir::OpBuilder &b, mlir::Location loc,
+              const ThreadElementCoordinates &elements,
+              llvm::ArrayRef<unsigned> indices) const;
 };
 
 /// Writes a distributed tensor (`srcStruct` of `srcType`, in a layout whose

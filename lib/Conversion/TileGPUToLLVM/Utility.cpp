@@ -186,12 +186,22 @@ tilelang::lowering::getElementIndices(DistributedEncodingAttr layout,
   return {};
 }
 
+/// Per dimension, the tensor's size where a layout tile of `tile` is larger
+/// than the tensor and wraps around it (replication), else 0.
+static SmallVector<int64_t> getWrapSizes(ArrayRef<unsigned> tile,
+                                         ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> sizes;
+  for (auto [size, extent] : llvm::zip_equal(tile, shape))
+    sizes.push_back(size > extent ? extent : 0);
+  return sizes;
+}
+
 /// Coordinates of the elements of an mma.sync layout or operand: within a
 /// warp's instruction tile, lane = 4 * g + t holds accumulator rows g and
 /// g + 8 at columns 2t and 2t + 1; operand A rows g and g + 8 at K columns
 /// t*w + [0, w) and 4w + t*w + [0, w); operand B column g at those K rows
 /// (w = kWidth). This is the fragment layout of the PTX ISA.
-static SmallVector<SmallVector<Value>>
+static ThreadElementCoordinates
 emitMmaV2Coordinates(OpBuilder &b, Location loc, Attribute layout,
                      ArrayRef<int64_t> shape) {
   MmaV2Tile tile = *getMmaV2Tile(layout);
@@ -219,30 +229,29 @@ emitMmaV2Coordinates(OpBuilder &b, Location loc, Attribute layout,
     return (index / (2 * width)) * 8 * width +
            ((index % (2 * width)) / width) * 4 * width + index % width;
   };
-  SmallVector<SmallVector<Value>> result;
+  ThreadElementCoordinates result;
+  if (!operand)
+    result.starts = {rowBase, colBase};
+  else if (operand.getOpIdx() == 0)
+    result.starts = {rowBase, kBase};
+  else
+    result.starts = {kBase, nBase};
   for (const SmallVector<unsigned> &index :
        getMmaV2ElementIndices(layout, shape)) {
-    SmallVector<Value> coords(2);
+    SmallVector<int64_t> offsets(2);
     if (!operand) {
-      coords[0] = add(rowBase, constant((index[0] / 2) * tile.ctaTile[0] +
-                                        8 * (index[0] % 2)));
-      coords[1] = add(
-          colBase, constant((index[1] / 2) * tile.ctaTile[1] + index[1] % 2));
+      offsets[0] = (index[0] / 2) * tile.ctaTile[0] + 8 * (index[0] % 2);
+      offsets[1] = (index[1] / 2) * tile.ctaTile[1] + index[1] % 2;
     } else if (operand.getOpIdx() == 0) {
-      coords[0] = add(rowBase, constant((index[0] / 2) * tile.ctaTile[0] +
-                                        8 * (index[0] % 2)));
-      coords[1] = add(kBase, constant(kOffset(index[1])));
+      offsets[0] = (index[0] / 2) * tile.ctaTile[0] + 8 * (index[0] % 2);
+      offsets[1] = kOffset(index[1]);
     } else {
-      coords[0] = add(kBase, constant(kOffset(index[0])));
-      coords[1] = add(nBase, constant(index[1] * tile.ctaTile[1]));
+      offsets[0] = kOffset(index[0]);
+      offsets[1] = index[1] * tile.ctaTile[1];
     }
-    // A layout larger than the tensor wraps around it (replication).
-    for (unsigned dim = 0; dim < 2; ++dim)
-      if (tile.ctaTile[dim] > shape[dim])
-        coords[dim] =
-            LLVM::URemOp::create(b, loc, coords[dim], constant(shape[dim]));
-    result.push_back(coords);
+    result.offsets.push_back(offsets);
   }
+  result.wrapSizes = getWrapSizes(tile.ctaTile, shape);
   return result;
 }
 
@@ -250,14 +259,11 @@ emitMmaV2Coordinates(OpBuilder &b, Location loc, Attribute layout,
 /// warpgroup holds rows 16 * (w % 4) + [0, 16) of its 64; within them lane
 /// 4g + t holds rows g and g + 8 at columns 8c + 2t and 8c + 2t + 1 of
 /// every column group c (the PTX ISA's fragment layout).
-static SmallVector<SmallVector<Value>>
+static ThreadElementCoordinates
 emitMmaV3Coordinates(OpBuilder &b, Location loc, Attribute layout,
                      ArrayRef<int64_t> shape) {
   MmaV2Tile tile = *getMmaV3Tile(layout);
   auto constant = [&](int64_t value) { return i32Constant(b, loc, value); };
-  auto add = [&](Value x, int64_t y) {
-    return LLVM::AddOp::create(b, loc, x, constant(y));
-  };
   auto [warpM, warpN] =
       emitMmaWarpCoordinates(b, loc, cast<MmaEncodingAttr>(layout));
   Value lane = getLaneId(b, loc);
@@ -269,26 +275,22 @@ emitMmaV3Coordinates(OpBuilder &b, Location loc, Attribute layout,
   Value colBase = LLVM::AddOp::create(
       b, loc, LLVM::MulOp::create(b, loc, warpN, constant(instrN)),
       LLVM::MulOp::create(b, loc, inGroup, constant(2)));
-  SmallVector<SmallVector<Value>> result;
+  ThreadElementCoordinates result;
+  result.starts = {rowBase, colBase};
   for (const SmallVector<unsigned> &index :
        getMmaV3ElementIndices(layout, shape)) {
     unsigned within = index[1] % tile.perThread[1];
-    SmallVector<Value> coords{
-        add(rowBase, (index[0] / 2) * tile.ctaTile[0] + 8 * (index[0] % 2)),
-        add(colBase, (index[1] / tile.perThread[1]) * tile.ctaTile[1] +
-                         8 * (within / 2) + within % 2)};
-    for (unsigned dim = 0; dim < 2; ++dim)
-      if (tile.ctaTile[dim] > shape[dim])
-        coords[dim] = LLVM::URemOp::create(b, loc, coords[dim],
-                                           constant(shape[dim]));
-    result.push_back(coords);
+    result.offsets.push_back(
+        {(index[0] / 2) * tile.ctaTile[0] + 8 * (index[0] % 2),
+         (index[1] / tile.perThread[1]) * tile.ctaTile[1] + 8 * (within / 2) +
+             within % 2});
   }
+  result.wrapSizes = getWrapSizes(tile.ctaTile, shape);
   return result;
 }
 
-/// Coordinates of every element of a `shape` tensor in `layout` held by
-/// this thread, in struct order.
-static SmallVector<SmallVector<Value>>
+/// This thread's elements of a `shape` tensor in `layout`, in struct order.
+static ThreadElementCoordinates
 emitCoordinates(OpBuilder &b, Location loc, DistributedEncodingAttr layout,
                 ArrayRef<int64_t> shape) {
   if (getMmaV2Tile(layout))
@@ -300,16 +302,20 @@ emitCoordinates(OpBuilder &b, Location loc, DistributedEncodingAttr layout,
     parentShape.insert(parentShape.begin() + slice.getDim(), 1);
     auto parent = cast<DistributedEncodingAttr>(slice.getParent());
     ElementIndices parentIndices = getElementIndices(parent, parentShape);
-    SmallVector<SmallVector<Value>> parentCoords =
+    ThreadElementCoordinates result =
         emitCoordinates(b, loc, parent, parentShape);
-    SmallVector<SmallVector<Value>> result;
-    for (auto [index, coords] : llvm::zip_equal(parentIndices, parentCoords)) {
-      if (index[slice.getDim()] != 0)
+    unsigned dim = slice.getDim();
+    result.starts.erase(result.starts.begin() + dim);
+    result.wrapSizes.erase(result.wrapSizes.begin() + dim);
+    SmallVector<SmallVector<int64_t>> kept;
+    for (auto [index, offsets] :
+         llvm::zip_equal(parentIndices, result.offsets)) {
+      if (index[dim] != 0)
         continue;
-      SmallVector<Value> kept(coords);
-      kept.erase(kept.begin() + slice.getDim());
-      result.push_back(kept);
+      kept.push_back(offsets);
+      kept.back().erase(kept.back().begin() + dim);
     }
+    result.offsets = std::move(kept);
     return result;
   }
   auto blocked = cast<BlockedEncodingAttr>(layout);
@@ -340,30 +346,75 @@ emitCoordinates(OpBuilder &b, Location loc, DistributedEncodingAttr layout,
         b, loc, thread, i32Constant(b, loc, sizePerThread[dim]));
   }
 
-  SmallVector<SmallVector<Value>> result;
+  ThreadElementCoordinates result;
+  result.starts = threadBase;
   for (const SmallVector<unsigned> &index : getElementIndices(blocked, shape)) {
-    SmallVector<Value> coords(rank);
-    for (unsigned dim = 0; dim < rank; ++dim) {
-      int64_t offset = (index[dim] / sizePerThread[dim]) * tile[dim] +
-                       index[dim] % sizePerThread[dim];
-      Value coord = LLVM::AddOp::create(b, loc, threadBase[dim],
-                                        i32Constant(b, loc, offset));
-      // A layout larger than the tensor wraps around it (replication).
-      if (tile[dim] > shape[dim])
-        coord = LLVM::URemOp::create(b, loc, coord,
-                                     i32Constant(b, loc, shape[dim]));
-      coords[dim] = coord;
-    }
-    result.push_back(coords);
+    SmallVector<int64_t> offsets(rank);
+    for (unsigned dim = 0; dim < rank; ++dim)
+      offsets[dim] = (index[dim] / sizePerThread[dim]) * tile[dim] +
+                     index[dim] % sizePerThread[dim];
+    result.offsets.push_back(offsets);
   }
+  result.wrapSizes = getWrapSizes(tile, shape);
   return result;
+}
+
+std::optional<ThreadElementPlacement>
+tilelang::lowering::getThreadElementPlacement(RankedTensorType type) {
+  DistributedEncodingAttr layout = getDistributedEncoding(type);
+  std::optional<unsigned> slicedDim;
+  if (auto slice = dyn_cast_or_null<SliceEncodingAttr>(layout)) {
+    slicedDim = slice.getDim();
+    layout = cast<DistributedEncodingAttr>(slice.getParent());
+  }
+  auto blocked = dyn_cast_or_null<BlockedEncodingAttr>(layout);
+  if (!blocked)
+    return std::nullopt;
+  ThreadElementPlacement placement;
+  placement.indices = getElementIndices(getDistributedEncoding(type),
+                                        type.getShape());
+  SmallVector<unsigned> tile = getShapePerCTATile(blocked);
+  for (unsigned dim = 0; dim < tile.size(); ++dim) {
+    if (slicedDim && dim == *slicedDim)
+      continue;
+    placement.run.push_back(blocked.getSizePerThread()[dim]);
+    placement.tile.push_back(tile[dim]);
+  }
+  return placement;
+}
+
+SmallVector<Value>
+ThreadElementCoordinates::emit(OpBuilder &b, Location loc,
+                               unsigned element) const {
+  SmallVector<Value> coords;
+  for (auto [start, offset, wrap] :
+       llvm::zip_equal(starts, offsets[element], wrapSizes)) {
+    Value coord =
+        LLVM::AddOp::create(b, loc, start, i32Constant(b, loc, offset));
+    if (wrap)
+      coord = LLVM::URemOp::create(b, loc, coord, i32Constant(b, loc, wrap));
+    coords.push_back(coord);
+  }
+  return coords;
+}
+
+ThreadElementCoordinates
+tilelang::lowering::emitThreadElementCoordinates(OpBuilder &builder,
+                                                 Location loc,
+                                                 RankedTensorType type) {
+  return emitCoordinates(builder, loc, getDistributedEncoding(type),
+                         type.getShape());
 }
 
 SmallVector<SmallVector<Value>>
 tilelang::lowering::emitElementCoordinates(OpBuilder &builder, Location loc,
                                            RankedTensorType type) {
-  return emitCoordinates(builder, loc, getDistributedEncoding(type),
-                         type.getShape());
+  ThreadElementCoordinates elements =
+      emitThreadElementCoordinates(builder, loc, type);
+  SmallVector<SmallVector<Value>> result;
+  for (unsigned element = 0; element < elements.offsets.size(); ++element)
+    result.push_back(elements.emit(builder, loc, element));
+  return result;
 }
 
 FailureOr<DimDistribution>
@@ -623,6 +674,46 @@ Value SwizzledTile::emitOffset(OpBuilder &b, Location loc,
   return LLVM::AddOp::create(
       b, loc, offset,
       LLVM::AddOp::create(b, loc, mul(swizzled, vec), inChunk));
+}
+
+SmallVector<Value>
+SwizzledTile::emitOffsets(OpBuilder &b, Location loc,
+                          const ThreadElementCoordinates &elements,
+                          ArrayRef<unsigned> indices) const {
+  auto add = [&](Value x, int64_t y) {
+    return LLVM::AddOp::create(b, loc, x, i32Constant(b, loc, y));
+  };
+  unsigned rowDim = 1 - contiguousDim;
+  SmallVector<Value> result;
+  // Wrapped coordinates are no start plus a constant: each on its own.
+  if (elements.wrapSizes[rowDim] || elements.wrapSizes[contiguousDim]) {
+    for (unsigned index : indices)
+      result.push_back(emitOffset(b, loc, elements.emit(b, loc, index)));
+    return result;
+  }
+  // Rows a whole swizzle period apart share their phase, columns whole
+  // blocks apart their position in the block.
+  int64_t rowPeriod = int64_t(perPhase) * maxPhase;
+  llvm::DenseMap<std::pair<int64_t, int64_t>, Value> residueOffsets;
+  for (unsigned index : indices) {
+    int64_t row = elements.offsets[index][rowDim];
+    int64_t column = elements.offsets[index][contiguousDim];
+    int64_t rowResidue = row % rowPeriod;
+    int64_t columnResidue = column % blockLength;
+    Value &offset = residueOffsets[{rowResidue, columnResidue}];
+    if (!offset) {
+      SmallVector<Value> coords(2);
+      coords[rowDim] = add(elements.starts[rowDim], rowResidue);
+      coords[contiguousDim] =
+          add(elements.starts[contiguousDim], columnResidue);
+      offset = emitOffset(b, loc, coords);
+    }
+    int64_t distance =
+        (row - rowResidue) * blockLength +
+        (column - columnResidue) / blockLength * numRows * blockLength;
+    result.push_back(distance ? add(offset, distance) : offset);
+  }
+  return result;
 }
 
 /// Bytes one element of a tile type takes in shared memory.

@@ -22,22 +22,34 @@
 // CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // CHECK: cp.async.wait_group 0;
 // On sm_90a the same loop feeds wgmma: the copies land in 64-byte (A, K = 32)
-// and 128-byte (B, N = 128) swizzled stages, fenced for the async proxy,
-// and one warpgroup issues 2 (M) x 2 (K) m64n128k16 products per iteration.
-// Each iteration's products stay in flight until the next iteration has
-// issued its own (wait_group 1), which then refills their stage after a
-// barrier; the last ones are waited for on the loop's exit branch. ptxas
-// keeps the wgmmas asynchronous (no C7514 warning).
+// and 128-byte (B, N = 128) swizzled stages, and one warpgroup issues
+// 2 (M) x 2 (K) m64n128k16 products per iteration. Completed copies need no
+// proxy fence before wgmma reads them (cp.async.wait_group and the barrier
+// order them, as in CUTLASS's and Triton's cp.async mainloops). The
+// descriptors after a stage's first are that one plus constants (no
+// address is shifted into a descriptor again), and a thread's copies of
+// one operand go to one address plus immediate offsets (its rows a whole
+// swizzle period apart share their phase). Each iteration's products stay
+// in flight until the next iteration has issued its own (wait_group 1),
+// which then refills their stage after a barrier; the last ones are waited
+// for on the loop's exit branch. ptxas keeps the wgmmas asynchronous (no
+// C7514 warning).
 // HOPPER-LABEL: .entry matmul_kernel
 // HOPPER: cp.async.cg.shared.global
 // HOPPER: cp.async.wait_group 2;
-// HOPPER: fence.proxy.async.shared::cta;
+// HOPPER-NOT: fence.proxy.async
 // HOPPER: wgmma.fence.sync.aligned;
-// HOPPER-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// HOPPER: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// HOPPER-NOT: shr.u32
+// HOPPER-COUNT-3: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// HOPPER-NOT: shr.u32
 // HOPPER: wgmma.commit_group.sync.aligned;
 // HOPPER: wgmma.wait_group.sync.aligned 1;
 // HOPPER: bar.sync 0;
-// HOPPER: cp.async.cg.shared.global
+// HOPPER: cp.async.cg.shared.global [[[FIRST:%r[0-9]+]]], [%rd{{[0-9]+}}], 16,
+// HOPPER: add.s32 %r{{[0-9]+}}, [[FIRST]], 1024;
+// HOPPER: add.s32 %r{{[0-9]+}}, [[FIRST]], 2048;
+// HOPPER: add.s32 %r{{[0-9]+}}, [[FIRST]], 3072;
 // HOPPER: @%p{{[0-9]+}} bra $L__BB0_{{[0-9]+}};
 // HOPPER-NEXT: // begin inline asm
 // HOPPER-NEXT: wgmma.wait_group.sync.aligned 0;
