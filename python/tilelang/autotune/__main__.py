@@ -87,7 +87,7 @@ def _entries_of(store: _store.Store, args) -> List[Tuple[str, dict]]:
     """The entries of `args.kernel`; says so on stderr when there are none."""
     entries = _select(_load(store, args), args.kernel)
     if not entries:
-        print(f"no entry for {printable(repr(args.kernel))} in {printable(store.path)}", file=sys.stderr)
+        _fail(f"no entry for {args.kernel!r} in {store.path}")
     return entries
 
 

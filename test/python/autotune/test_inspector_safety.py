@@ -105,6 +105,12 @@ def test_store_option_on_a_missing_file_is_an_error(tmp_path, command):
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("command", [["show", "nope"], ["plot", "nope", "-o", "unused.png"]],
+                         ids=lambda c: c[0])
+def test_no_matching_entry_is_a_one_line_error(store, command, tmp_path):
+    one_line_error(inspector(*command, "--store", store, cwd=tmp_path), "no entry for 'nope' in")
+
+
 def test_clear_on_a_missing_store_creates_nothing(tmp_path):
     result = inspector("clear", "--store", tmp_path / "autotune.json")
     assert result.returncode == 0 and "removed 0 entries" in result.stdout
