@@ -717,15 +717,10 @@ static Block *getOwnerBlock(Value value) {
   return value.getDefiningOp()->getBlock();
 }
 
-/// Records what `condition`, assumed true in `block`, promises about
-/// values of that block.
-static void addAssumption(Value condition, Block *block, AssumedFacts &facts) {
+/// Records what the comparison `condition`, assumed true in `block`,
+/// promises about values of that block.
+static void addComparison(Value condition, Block *block, AssumedFacts &facts) {
   using P = arith::CmpIPredicate;
-  if (auto both = condition.getDefiningOp<arith::AndIOp>()) {
-    addAssumption(both.getLhs(), block, facts);
-    addAssumption(both.getRhs(), block, facts);
-    return;
-  }
   auto cmp = condition.getDefiningOp<arith::CmpIOp>();
   if (!cmp)
     return;
@@ -765,6 +760,26 @@ static void addAssumption(Value condition, Block *block, AssumedFacts &facts) {
       known = std::max(
           known, AxisInfo::highestPowerOf2Divisor(divisor.getSExtValue()));
     }
+  }
+}
+
+/// Records what `condition`, assumed true in `block`, promises: each
+/// comparison among its conjuncts. A worklist with a visited set rather than
+/// recursion: a chain of 50,000 `and`s would overflow the stack, and `and`s
+/// sharing operands would be walked once per path (exponentially often).
+static void addAssumption(Value condition, Block *block, AssumedFacts &facts) {
+  SmallVector<Value> pending{condition};
+  llvm::DenseSet<Value> seen;
+  while (!pending.empty()) {
+    Value next = pending.pop_back_val();
+    if (!seen.insert(next).second)
+      continue;
+    if (auto both = next.getDefiningOp<arith::AndIOp>()) {
+      pending.push_back(both.getRhs());
+      pending.push_back(both.getLhs());
+      continue;
+    }
+    addComparison(next, block, facts);
   }
 }
 

@@ -34,16 +34,21 @@ namespace {
 /// Union-find over tensor values that must share one layout.
 class LayoutGroups {
 public:
+  /// The representative of `value`'s group. Iterative: a chain of dependent
+  /// elementwise ops builds a parent chain as long as itself, and a recursive
+  /// walk of 50,000 of them overflows the stack.
   Value find(Value value) {
-    auto it = parent.find(value);
-    if (it == parent.end()) {
-      parent[value] = value;
+    auto [it, inserted] = parent.try_emplace(value, value);
+    if (inserted)
       return value;
+    Value root = it->second;
+    for (Value up = parent.lookup(root); up != root; up = parent.lookup(root))
+      root = up;
+    // Path compression: every value on the way now points at the root.
+    while (value != root) {
+      Value &up = parent[value];
+      value = std::exchange(up, root);
     }
-    if (it->second == value)
-      return value;
-    Value root = find(it->second);
-    parent[value] = root;
     return root;
   }
   void unite(Value lhs, Value rhs) {

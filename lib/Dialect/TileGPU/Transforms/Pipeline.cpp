@@ -265,27 +265,36 @@ LoopPipeliner::matchBulkLoad(tile::DescriptorLoadOp load, Operation *consumer,
 }
 
 bool LoopPipeliner::addToSlice(Value value) {
-  if (value == loop.getInductionVar())
-    return true;
-  if (auto arg = dyn_cast<BlockArgument>(value)) {
-    if (arg.getOwner() != body)
-      return !loop->isAncestor(arg.getOwner()->getParentOp());
-    unsigned index = arg.getArgNumber() - 1;
-    if (!carried.insert(index))
-      return true;
-    // The carried value's update must be recomputable too.
-    return addToSlice(body->getTerminator()->getOperand(index));
+  // Depth first with an explicit stack, in the order a recursive walk would
+  // take: an address computed by 50,000 dependent ops would overflow the
+  // call stack.
+  SmallVector<Value> pending{value};
+  while (!pending.empty()) {
+    Value next = pending.pop_back_val();
+    if (next == loop.getInductionVar())
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(next)) {
+      if (arg.getOwner() != body) {
+        if (loop->isAncestor(arg.getOwner()->getParentOp()))
+          return false;
+        continue;
+      }
+      unsigned index = arg.getArgNumber() - 1;
+      // The carried value's update must be recomputable too.
+      if (carried.insert(index))
+        pending.push_back(body->getTerminator()->getOperand(index));
+      continue;
+    }
+    Operation *def = next.getDefiningOp();
+    if (!loop->isAncestor(def))
+      continue; // loop invariant
+    if (def->getBlock() != body || def->getNumRegions() != 0 || !isPure(def))
+      return false;
+    if (!slice.insert(def))
+      continue;
+    llvm::append_range(pending, llvm::reverse(def->getOperands()));
   }
-  Operation *def = value.getDefiningOp();
-  if (!loop->isAncestor(def))
-    return true; // loop invariant
-  if (def->getBlock() != body || def->getNumRegions() != 0 || !isPure(def))
-    return false;
-  if (slice.contains(def))
-    return true;
-  slice.insert(def);
-  return llvm::all_of(def->getOperands(),
-                      [&](Value operand) { return addToSlice(operand); });
+  return true;
 }
 
 bool LoopPipeliner::analyze() {
