@@ -48,6 +48,10 @@ struct ConvertTileGPUToLLVMPass
           << "' (run convert-tile-to-tilegpu first)";
       return signalPassFailure();
     }
+    // Each element becomes values of its thread: tilegpu IR given directly
+    // is held to the cap that convert-tile-to-tilegpu enforces.
+    if (failed(tile::verifyTensorSizes(module)))
+      return signalPassFailure();
 
     // fp8 values only make sense as tensor-core operands, which are not
     // lowered yet; say so rather than produce invalid LLVM.

@@ -332,6 +332,9 @@ struct ConvertTileToTileGPUPass
           << static_cast<unsigned>(numWarps);
       return signalPassFailure();
     }
+    // Tensors are distributed to threads from here on.
+    if (failed(tile::verifyTensorSizes(module)))
+      return signalPassFailure();
     Builder builder(context);
     module->setAttr(TileGPUDialect::kNumWarpsAttrName,
                     builder.getI32IntegerAttr(numWarps));

@@ -56,6 +56,61 @@ _TENSOR_METHODS = {
 
 _MAX_INLINE_DEPTH = 32
 
+# The widest integer a constexpr expression may compute. A kernel's numbers
+# fit in 64 bits; the margin leaves room for intermediate values, and keeps
+# the arithmetic instantaneous where ``BLOCK**BLOCK**BLOCK`` would otherwise
+# compute until memory runs out.
+_MAX_CONSTEXPR_BITS = 4096
+# The longest string, tuple or list a constexpr repetition may build.
+_MAX_CONSTEXPR_ITEMS = 1 << 20
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _constexpr_too_large(op: str, a, b) -> Optional[str]:
+    """Why Python's ``a op b`` on constexprs must not be computed (its result
+    would be over the limits above), or None. A lower bound of the result's
+    size is enough: a result under it is computed, then checked."""
+    if op == "**" and _is_int(a) and _is_int(b) and b > 0 and abs(a) > 1:
+        if (abs(a).bit_length() - 1) * b > _MAX_CONSTEXPR_BITS:
+            return f"the power has more than {_MAX_CONSTEXPR_BITS} bits"
+    if op == "<<" and _is_int(a) and _is_int(b) and a != 0 and b > 0:
+        if abs(a).bit_length() + b > _MAX_CONSTEXPR_BITS:
+            return f"the shifted value has more than {_MAX_CONSTEXPR_BITS} bits"
+    if op == "*":
+        for seq, times in ((a, b), (b, a)):
+            if isinstance(seq, (str, bytes, tuple, list)) and _is_int(times) and \
+                    len(seq) * times > _MAX_CONSTEXPR_ITEMS:
+                return f"the repeated {type(seq).__name__} has more than {_MAX_CONSTEXPR_ITEMS} items"
+    return None
+
+
+def _const_call_too_large(fn, args) -> Optional[str]:
+    """Why ``fn(*args)``, a math function on constexprs, must not be computed:
+    factorials, binomials and permutations of large arguments take as long
+    as their results are wide."""
+    if fn is pymath.factorial and len(args) == 1 and _is_int(args[0]):
+        if args[0] > _MAX_CONSTEXPR_BITS:  # n! > 2**n from n = 4
+            return f"the factorial has more than {_MAX_CONSTEXPR_BITS} bits"
+    if fn in (pymath.comb, pymath.perm) and len(args) == 2 and all(_is_int(x) for x in args):
+        n, k = args
+        if 0 <= k <= n:
+            k = min(k, n - k) if fn is pymath.comb else k
+            # About k products of numbers of up to k * bits(n) bits.
+            if k * n.bit_length() > 4 * _MAX_CONSTEXPR_BITS:
+                return f"the result has more than {_MAX_CONSTEXPR_BITS} bits"
+    return None
+
+
+def _check_constexpr_result(value):
+    """``value`` if it is within the constexpr limits; raises otherwise."""
+    if _is_int(value) and value.bit_length() > _MAX_CONSTEXPR_BITS:
+        raise FrontendError(f"the constexpr result has {value.bit_length()} bits, more than the "
+                            f"{_MAX_CONSTEXPR_BITS} a constexpr integer may have")
+    return value
+
 
 _SIGNATURES: Dict[Any, inspect.Signature] = {}
 
@@ -710,10 +765,14 @@ class CodeGenerator(ast.NodeVisitor):
     def binary(self, op: str, a, b):
         a, b = tlc._unwrap(a), tlc._unwrap(b)
         if is_const(a) and is_const(b):
+            reason = _constexpr_too_large(op, a, b)
+            if reason:
+                raise FrontendError(f"constexpr expression too large: {reason}")
             try:
-                return _PYOPS[op](a, b)
+                result = _PYOPS[op](a, b)
             except Exception as exc:  # noqa: BLE001 - a constexpr expression failed
                 raise FrontendError(f"{type(exc).__name__}: {exc}") from None
+            return _check_constexpr_result(result)
         if op == "**":
             raise FrontendError("** is only supported on constexprs")
         return self.sem.binary(op, a, b)
@@ -954,9 +1013,26 @@ class CodeGenerator(ast.NodeVisitor):
         if fn is tlc.pointer_type or fn is tlc.dtype:
             return fn(*[tlc._unwrap(a) for a in args])
         if fn in (builtins.min, builtins.max):
-            vals = [tlc._unwrap(a) for a in (args[0] if len(args) == 1 else args)]
+            name = fn.__name__
+            if kwargs:
+                raise self.error(node, f"{name}() takes no keyword arguments in a kernel")
+            if len(args) == 1:
+                only = tlc._unwrap(args[0])
+                if isinstance(only, Value):
+                    raise self.error(node, f"{name}() of one tensor: reduce it with tl.{name}(x, axis)")
+                if not isinstance(only, (tuple, list)):
+                    raise self.error(node, f"{name}() of one argument needs a tuple or list, got "
+                                           f"{self._describe(only)}")
+                vals = [tlc._unwrap(a) for a in only]
+            else:
+                vals = [tlc._unwrap(a) for a in args]
+            if not vals:
+                raise self.error(node, f"{name}() needs at least one value, got none")
             if all(is_const(v) for v in vals):
-                return fn(*vals) if len(args) > 1 else fn(vals)
+                try:
+                    return fn(vals)
+                except Exception as exc:  # noqa: BLE001 - e.g. values that do not compare
+                    raise self.error(node, f"{name}(): {type(exc).__name__}: {exc}") from None
             out = vals[0]
             for v in vals[1:]:
                 out = self.sem.minmax("min" if fn is builtins.min else "max", out, v)
@@ -978,10 +1054,14 @@ class CodeGenerator(ast.NodeVisitor):
             vals = [tlc._unwrap(a) for a in args]
             kw = {k: tlc._unwrap(v) for k, v in kwargs.items()}
             if all(is_const(v) for v in vals) and all(is_const(v) for v in kw.values()):
+                reason = _const_call_too_large(fn, vals)
+                if reason:
+                    raise self.error(node, f"{self._fn_name(fn)}(): constexpr expression too large: {reason}")
                 try:
-                    return fn(*vals, **kw)
+                    result = fn(*vals, **kw)
                 except Exception as exc:  # noqa: BLE001
                     raise self.error(node, f"{self._fn_name(fn)}(): {type(exc).__name__}: {exc}") from None
+                return _check_constexpr_result(result)
             if fn is py_cdiv and len(vals) == 2:
                 return self.sem.cdiv(*vals)
             if fn is builtins.len and isinstance(vals[0], Value) and vals[0].shape:

@@ -80,6 +80,15 @@ class TensorDescValue:
         return f"<tensor descriptor {self.name}: {describe(self.dtype, self.block_shape)}>"
 
 
+def check_numel(shape: Tuple[int, ...], what: str = "a tensor of shape") -> None:
+    """Refuses a tensor over Triton's element cap (tl.TRITON_MAX_TENSOR_NUMEL)
+    before any IR of it exists."""
+    numel = math.prod(shape)
+    if numel > tlc.TRITON_MAX_TENSOR_NUMEL:
+        raise FrontendError(f"{what} {list(shape)} has {numel} elements, more than the "
+                            f"{tlc.TRITON_MAX_TENSOR_NUMEL} (2**20) a tensor may hold")
+
+
 def is_const(x) -> bool:
     return not isinstance(x, (Value, TensorDescValue))
 
@@ -174,6 +183,9 @@ class Builder:
         self.lines.append(f"{text} {self.loc}")
 
     def op(self, text: str, dt: dtype, shape: Tuple[int, ...] = ()) -> Value:
+        # Every op with a new shape comes through here (broadcasting, joins,
+        # dots, ... as well as the shapes written in the kernel).
+        check_numel(shape)
         name = self.fresh()
         self.emit(f"{name} = {text}")
         return Value(name, dt, shape)
@@ -269,6 +281,7 @@ class Semantic:
         for i, d in enumerate(dims):
             if d <= 0 or d & (d - 1):
                 self.error(f"{what} element {i} must be a power of 2, got {d}")
+        check_numel(dims, what)
         return tuple(dims)
 
     def const_dtype(self, dt, what: str = "dtype") -> dtype:
@@ -1333,6 +1346,8 @@ class Semantic:
     def reduce_user(self, x, axis, combine_fn, keep_dims):
         x = _unwrap(x)
         srcs = list(x) if isinstance(x, tuple) else [x]
+        if not srcs:
+            self.error("tl.reduce needs at least one tensor to reduce, got an empty tuple")
         srcs = [self.require_value(s, "tl.reduce's operand") for s in srcs]
         keep_dims = self.const_bool(keep_dims, "tl.reduce's keep_dims")
         outs = self.reduce_values(srcs, axis, self._user_combine(_unwrap(combine_fn)), keep_dims)
@@ -1446,6 +1461,8 @@ class Semantic:
     def scan_user(self, x, axis, combine_fn, reverse):
         x = _unwrap(x)
         srcs = list(x) if isinstance(x, tuple) else [x]
+        if not srcs:
+            self.error("tl.associative_scan needs at least one tensor to scan, got an empty tuple")
         srcs = [self.require_value(s, "tl.associative_scan's operand") for s in srcs]
         reverse = self.const_bool(reverse, "tl.associative_scan's reverse")
         outs = self.scan_values(srcs, axis, self._user_combine(_unwrap(combine_fn)), reverse)

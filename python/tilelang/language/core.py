@@ -320,6 +320,17 @@ def _unwrap(value):
 
 
 # ===----------------------------------------------------------------------===#
+# limits
+# ===----------------------------------------------------------------------===#
+
+# The most elements one tensor may hold: Triton's cap, under Triton's name. A
+# tensor lives in one program's registers; larger blocks only exhaust the
+# compiler's time and memory (2**17 elements already take seconds in the NVPTX
+# backend). libtilelang refuses the same (tile::kMaxTensorElements).
+TRITON_MAX_TENSOR_NUMEL = 1048576
+
+
+# ===----------------------------------------------------------------------===#
 # builtins
 # ===----------------------------------------------------------------------===#
 

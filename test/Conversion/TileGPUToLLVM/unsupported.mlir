@@ -63,3 +63,16 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_80"} {
     return
   }
 }
+
+// -----
+
+// Tensors of more than 2^20 elements (Triton's cap) are refused before any
+// is distributed to threads.
+#blocked = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @too_large(%x: f32) {
+    // expected-error @+1 {{has more than 1048576 (2^20) elements, the most a tensor may hold}}
+    %s = tile.splat %x : f32 -> tensor<2097152xf32, #blocked>
+    return
+  }
+}

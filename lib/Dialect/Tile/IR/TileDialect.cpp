@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -60,7 +61,20 @@ LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op,
            << kDivisibilityAttrName << "' of argument " << argIndex
            << " must be a positive power-of-two integer, got "
            << attribute.getValue();
-  Type argType = op->getRegion(regionIndex).getArgument(argIndex).getType();
+  // A function's argument types come from its type: its entry block may not
+  // match the type (the function's own verifier reports that, after this
+  // hook) and a declaration has no block at all.
+  Type argType;
+  if (auto function = dyn_cast<FunctionOpInterface>(op)) {
+    if (argIndex < function.getNumArguments())
+      argType = function.getArgumentTypes()[argIndex];
+  } else if (regionIndex < op->getNumRegions() &&
+             argIndex < op->getRegion(regionIndex).getNumArguments()) {
+    argType = op->getRegion(regionIndex).getArgument(argIndex).getType();
+  }
+  if (!argType)
+    return op->emitError("'") << kDivisibilityAttrName << "' on argument "
+                              << argIndex << ", which does not exist";
   if (!isa<IntegerType, PointerType>(argType))
     return op->emitError("'")
            << kDivisibilityAttrName << "' applies to integer and pointer "
@@ -130,4 +144,49 @@ unsigned tilelang::tile::getElementBitWidth(Type elementType) {
   if (isa<PointerType>(elementType))
     return 64;
   return elementType.getIntOrFloatBitWidth();
+}
+
+/// Whether `type` is a tensor of more than kMaxTensorElements elements,
+/// without forming products that overflow (tensor<2^62 x 4 x f32> has a
+/// wrapped element count).
+static bool isOverLargeTensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return false;
+  int64_t elements = 1;
+  for (int64_t size : tensor.getShape()) {
+    if (ShapedType::isDynamic(size))
+      return false;
+    if (size > kMaxTensorElements)
+      return true;
+    elements *= size; // both factors are at most 2^20
+    if (elements > kMaxTensorElements)
+      return true;
+  }
+  return false;
+}
+
+LogicalResult tilelang::tile::verifyTensorSizes(Operation *root) {
+  auto report = [](Operation *op, Type type) {
+    op->emitError() << type << " has more than " << kMaxTensorElements
+                    << " (2^20) elements, the most a tensor may hold";
+  };
+  // Operands are results or block arguments of ops under `root`.
+  WalkResult result = root->walk([&](Operation *op) {
+    for (Type type : op->getResultTypes()) {
+      if (isOverLargeTensor(type)) {
+        report(op, type);
+        return WalkResult::interrupt();
+      }
+    }
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (Type type : block.getArgumentTypes())
+          if (isOverLargeTensor(type)) {
+            report(op, type);
+            return WalkResult::interrupt();
+          }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
 }

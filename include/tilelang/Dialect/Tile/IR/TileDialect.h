@@ -33,6 +33,18 @@ bool isBlockShape(mlir::Type type);
 /// Returns the bit width of a tile element type; pointers count as 64 bits.
 unsigned getElementBitWidth(mlir::Type elementType);
 
+/// The most elements one tensor may hold: Triton's cap, which the frontend
+/// enforces too (tl.TRITON_MAX_TENSOR_NUMEL). A tensor lives in one
+/// program's registers; larger ones only exhaust the compiler's time and
+/// memory once they are distributed to threads.
+constexpr int64_t kMaxTensorElements = int64_t(1) << 20;
+
+/// Reports, at its op, the first value under `root` whose tensor type holds
+/// more than kMaxTensorElements elements, and fails. The lowering passes
+/// call it first, so that IR given directly to tilelang-opt or
+/// tilelang-compile is refused before it is distributed to threads.
+mlir::LogicalResult verifyTensorSizes(mlir::Operation *root);
+
 } // namespace tilelang::tile
 
 #endif // TILELANG_DIALECT_TILE_IR_TILEDIALECT_H
