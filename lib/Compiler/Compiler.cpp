@@ -43,7 +43,10 @@ void ensurePassesRegistered() {
   std::call_once(once, [] { registerAllPasses(); });
 }
 
-/// One compilation's context, diagnostics and parsed module.
+/// One compilation's context, diagnostics, parsed module and translation to
+/// PTX: nearly all that a compilation allocates, owned in one place so that
+/// runInSession can free it even when the compilation was recovered from a
+/// crash or from running out of memory.
 class Session {
 public:
   explicit Session(std::vector<Diagnostic> &diagnostics)
@@ -55,18 +58,17 @@ public:
     context.printOpOnDiagnostic(false);
   }
 
-  /// Parses and verifies `source`; null on failure.
-  OwningOpRef<ModuleOp> parse(const std::string &source,
-                              const std::string &sourceName) {
+  /// Parses and verifies `source` into `module`; null on failure.
+  ModuleOp parse(const std::string &source, const std::string &sourceName) {
     auto sourceMgr = std::make_shared<llvm::SourceMgr>();
     sourceMgr->AddNewSourceBuffer(
         llvm::MemoryBuffer::getMemBufferCopy(source, sourceName),
         llvm::SMLoc());
     ParserConfig config(&context);
-    OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, config);
+    module = parseSourceFile<ModuleOp>(sourceMgr, config);
     if (!module || capture.hadError())
       return nullptr;
-    return module;
+    return *module;
   }
 
   /// Runs `pm` on `module`; false (with diagnostics) on failure.
@@ -85,6 +87,10 @@ public:
   }
 
   MLIRContext context;
+  /// The module being compiled (destroyed before the context it lives in).
+  OwningOpRef<ModuleOp> module;
+  /// The LLVM state of the translation to PTX.
+  PTXTranslator translator;
 
 private:
   static DialectRegistry makeRegistry() {
@@ -106,13 +112,30 @@ std::string print(ModuleOp module, const OpPrintingFlags &flags = {}) {
   return text;
 }
 
+/// Runs `body` on a new session, recoverably (runRecoverably). The session
+/// lives on the heap, owned here rather than by a frame of `body`: a
+/// recovery abandons those frames without destructors, and the session,
+/// with everything it holds, would stay allocated for the rest of the
+/// process. Returns false if the compilation had to be recovered.
+bool runInSession(std::vector<Diagnostic> &diagnostics,
+                  llvm::function_ref<void(Session &)> body) {
+  std::unique_ptr<Session> session;
+  return runRecoverably(
+      diagnostics,
+      [&] {
+        session = std::make_unique<Session>(diagnostics);
+        body(*session);
+        session.reset();
+      },
+      [&] { session.reset(); });
+}
+
 } // namespace
 
-static void runPipelineImpl(const std::string &source,
+static void runPipelineImpl(Session &session, const std::string &source,
                             const PipelineOptions &options,
                             PipelineResult &result) {
-  Session session(result.diagnostics);
-  OwningOpRef<ModuleOp> module = session.parse(source, options.sourceName);
+  ModuleOp module = session.parse(source, options.sourceName);
   if (!module)
     return;
 
@@ -129,7 +152,7 @@ static void runPipelineImpl(const std::string &source,
       return;
     }
   }
-  if (!session.run(passManager, *module))
+  if (!session.run(passManager, module))
     return;
 
   OpPrintingFlags printingFlags;
@@ -137,7 +160,7 @@ static void runPipelineImpl(const std::string &source,
     printingFlags.printGenericOpForm();
   if (options.printLocations)
     printingFlags.enableDebugInfo();
-  result.output = print(*module, printingFlags);
+  result.output = print(module, printingFlags);
   result.success = true;
 }
 
@@ -145,8 +168,9 @@ PipelineResult runPipeline(const std::string &source,
                            const PipelineOptions &options) {
   ensurePassesRegistered();
   PipelineResult result;
-  if (!runRecoverably(result.diagnostics,
-                      [&] { runPipelineImpl(source, options, result); }))
+  if (!runInSession(result.diagnostics, [&](Session &session) {
+        runPipelineImpl(session, source, options, result);
+      }))
     result.success = false;
   return result;
 }
@@ -167,14 +191,14 @@ static func::FuncOp findKernel(ModuleOp module) {
   return kernels.front();
 }
 
-static void findWrittenArgumentsImpl(const std::string &source,
+static void findWrittenArgumentsImpl(Session &session,
+                                     const std::string &source,
                                      const std::string &sourceName,
                                      WrittenArguments &result) {
-  Session session(result.diagnostics);
-  OwningOpRef<ModuleOp> module = session.parse(source, sourceName);
+  ModuleOp module = session.parse(source, sourceName);
   if (!module)
     return;
-  func::FuncOp kernel = findKernel(*module);
+  func::FuncOp kernel = findKernel(module);
   if (!kernel)
     return;
   result.mayWrite = findWrittenArguments(kernel);
@@ -185,8 +209,8 @@ WrittenArguments findWrittenArguments(const std::string &source,
                                       const std::string &sourceName) {
   ensurePassesRegistered();
   WrittenArguments result;
-  if (!runRecoverably(result.diagnostics, [&] {
-        findWrittenArgumentsImpl(source, sourceName, result);
+  if (!runInSession(result.diagnostics, [&](Session &session) {
+        findWrittenArgumentsImpl(session, source, sourceName, result);
       })) {
     result.success = false;
     result.mayWrite.clear();
@@ -223,11 +247,10 @@ collectTensorMapEncodings(func::FuncOp kernel) {
   return encodings;
 }
 
-static void compileImpl(const std::string &source,
+static void compileImpl(Session &session, const std::string &source,
                         const CompileOptions &options, CompileResult &result) {
   result.arch = options.arch;
   result.numWarps = options.numWarps;
-  Session session(result.diagnostics);
   if (!isSupportedArch(options.arch)) {
     session.error("<options>", "unsupported GPU architecture '" +
                                    options.arch +
@@ -253,39 +276,39 @@ static void compileImpl(const std::string &source,
             " registers a thread, got " + std::to_string(options.maxRegisters));
     return;
   }
-  OwningOpRef<ModuleOp> module = session.parse(source, options.sourceName);
+  ModuleOp module = session.parse(source, options.sourceName);
   if (!module)
     return;
 
   // Exactly one kernel: the public function.
-  func::FuncOp kernel = findKernel(*module);
+  func::FuncOp kernel = findKernel(module);
   if (!kernel)
     return;
   result.kernelName = kernel.getName().str();
   auto keep = [&](const char *name) {
     if (options.keepStages)
-      result.stages.push_back({name, print(*module)});
+      result.stages.push_back({name, print(module)});
   };
   keep("tile");
 
   PassManager toTileGPU(&session.context, ModuleOp::getOperationName());
   buildTileGPUPipeline(toTileGPU, options.numWarps, options.numStages,
                        options.arch);
-  if (!session.run(toTileGPU, *module))
+  if (!session.run(toTileGPU, module))
     return;
   keep("tilegpu");
   result.tensorMaps = collectTensorMapEncodings(kernel);
 
   PassManager toLLVM(&session.context, ModuleOp::getOperationName());
   buildLLVMPipeline(toLLVM, options.maxRegisters);
-  if (!session.run(toLLVM, *module))
+  if (!session.run(toLLVM, module))
     return;
   keep("llvm");
-  if (auto shared = (*module)->getAttrOfType<IntegerAttr>(
+  if (auto shared = module->getAttrOfType<IntegerAttr>(
           tilegpu::TileGPUDialect::kSharedBytesAttrName))
     result.sharedBytes = shared.getInt();
 
-  FailureOr<PTXOutput> ptx = translateToPTX(*module, options.arch);
+  FailureOr<PTXOutput> ptx = session.translator.translate(module, options.arch);
   if (failed(ptx) || session.hadError())
     return;
   if (options.keepStages)
@@ -298,8 +321,9 @@ CompileResult compile(const std::string &source,
                       const CompileOptions &options) {
   ensurePassesRegistered();
   CompileResult result;
-  if (!runRecoverably(result.diagnostics,
-                      [&] { compileImpl(source, options, result); })) {
+  if (!runInSession(result.diagnostics, [&](Session &session) {
+        compileImpl(session, source, options, result);
+      })) {
     result.success = false;
     result.ptx.clear();
   }

@@ -1,12 +1,19 @@
 //===- Recovery.cpp - crash recovery for concurrent compilations ----------===//
 //
-// Part of tilelang. LLVM's crash recovery and its fatal-error handler are
-// process-wide: the signal handlers and the handler function are installed
-// for everyone. Each compilation therefore takes a reference on them (the
-// first installs them, the last removes them, so that nothing of ours stays
-// in the process between compilations), and everything that belongs to one
-// compilation lives in thread-local state: LLVM keeps the current recovery
-// context per thread, and the fatal-error message goes to a per-thread slot.
+// Part of tilelang. LLVM's crash recovery, its fatal-error and bad-alloc
+// handlers and operator new's handler are process-wide: the signal handlers
+// and the handler functions are installed for everyone. Each compilation
+// therefore takes a reference on them (the first installs them, the last
+// removes them, so that nothing of ours stays in the process between
+// compilations), and everything that belongs to one compilation lives in
+// thread-local state: LLVM keeps the current recovery context per thread,
+// and the fatal-error message goes to a per-thread slot.
+//
+// Running out of memory ends a compilation like a crash. Without the
+// handlers, operator new would throw std::bad_alloc through LLVM and MLIR,
+// which are built without exceptions: nothing on the way would be freed or
+// unlocked, the recovery context would be left registered, and the process
+// would abort wherever the throw could not pass.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,10 +21,14 @@
 
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <mutex>
+#include <new>
+#include <unistd.h>
 
 namespace tilelang {
 
@@ -36,6 +47,39 @@ void recordFatalError(void *, const char *reason, bool) {
     return;
   }
   llvm::errs() << "LLVM ERROR: " << reason << "\n";
+}
+
+/// Set when the compilation on this thread ran out of memory.
+thread_local bool ranOutOfMemory = false;
+
+/// Ends the compilation on this thread, which ran out of memory: the
+/// thread's recovery context turns the exit into a jump back to RunSafely.
+[[noreturn]] void endCompilationOutOfMemory() {
+  ranOutOfMemory = true;
+  llvm::sys::Process::Exit(1);
+}
+
+/// operator new's handler before the first compilation installed ours.
+std::new_handler previousNewHandler = nullptr;
+
+/// operator new's handler while compilations run. A thread that is not
+/// compiling sees operator new as without it.
+void handleNewFailure() {
+  if (currentFatalMessage)
+    endCompilationOutOfMemory();
+  if (previousNewHandler)
+    return previousNewHandler();
+  throwBadAlloc();
+}
+
+/// LLVM's handler for its own failed allocations (safe_malloc and the
+/// like). A thread that is not compiling gets what LLVM does without one.
+void handleLLVMBadAlloc(void *, const char *, bool) {
+  if (currentFatalMessage)
+    endCompilationOutOfMemory();
+  static const char message[] = "LLVM ERROR: out of memory\n";
+  (void)!::write(2, message, sizeof(message) - 1);
+  std::abort();
 }
 
 /// The process's compilation counters, guarded by `mutex`.
@@ -60,6 +104,8 @@ public:
     std::lock_guard<std::mutex> lock(state.mutex);
     if (state.active++ == 0) {
       llvm::install_fatal_error_handler(recordFatalError, nullptr);
+      llvm::install_bad_alloc_error_handler(handleLLVMBadAlloc, nullptr);
+      previousNewHandler = std::set_new_handler(handleNewFailure);
       llvm::CrashRecoveryContext::Enable();
     }
     ++state.statistics.compilations;
@@ -73,6 +119,8 @@ public:
       ++state.statistics.recoveredCrashes;
     if (--state.active == 0) {
       llvm::CrashRecoveryContext::Disable();
+      std::set_new_handler(previousNewHandler);
+      llvm::remove_bad_alloc_error_handler();
       llvm::remove_fatal_error_handler();
     }
   }
@@ -86,23 +134,42 @@ public:
 } // namespace
 
 bool runRecoverably(std::vector<Diagnostic> &diagnostics,
-                    llvm::function_ref<void()> body) {
+                    llvm::function_ref<void()> body,
+                    llvm::function_ref<void()> release) {
   RecoveryScope scope;
   std::string fatalMessage;
   currentFatalMessage = &fatalMessage;
-  llvm::CrashRecoveryContext recovery;
-  bool completed = recovery.RunSafely(body);
+  ranOutOfMemory = false;
+  bool completed;
+  {
+    llvm::CrashRecoveryContext recovery;
+    completed = recovery.RunSafely(body);
+  }
+  bool outOfMemory = ranOutOfMemory;
+  if (!completed && release) {
+    // Under recovery too: if the crash left the IR inconsistent and freeing
+    // it crashes, the rest stays allocated, as all of it did before.
+    std::string ignored;
+    currentFatalMessage = &ignored;
+    llvm::CrashRecoveryContext recovery;
+    recovery.RunSafely(release);
+  }
   currentFatalMessage = nullptr;
+  ranOutOfMemory = false;
   if (completed)
     return true;
   scope.recovered = true;
   Diagnostic diagnostic;
   diagnostic.file = "<compiler>";
-  diagnostic.message =
-      "internal compiler error: " +
-      (fatalMessage.empty() ? std::string("the compiler crashed")
-                            : fatalMessage) +
-      " (please report it with the input that caused it)";
+  if (outOfMemory)
+    diagnostic.message = "the compiler ran out of memory (the kernel is too "
+                         "large to compile with the memory available)";
+  else
+    diagnostic.message =
+        "internal compiler error: " +
+        (fatalMessage.empty() ? std::string("the compiler crashed")
+                              : fatalMessage) +
+        " (please report it with the input that caused it)";
   diagnostics.push_back(std::move(diagnostic));
   return false;
 }

@@ -50,13 +50,43 @@ bool isSupportedArch(llvm::StringRef arch) {
 
 static constexpr llvm::StringLiteral kTriple = "nvptx64-nvidia-cuda";
 
-/// Runs O3 on `llvmModule` and prints its PTX; false if the target cannot.
-static bool optimizeAndEmit(llvm::Module &llvmModule,
-                            llvm::TargetMachine &machine, PTXOutput &output);
 /// PTX ISA 8.4: covers sm_90a and loads on every driver of CUDA 12.4 on.
 static constexpr llvm::StringLiteral kPTXFeatures = "+ptx84";
 
+/// Everything a translation allocates, declared in the order it is made so
+/// that each part is destroyed before what it refers to.
+struct PTXTranslator::State {
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> module;
+  std::unique_ptr<llvm::TargetMachine> machine;
+  // The O3 pipeline's analyses; their results refer to the module.
+  llvm::LoopAnalysisManager loopAnalyses;
+  llvm::FunctionAnalysisManager functionAnalyses;
+  llvm::CGSCCAnalysisManager cgsccAnalyses;
+  llvm::ModuleAnalysisManager moduleAnalyses;
+  std::unique_ptr<llvm::PassBuilder> passBuilder;
+  llvm::ModulePassManager optimizer;
+  /// The PTX text and the stream the code generator prints it to, which
+  /// must outlive the code generator (its printer refers to the stream).
+  llvm::SmallString<0> ptx;
+  std::unique_ptr<llvm::raw_svector_ostream> ptxStream;
+  /// The code generator; it owns the machine functions.
+  llvm::legacy::PassManager codegen;
+
+  /// Runs O3 on the module and prints its PTX; false if the target cannot.
+  bool optimizeAndEmit(PTXOutput &output);
+};
+
+PTXTranslator::PTXTranslator() : state(std::make_unique<State>()) {}
+PTXTranslator::~PTXTranslator() = default;
+
 FailureOr<PTXOutput> translateToPTX(ModuleOp module, llvm::StringRef arch) {
+  PTXTranslator translator;
+  return translator.translate(module, arch);
+}
+
+FailureOr<PTXOutput> PTXTranslator::translate(ModuleOp module,
+                                              llvm::StringRef arch) {
   if (!isSupportedArch(arch))
     return module.emitError("unsupported GPU architecture '")
            << arch << "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)";
@@ -75,10 +105,8 @@ FailureOr<PTXOutput> translateToPTX(ModuleOp module, llvm::StringRef arch) {
       static_cast<llvm::cl::opt<bool> *>(shortPointers)->setValue(true);
   });
 
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(module, llvmContext, "tilelang");
-  if (!llvmModule)
+  state->module = translateModuleToLLVMIR(module, state->context, "tilelang");
+  if (!state->module)
     return module.emitError("translation to LLVM IR failed");
 
   llvm::Triple triple(kTriple);
@@ -90,50 +118,41 @@ FailureOr<PTXOutput> translateToPTX(ModuleOp module, llvm::StringRef arch) {
   // Contract a * b + c into fma, as Triton does by default: faster, and
   // rounded once instead of twice.
   options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
-  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+  state->machine.reset(target->createTargetMachine(
       triple, arch, kPTXFeatures, options, std::nullopt, std::nullopt,
       llvm::CodeGenOptLevel::Aggressive));
-  llvmModule->setTargetTriple(triple);
-  llvmModule->setDataLayout(machine->createDataLayout());
+  state->module->setTargetTriple(triple);
+  state->module->setDataLayout(state->machine->createDataLayout());
 
   // (compile() runs all of this under crash recovery: an LLVM fatal error
   // in the backend becomes a diagnostic, see lib/Compiler/Compiler.cpp.)
   PTXOutput output;
-  if (!optimizeAndEmit(*llvmModule, *machine, output))
+  if (!state->optimizeAndEmit(output))
     return module.emitError("the NVPTX backend cannot emit assembly");
   return output;
 }
 
-static bool optimizeAndEmit(llvm::Module &llvmModule, llvm::TargetMachine &machine,
-                     PTXOutput &output) {
+bool PTXTranslator::State::optimizeAndEmit(PTXOutput &output) {
   // The standard O3 pipeline, with the target's own passes and analyses.
-  llvm::LoopAnalysisManager loopAnalyses;
-  llvm::FunctionAnalysisManager functionAnalyses;
-  llvm::CGSCCAnalysisManager cgsccAnalyses;
-  llvm::ModuleAnalysisManager moduleAnalyses;
-  llvm::PassBuilder passBuilder(&machine);
-  passBuilder.registerModuleAnalyses(moduleAnalyses);
-  passBuilder.registerCGSCCAnalyses(cgsccAnalyses);
-  passBuilder.registerFunctionAnalyses(functionAnalyses);
-  passBuilder.registerLoopAnalyses(loopAnalyses);
-  passBuilder.crossRegisterProxies(loopAnalyses, functionAnalyses,
-                                   cgsccAnalyses, moduleAnalyses);
-  llvm::ModulePassManager optimizer =
-      passBuilder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-  optimizer.run(llvmModule, moduleAnalyses);
+  passBuilder = std::make_unique<llvm::PassBuilder>(machine.get());
+  passBuilder->registerModuleAnalyses(moduleAnalyses);
+  passBuilder->registerCGSCCAnalyses(cgsccAnalyses);
+  passBuilder->registerFunctionAnalyses(functionAnalyses);
+  passBuilder->registerLoopAnalyses(loopAnalyses);
+  passBuilder->crossRegisterProxies(loopAnalyses, functionAnalyses,
+                                    cgsccAnalyses, moduleAnalyses);
+  optimizer =
+      passBuilder->buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  optimizer.run(*module, moduleAnalyses);
   {
     llvm::raw_string_ostream os(output.llvmIR);
-    llvmModule.print(os, nullptr);
+    module->print(os, nullptr);
   }
-  llvm::SmallString<0> ptx;
-  {
-    llvm::raw_svector_ostream os(ptx);
-    llvm::legacy::PassManager codegen;
-    if (machine.addPassesToEmitFile(codegen, os, nullptr,
-                                    llvm::CodeGenFileType::AssemblyFile))
-      return false;
-    codegen.run(llvmModule);
-  }
+  ptxStream = std::make_unique<llvm::raw_svector_ostream>(ptx);
+  if (machine->addPassesToEmitFile(codegen, *ptxStream, nullptr,
+                                   llvm::CodeGenFileType::AssemblyFile))
+    return false;
+  codegen.run(*module);
   output.ptx = ptx.str().str();
   return true;
 }
