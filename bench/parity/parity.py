@@ -486,12 +486,22 @@ def timed_plot(rows: List[dict], path: Path) -> bool:
     return True
 
 
+def _regex(text: str) -> str:
+    """An argument that must be a valid regular expression (argparse reports
+    the error on its usage line)."""
+    try:
+        re.compile(text)
+    except re.error as exc:
+        raise argparse.ArgumentTypeError(f"not a regular expression: {text!r} ({exc})") from None
+    return text
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("mode", choices=["static", "timed", "list"])
     parser.add_argument("--only", help="comma-separated corpus modules (default: all)")
-    parser.add_argument("--problems", help="timed: a regular expression the problem names must match")
-    parser.add_argument("--configs", help="timed: a regular expression the config labels must match")
+    parser.add_argument("--problems", type=_regex, help="timed: a regular expression the problem names must match")
+    parser.add_argument("--configs", type=_regex, help="timed: a regular expression the config labels must match")
     parser.add_argument("--out", default="build/parity", help="directory for results.{json,md,png}")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="static: parallel compilations")
     parser.add_argument("--rep-ms", type=float, default=200, help="timed: milliseconds of repetitions each")

@@ -44,6 +44,44 @@ def product_within_bound(out, ref, a, b):
     return within("c", out, ref, bound)
 
 
+def relative_within(name, out, ref, dtype, relative=1e-2, floor=1e-6):
+    """`out` of `dtype` within `relative` of the float64 `ref` plus an
+    absolute `floor` (for values that round to 0): outputs of products
+    without cancellation (softmax, rmsnorm)."""
+    if out.dtype != dtype:
+        return f"{name}: {out.dtype}, expected {dtype}"
+    return within(name, out, ref, relative * ref.abs() + floor)
+
+
+# -- the fp16/bf16 matrix products (problems with M, N, K and a dtype) --
+
+
+def matmul_static_args(problem):
+    """Pointer arguments and row-major strides of C = A (M x K) @ B (K x N)."""
+    M, N, K, d = problem["M"], problem["N"], problem["K"], problem["dtype"]
+    return dict(a_ptr=f"*{d}", b_ptr=f"*{d}", c_ptr=f"*{d}", M=M, N=N, K=K, stride_am=K, stride_ak=1,
+                stride_bk=N, stride_bn=1, stride_cm=N, stride_cn=1)
+
+
+def matmul_inputs(problem, b_rows_n=False):
+    """Random normal A (M x K) and B (K x N, or N x K with `b_rows_n`)."""
+    import torch
+
+    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[problem["dtype"]]
+    a = torch.randn((problem["M"], problem["K"]), device="cuda", dtype=dtype)
+    b_shape = (problem["N"], problem["K"]) if b_rows_n else (problem["K"], problem["N"])
+    return a, torch.randn(b_shape, device="cuda", dtype=dtype)
+
+
+def matmul_reference(a, b):
+    """A @ B in float64."""
+    return a.double() @ b.double()
+
+
+def matmul_metric(problem):
+    return "TFLOP/s", 2.0 * problem["M"] * problem["N"] * problem["K"]
+
+
 def layer_norm_inputs(problem):
     """Triton's tutorial 05 inputs: x off-centre, weight and bias in [0, 1)."""
     import torch

@@ -95,12 +95,7 @@ def static_args(problem, config):
 
 
 def inputs(problem):
-    import torch
-
-    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[problem["dtype"]]
-    a = torch.randn((problem["M"], problem["K"]), device="cuda", dtype=dtype)
-    b = torch.randn((problem["N"], problem["K"]), device="cuda", dtype=dtype)
-    return a, b
+    return parity_spec.matmul_inputs(problem, b_rows_n=True)
 
 
 def launch(inputs, problem, config):
@@ -109,7 +104,7 @@ def launch(inputs, problem, config):
 
 def reference(inputs, problem):
     a, b = inputs
-    return a.double() @ b.double().T
+    return parity_spec.matmul_reference(a, b.T)
 
 
 def check(out, ref, inputs, problem):
@@ -118,4 +113,4 @@ def check(out, ref, inputs, problem):
 
 
 def metric(problem):
-    return "TFLOP/s", 2.0 * problem["M"] * problem["N"] * problem["K"]
+    return parity_spec.matmul_metric(problem)

@@ -119,18 +119,11 @@ def constexprs(problem):
 
 
 def static_args(problem):
-    M, N, K, d = problem["M"], problem["N"], problem["K"], problem["dtype"]
-    return dict(a_ptr=f"*{d}", b_ptr=f"*{d}", c_ptr=f"*{d}", M=M, N=N, K=K, stride_am=K, stride_ak=1,
-                stride_bk=N, stride_bn=1, stride_cm=N, stride_cn=1)
+    return parity_spec.matmul_static_args(problem)
 
 
 def inputs(problem):
-    import torch
-
-    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[problem["dtype"]]
-    a = torch.randn((problem["M"], problem["K"]), device="cuda", dtype=dtype)
-    b = torch.randn((problem["K"], problem["N"]), device="cuda", dtype=dtype)
-    return a, b
+    return parity_spec.matmul_inputs(problem)
 
 
 def launch(inputs, problem, config):
@@ -138,8 +131,7 @@ def launch(inputs, problem, config):
 
 
 def reference(inputs, problem):
-    a, b = inputs
-    return a.double() @ b.double()
+    return parity_spec.matmul_reference(*inputs)
 
 
 def check(out, ref, inputs, problem):
@@ -148,4 +140,4 @@ def check(out, ref, inputs, problem):
 
 
 def metric(problem):
-    return "TFLOP/s", 2.0 * problem["M"] * problem["N"] * problem["K"]
+    return parity_spec.matmul_metric(problem)
