@@ -40,10 +40,13 @@ def ConvertTileGPUToLLVM : Pass<"convert-tilegpu-to-llvm", "mlir::ModuleOp"> {
     operands' layouts: elementwise ops element by element, loads and stores
     as vectors of up to 16 bytes (predicated PTX when masked), reductions
     with warp shuffles and shared memory, layout conversions through shared
-    memory. Public functions become kernels. Scratch shared memory is one
-    dynamic array (`@tilelang_smem`), reused by every op that needs it; its
-    size is recorded as the module attribute `tilegpu.shared`. Expects scf
-    to be lowered to cf first (convert-scf-to-cf).
+    memory. Public functions become kernels. Shared memory is one dynamic
+    array (`@tilelang_smem`) in which buffers (local_alloc) and the scratch
+    space of the ops that need it are placed by liveness: two share bytes
+    only when they are never live together. Each one's offset is recorded as
+    `tilegpu.offset` on its op, and the peak as the module attribute
+    `tilegpu.shared`. Expects scf to be lowered to cf first
+    (convert-scf-to-cf).
 
     Kernels get `nvvm.maxntid` (the block's threads) and either
     `nvvm.maxnreg` (with `max-registers`, Triton's `maxnreg`) or, without

@@ -2,10 +2,11 @@
 //
 // Part of tilelang. Lowers the shared-memory buffers of software pipelining
 // and the copies that fill them: local_alloc becomes the buffer's address
-// (offsets assigned by allocateSharedMemory), memdesc_index a stage's
-// address within it, async_copy_global_to_local one cp.async per vector of
-// each thread's elements (zero-filled where masked off), and the commit and
-// wait ops cp.async.commit_group and cp.async.wait_group.
+// (its offset placed by allocateSharedMemory, SharedMemoryAllocation.cpp),
+// memdesc_index a stage's address within it, async_copy_global_to_local one
+// cp.async per vector of each thread's elements (zero-filled where masked
+// off), and the commit and wait ops cp.async.commit_group and
+// cp.async.wait_group.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,75 +19,6 @@ using namespace mlir;
 using namespace tilelang;
 using namespace tilelang::tilegpu;
 using namespace tilelang::lowering;
-
-/// The attribute holding a buffer's byte offset in dynamic shared memory.
-static constexpr llvm::StringLiteral kOffsetAttrName = "tilegpu.offset";
-
-int64_t tilelang::lowering::allocateSharedMemory(ModuleOp module) {
-  // Ops in program order (blocks in region order: after scf -> cf a loop's
-  // blocks sit between what precedes and what follows it).
-  llvm::DenseMap<Operation *, int64_t> position;
-  int64_t next = 0;
-  module.walk<WalkOrder::PreOrder>(
-      [&](Operation *op) { position[op] = next++; });
-  // A buffer is live from its local_alloc to its last local_dealloc (to the
-  // end without one).
-  SmallVector<std::pair<int64_t, int64_t>> live;
-  SmallVector<LocalAllocOp> allocs;
-  module.walk([&](LocalAllocOp alloc) {
-    int64_t end = -1;
-    for (Operation *user : alloc->getUsers())
-      if (isa<LocalDeallocOp>(user))
-        end = std::max(end, position[user]);
-    live.push_back({position[alloc], end < 0 ? next : end});
-    allocs.push_back(alloc);
-  });
-  // Scratch sits at offset 0. Ops that need it while buffers are live get
-  // their own room below the buffers; the others (an epilogue after a
-  // pipelined loop, say) reuse the dead buffers' space.
-  int64_t scratchWhileLive = 0, scratchElsewhere = 0;
-  module.walk([&](Operation *op) {
-    int64_t bytes = getScratchBytes(op);
-    if (bytes == 0)
-      return;
-    int64_t at = position[op];
-    bool overlaps = llvm::any_of(live, [&](auto range) {
-      return range.first < at && at < range.second;
-    });
-    int64_t &need = overlaps ? scratchWhileLive : scratchElsewhere;
-    need = std::max(need, bytes);
-  });
-  // Buffers go above that scratch, each at the lowest offset that no buffer
-  // live at the same time occupies (first fit in program order): an
-  // epilogue's buffer reuses the room of the pipeline's, say. 1024-byte
-  // alignment keeps 128-byte swizzle patterns where wgmma's descriptors and
-  // the bulk copy engine expect them.
-  int64_t base = allocs.empty() ? 0 : llvm::alignTo(scratchWhileLive, 1024);
-  int64_t end = base;
-  SmallVector<std::pair<int64_t, int64_t>> placed; // [offset, offset + size)
-  Builder builder(module.getContext());
-  for (auto [index, alloc] : llvm::enumerate(allocs)) {
-    int64_t size = llvm::alignTo(alloc.getType().getSizeInBytes(), 1024);
-    auto overlapsInTime = [&](size_t other) {
-      return live[other].first < live[index].second &&
-             live[index].first < live[other].second;
-    };
-    int64_t offset = base;
-    for (bool moved = true; moved;) {
-      moved = false;
-      for (size_t other = 0; other < placed.size(); ++other)
-        if (overlapsInTime(other) && placed[other].first < offset + size &&
-            offset < placed[other].second) {
-          offset = placed[other].second;
-          moved = true;
-        }
-    }
-    placed.push_back({offset, offset + size});
-    alloc->setAttr(kOffsetAttrName, builder.getI64IntegerAttr(offset));
-    end = std::max(end, offset + size);
-  }
-  return std::max({end, scratchWhileLive, scratchElsewhere});
-}
 
 namespace {
 
@@ -105,17 +37,13 @@ struct LocalAllocLowering : public ConvertOpToLLVMPattern<LocalAllocOp> {
   LogicalResult
   matchAndRewrite(LocalAllocOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto offset = op->getAttrOfType<IntegerAttr>(kOffsetAttrName);
     std::optional<SwizzledTile> tile = SwizzledTile::get(op.getType());
-    if (!offset || (op.getSrc() && !tile))
+    if (!op->hasAttr(kSharedOffsetAttrName) || (op.getSrc() && !tile))
       return op.emitError("only buffers placed by the shared memory "
                           "allocation, and initialized ones with 2-D "
                           "#tilegpu.shared layouts, can be lowered");
     Location loc = op.getLoc();
-    Value base = getSharedMemoryBase(rewriter, loc, op);
-    Value buffer = LLVM::GEPOp::create(
-        rewriter, loc, base.getType(), rewriter.getI8Type(), base,
-        ArrayRef<LLVM::GEPArg>{int32_t(offset.getInt())});
+    Value buffer = getSharedMemoryBase(rewriter, loc, op);
     if (Value src = op.getSrc()) {
       // Earlier readers (the previous iteration's) are done first.
       emitBarrier(rewriter, loc);

@@ -163,11 +163,16 @@ mlir::Value getWarpId(mlir::OpBuilder &builder, mlir::Location loc);
 /// registers (wgmma descriptors). Only where the whole warp is converged.
 mlir::Value getUniformWarpId(mlir::OpBuilder &builder, mlir::Location loc);
 
-/// Base address of the kernel's dynamic shared memory.
+/// Address of `op`'s room in the kernel's dynamic shared memory: its
+/// buffer (local_alloc) or scratch space, at the offset allocateSharedMemory
+/// recorded on it (the array's base without one).
 mlir::Value getSharedMemoryBase(mlir::OpBuilder &builder, mlir::Location loc,
                                 mlir::Operation *op);
 /// Name of the module's dynamic shared-memory symbol.
 inline constexpr llvm::StringLiteral kSharedMemorySymbol = "tilelang_smem";
+/// The attribute holding the byte offset of an op's buffer or scratch space
+/// in dynamic shared memory.
+inline constexpr llvm::StringLiteral kSharedOffsetAttrName = "tilegpu.offset";
 
 /// bar.sync 0 across the CTA.
 void emitBarrier(mlir::OpBuilder &builder, mlir::Location loc);
@@ -256,11 +261,14 @@ void populateMemoryOpToLLVMPatterns(TileGPUTypeConverter &converter,
                                     const ModuleAxisInfo &axisInfo);
 void populateShapeOpToLLVMPatterns(TileGPUTypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
-/// Lays out the kernel's shared memory and returns its size: the scratch
-/// area at offset 0 (as large as the largest need of one op), and every
-/// local_alloc buffer (attribute tilegpu.offset) after the scratch that ops
-/// need while buffers are live; scratch used only while no buffer is live
-/// reuses the buffers' space.
+/// Lays out the kernel's shared memory by liveness and returns its size,
+/// the peak: every local_alloc buffer is live from its definition to the
+/// last use of any memdesc derived from it (through views and branches; an
+/// asynchronous product reading it until its wait), every op's scratch
+/// space (getScratchBytes) for that op alone, and each gets the lowest
+/// offset that nothing live at the same time occupies (attribute
+/// tilegpu.offset, read by getSharedMemoryBase). See
+/// SharedMemoryAllocation.cpp.
 int64_t allocateSharedMemory(mlir::ModuleOp module);
 /// Pipeline buffers, cp.async and its groups.
 void populateAsyncCopyToLLVMPatterns(TileGPUTypeConverter &converter,

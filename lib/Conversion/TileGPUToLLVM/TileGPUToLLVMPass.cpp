@@ -1,6 +1,6 @@
 //===- TileGPUToLLVMPass.cpp - the convert-tilegpu-to-llvm pass -----------===//
 //
-// Part of tilelang. Sizes the shared-memory scratch space, runs axis info
+// Part of tilelang. Lays out shared memory by liveness, runs axis info
 // for the memory lowering, and applies the tilegpu patterns together with
 // the upstream arith, math and cf to LLVM patterns.
 //

@@ -601,7 +601,14 @@ Value tilelang::lowering::getUniformWarpId(OpBuilder &builder, Location loc) {
 Value tilelang::lowering::getSharedMemoryBase(OpBuilder &builder, Location loc,
                                               Operation *op) {
   auto ptrType = LLVM::LLVMPointerType::get(builder.getContext(), 3);
-  return LLVM::AddressOfOp::create(builder, loc, ptrType, kSharedMemorySymbol);
+  Value base =
+      LLVM::AddressOfOp::create(builder, loc, ptrType, kSharedMemorySymbol);
+  // The op's own room, where allocateSharedMemory placed it.
+  auto offset = op->getAttrOfType<IntegerAttr>(kSharedOffsetAttrName);
+  if (!offset || offset.getInt() == 0)
+    return base;
+  return LLVM::GEPOp::create(builder, loc, ptrType, builder.getI8Type(), base,
+                             ArrayRef<LLVM::GEPArg>{int32_t(offset.getInt())});
 }
 
 void tilelang::lowering::emitBarrier(OpBuilder &builder, Location loc) {

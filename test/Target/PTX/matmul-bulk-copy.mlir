@@ -29,8 +29,8 @@
 // ptxas keeps the wgmma asynchronous (no performance warning).
 // PTXAS-NOT: Performance
 
-// 3 stages of 8 + 16 KiB, and 1 KiB for the barriers.
-// SHARED: 74752 bytes of shared memory
+// 3 stages of 8 + 16 KiB, and 24 bytes for the barriers.
+// SHARED: 73752 bytes of shared memory
 
 // Without the bulk copy engine (sm_80): masked pointer loads, copied by
 // cp.async, and no barriers.

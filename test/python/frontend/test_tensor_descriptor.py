@@ -240,9 +240,9 @@ def test_descriptor_matmul_copies_in_bulk_on_sm90a():
     # One fence before the stages take over earlier shared memory, one for C.
     assert ptx.count("fence.proxy.async.shared::cta;") == 2
     assert "st.global" not in ptx and "tilegpu.convert_layout" not in compiled.asm["tilegpu"]
-    # 4 stages of 48 KiB and the barriers' 1 KiB; C's 64 KiB buffer reuses
-    # the stages' room after the loop.
-    assert compiled.shared_bytes == 4 * 49152 + 1024
+    # 4 stages of 48 KiB and the barriers' 4 x 8 bytes; C's 64 KiB buffer
+    # reuses the stages' room after the loop.
+    assert compiled.shared_bytes == 4 * 49152 + 4 * 8
 
 
 def test_bulk_copy_ptx_is_accepted_without_serialization(tmp_path):

@@ -6,7 +6,8 @@
 // (cp.async, or on sm_90 bulk tensor copies signalling one mbarrier per
 // stage), and keeps a loop-carried wgmma product in flight across
 // iterations. Descriptor stores kept for bulk copies become bulk stores;
-// descriptor loads it cannot copy in bulk become pointer loads.
+// descriptor loads it cannot copy in bulk become pointer loads. Copies of
+// loop-invariant tensors to shared memory move before their loops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +25,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace tilelang::tilegpu {
@@ -629,6 +631,28 @@ void LoopPipeliner::rewrite() {
   loop.erase();
 }
 
+/// Moves before its loop every local_alloc that copies a tensor defined
+/// outside the loop into an immutable buffer (a wgmma operand that does not
+/// change, such as attention's Q block): the tensor goes to shared memory
+/// once instead of in every iteration, and the buffer is live across the
+/// loop. Its lowering stores, fences the stores for the async proxy and
+/// waits at a barrier where it now stands, so wgmma in the loop still
+/// reads complete data. Allocations the loop frees (local_dealloc) stay.
+static void hoistInvariantSharedCopies(ModuleOp module) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    module.walk([&](LocalAllocOp alloc) {
+      auto loop = dyn_cast_or_null<LoopLikeOpInterface>(alloc->getParentOp());
+      if (!loop || !alloc.getSrc() || alloc.getType().getMutableMemory() ||
+          !loop.isDefinedOutsideOfLoop(alloc.getSrc()) ||
+          llvm::any_of(alloc->getUsers(), llvm::IsaPred<LocalDeallocOp>))
+        return;
+      loop.moveOutOfLoop(alloc);
+      changed = true;
+    });
+  }
+}
+
 namespace {
 /// Software-pipelines dot operand loads; see Passes.td.
 struct TileGPUPipelinePass
@@ -637,21 +661,19 @@ struct TileGPUPipelinePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (numStages < 2) {
-      if (failed(lowerRemainingDescriptorAccesses(module)))
-        signalPassFailure();
-      return;
-    }
-    SmallVector<scf::ForOp> loops;
-    module.walk([&](scf::ForOp loop) { loops.push_back(loop); });
-    ModuleAxisInfo axisInfo(module);
-    for (scf::ForOp loop : loops) {
-      LoopPipeliner pipeliner(loop, numStages, axisInfo);
-      if (pipeliner.analyze())
-        pipeliner.rewrite();
+    if (numStages >= 2) {
+      SmallVector<scf::ForOp> loops;
+      module.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+      ModuleAxisInfo axisInfo(module);
+      for (scf::ForOp loop : loops) {
+        LoopPipeliner pipeliner(loop, numStages, axisInfo);
+        if (pipeliner.analyze())
+          pipeliner.rewrite();
+      }
     }
     if (failed(lowerRemainingDescriptorAccesses(module)))
-      signalPassFailure();
+      return signalPassFailure();
+    hoistInvariantSharedCopies(module);
   }
 
   /// Lowers the descriptor accesses kept for bulk copies that no pipeline

@@ -161,6 +161,12 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::ModuleOp"> {
     pipeline took (num-stages below 2, a loop that also has pointer loads,
     an address the pipeline cannot recompute) becomes a masked pointer load
     in its own layout.
+
+    Last, at any `num-stages`: a local_alloc in a loop's body that copies a
+    tensor defined outside the loop into an immutable buffer (a wgmma
+    operand that does not change, such as attention's Q block) moves before
+    the loop, so the tensor is written to shared memory once; the buffer is
+    then live across the loop. Allocations the loop frees stay.
   }];
   let options = [
     Option<"numStages", "num-stages", "unsigned", "3",
