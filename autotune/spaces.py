@@ -43,6 +43,83 @@ LAYERNORM: List[Dict[str, Any]] = [
 ]
 
 
+# Flash-attention forward (bench/kernels.py's attention_fwd_kernel): query
+# blocks of 128 rows over two warpgroups (8 warps) or one (4), of 64 rows
+# over one; key blocks of 64 or 128; 2 to 4 stages of K/V copies in flight.
+# The first five are the configs Triton's fused-attention tutorial tunes
+# over on Hopper. 128x64 at 4 stages deepens the pipeline of the usual
+# winner; 64x128 pairs the smaller query block (more programs for short
+# sequences and few heads) with wide key blocks; 128x128 at 4 stages
+# fits at HEAD_DIM 64 only (prune_attention drops it at 128, where its K/V
+# stages alone take 256 KB).
+ATTENTION: List[Dict[str, Any]] = [
+    dict(BLOCK_M=bm, BLOCK_N=bn, num_warps=warps, num_stages=stages)
+    for bm, bn, warps, stages in [
+        (128, 64, 8, 3), (128, 128, 8, 3), (64, 64, 4, 4), (128, 64, 4, 4), (128, 128, 8, 2),
+        (128, 64, 8, 4), (64, 128, 4, 3), (128, 128, 8, 4),
+    ]
+]
+
+# What a tuned attention's best config depends on (besides the dtypes,
+# which the autotuners add themselves): the sequence length, the heads (the
+# number of programs) and the kernel's variant.
+ATTENTION_KEY = ["N_CTX", "H_Q", "H_KV", "HEAD_DIM", "CAUSAL"]
+
+
+def _meta(config) -> Dict[str, Any]:
+    """A space entry (dict) or a Config (tilelang's or Triton's) as one dict
+    of its constexprs, num_warps and num_stages."""
+    if isinstance(config, dict):
+        return config
+    return dict(config.kwargs, num_warps=config.num_warps, num_stages=config.num_stages)
+
+
+def attention_shared_estimate(config, head_dim: int, element_size: int) -> int:
+    """Bytes of shared memory attention_fwd_kernel needs under `config` at
+    the least: the num_stages blocks each of K and V that its software
+    pipeline keeps in flight (the async copies write them there, the tensor
+    cores read them there). A compiled kernel may need more (the Q block,
+    conversion scratch: Triton keeps Q there too); the autotuner's sweep
+    still prunes on the compiled kernel's own figure, so this estimate only
+    has to never exceed it."""
+    meta = _meta(config)
+    return 2 * meta["BLOCK_N"] * head_dim * meta.get("num_stages", 3) * element_size
+
+
+def attention_configs_that_fit(configs, head_dim: int, element_size: int, limit: int) -> list:
+    """The configs whose attention_shared_estimate is within `limit` bytes;
+    all of them when none is (the sweep then records why each fails)."""
+    fitting = [c for c in configs if attention_shared_estimate(c, head_dim, element_size) <= limit]
+    return fitting or list(configs)
+
+
+def prune_attention(configs, named_args: Dict[str, Any], **kwargs) -> list:
+    """early_config_prune of attention_fwd_kernel for tilelang.autotune and
+    triton.autotune (Triton passes constexprs such as HEAD_DIM in kwargs,
+    tilelang in named_args): drops the configs that cannot fit in the
+    current device's shared memory per block, before anything compiles."""
+    from tilelang.autotune import core
+
+    args = dict(named_args, **kwargs)
+    head_dim = args.get("HEAD_DIM") or args["Q"].shape[-1]
+    limit = core.device_properties()["max_shared_per_block"]
+    return attention_configs_that_fit(configs, head_dim, args["Q"].element_size(), limit)
+
+
+def attention_work(args: Dict[str, Any]) -> Dict[str, float]:
+    """The work of one attention_fwd_kernel call, for the autotuner's
+    rates: two N_CTX x N_CTX x HEAD_DIM products per (batch, query head),
+    half of them under a causal mask; Q, K, V read once and Out written
+    once (the least traffic)."""
+    batch, heads, n_ctx, head_dim = args["Q"].shape
+    kv_heads = args["K"].shape[1]
+    flops = 4.0 * batch * heads * n_ctx * n_ctx * head_dim
+    if args.get("CAUSAL"):
+        flops /= 2
+    element = args["Q"].element_size()
+    return {"flops": flops, "bytes": float(element * batch * n_ctx * head_dim * (2 * heads + 2 * kv_heads))}
+
+
 def matmul_work(args: Dict[str, Any]) -> Dict[str, float]:
     """The work of one matmul_kernel call, for the autotuner's rates: 2MNK
     flops; A and B read once and C written once (the least traffic)."""
@@ -58,13 +135,18 @@ def matmul_descriptor_work(args: Dict[str, Any]) -> Dict[str, float]:
     return {"flops": 2.0 * m * n * k, "bytes": float(element * (m * k + k * n + m * n))}
 
 
-def configs(space: List[Dict[str, Any]], pre_hook: Optional[Callable[[Dict[str, Any]], None]] = None):
-    """The space as tilelang.Config objects, each with `pre_hook`."""
-    import tilelang
+def configs(space: List[Dict[str, Any]], pre_hook: Optional[Callable[[Dict[str, Any]], None]] = None,
+            config_class=None):
+    """The space as tilelang.Config objects (or objects of `config_class`,
+    such as triton.Config, to tune Triton over the same space), each with
+    `pre_hook`."""
+    if config_class is None:
+        import tilelang
 
+        config_class = tilelang.Config
     result = []
     for entry in space:
         meta = {k: v for k, v in entry.items() if k not in ("num_warps", "num_stages")}
-        result.append(tilelang.Config(meta, num_warps=entry.get("num_warps", 4),
-                                      num_stages=entry.get("num_stages", 3), pre_hook=pre_hook))
+        result.append(config_class(meta, num_warps=entry.get("num_warps", 4),
+                                   num_stages=entry.get("num_stages", 3), pre_hook=pre_hook))
     return result

@@ -8,16 +8,18 @@ can be tried without a GPU or torch. A result is a dict:
 
 and a row is {"kernel", "shape", "impl", "ms", "GB/s"} for the bandwidth
 kernels (layernorm, softmax), {"kernel", "shape", "impl", "ms", "TFLOP/s"}
-for the compute-bound ones (matmul), or {"kernel", "shape", "impl", "us"}
-for the launch overhead (microseconds per launch).
+for the compute-bound ones (matmul, attention; attention rows also name
+the tuned "config"), or {"kernel", "shape", "impl", "us"} for the launch
+overhead (microseconds per launch).
 """
 
 import json
 import pathlib
 
 # Column order of the implementations, and how the tables name them.
-IMPLS = ("tilelang", "torch", "triton")
-IMPL_NAMES = {"tilelang": "tilelang", "torch": "torch", "triton": "Triton"}
+IMPLS = ("tilelang", "torch", "torch-flash", "torch-cudnn", "triton")
+IMPL_NAMES = {"tilelang": "tilelang", "torch": "torch", "torch-flash": "torch SDPA (flash)",
+              "torch-cudnn": "torch SDPA (cuDNN)", "triton": "Triton"}
 RATIO_NOTE = ("`tilelang / Triton` is tilelang's time over Triton's (ms per call, or us per launch): "
               "below 1, tilelang is faster.")
 
@@ -49,7 +51,8 @@ def _cell(row):
     if "us" in row:
         return f"{row['us']} us"
     if "TFLOP/s" in row:
-        return f"{row['ms']} ms, {row['TFLOP/s']} TFLOP/s"
+        config = f" ({row['config']})" if row.get("config") else ""
+        return f"{row['ms']} ms, {row['TFLOP/s']} TFLOP/s{config}"
     return f"{row['ms']} ms, {row['GB/s']} GB/s"
 
 
@@ -119,7 +122,8 @@ def plot(result, path):
     widths = [max(len(shapes), 1.5) for shapes in grouped.values()]
     fig, axes = plt.subplots(1, len(grouped), figsize=(2.0 + 1.3 * sum(widths), 4.8),
                              gridspec_kw={"width_ratios": widths}, squeeze=False)
-    colors = {"tilelang": "tab:blue", "torch": "tab:orange", "triton": "tab:green"}
+    colors = {"tilelang": "tab:blue", "torch": "tab:orange", "torch-flash": "tab:orange", "torch-cudnn": "tab:red",
+              "triton": "tab:green"}
     for ax, (kernel, shapes) in zip(axes[0], grouped.items()):
         impls = _impls_of(shapes)
         rows = [row for by_impl in shapes.values() for row in by_impl.values()]

@@ -1,6 +1,6 @@
 """Benchmarks on the GPU: tilelang next to torch and Triton in one run.
 
-  python bench/run.py [--out DIR] [--only layernorm,softmax,launch,matmul,matmul-desc|all]
+  python bench/run.py [--out DIR] [--only layernorm,softmax,launch,matmul,matmul-desc,attention|all]
                       [--rep-ms 300]
 
   layernorm  layernorm forward, fp16, at the anchor shapes of the H100 notes
@@ -13,6 +13,13 @@
              to cuBLAS (torch.matmul)
   matmul-desc  the same products through tensor descriptors (bulk tensor
              copies on Hopper, for tilelang and Triton)
+  attention  the bundled flash-attention forward (kernels.py's
+             attention_fwd_kernel), fp16 and bf16, B4 H32 N4096 at head
+             dimensions 64 and 128, causal and full, and B2 H16 N16384 D128
+             full, in TFLOP/s; each compiler runs its best config of
+             autotune/spaces.py's ATTENTION (tuned by its own autotuner
+             once per shape), next to torch's scaled_dot_product_attention
+             on its flash and cuDNN backends
 
 Every tilelang result is checked against a float64 torch reference before it
 is timed. The implementations of a row are timed in alternation (see
@@ -41,6 +48,9 @@ import tilelang.language as tl
 import kernels as bench_kernels
 import report
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from autotune import spaces  # noqa: E402
+
 try:
     import triton
     import triton.language as ttl
@@ -54,6 +64,10 @@ SOFTMAX_DTYPES = [torch.float16, torch.float32]
 MATMUL_SHAPES = [(1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192),
                  (16, 8192, 8192)]
 MATMUL_DTYPES = [torch.float16, torch.bfloat16]
+# (B, H, N_CTX, HEAD_DIM, causal): the shapes of issue 19's measurements.
+ATTENTION_SHAPES = [(4, 32, 4096, 64, False), (4, 32, 4096, 64, True), (4, 32, 4096, 128, False),
+                    (4, 32, 4096, 128, True), (2, 16, 16384, 128, False)]
+ATTENTION_DTYPES = [torch.float16, torch.bfloat16]
 DTYPE_NAMES = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32"}
 
 
@@ -378,10 +392,122 @@ def matmul_descriptors(run, tl_kernels, tt_kernels):
     matmul_products(run, "matmul-desc", with_kernel(tl_kernels, tilelang.TensorDescriptor), triton_matmul)
 
 
+def sdpa_backends():
+    """name -> a callable(q, k, v, causal, scale) running torch's
+    scaled_dot_product_attention on one backend (flash, cuDNN), for the
+    backends this torch has; a note instead when it has none."""
+    try:
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+    except ImportError as exc:
+        return {}, f"torch {torch.__version__} has no torch.nn.attention.sdpa_kernel ({exc})"
+    backends = {}
+    for name, member in (("torch-flash", "FLASH_ATTENTION"), ("torch-cudnn", "CUDNN_ATTENTION")):
+        backend = getattr(SDPBackend, member, None)
+        if backend is None:
+            continue
+
+        def run(q, k, v, causal, scale, backend=backend):
+            with sdpa_kernel(backend):
+                return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale)
+
+        backends[name] = run
+    return backends, None
+
+
+def attention_tuners(tl_kernels, tt_kernels):
+    """(tilelang's, Triton's or None) attention_fwd_kernel under its own
+    autotuner over spaces.ATTENTION, pruned by spaces.prune_attention."""
+    import tilelang
+
+    tuners = [bench_kernels.attention_tuner(
+        tl_kernels["attention_fwd_kernel"], tilelang.autotune, tilelang.heuristics, spaces.configs(spaces.ATTENTION),
+        spaces.prune_attention, spaces.ATTENTION_KEY, work=spaces.attention_work)]
+    if tt_kernels is None:
+        return tuners[0], None
+    tuners.append(bench_kernels.attention_tuner(
+        tt_kernels["attention_fwd_kernel"], triton.autotune, triton.heuristics,
+        spaces.configs(spaces.ATTENTION, config_class=triton.Config), spaces.prune_attention, spaces.ATTENTION_KEY))
+    return tuners[0], tuners[1]
+
+
+def config_label(config):
+    options = bench_kernels.attention_launch_options(config)
+    return f"{options['BLOCK_M']}x{options['BLOCK_N']} w{options['num_warps']} s{options['num_stages']}"
+
+
+def attention(run, tl_kernels, tt_kernels):
+    """softmax(Q K^T / sqrt(D)) V with bench/kernels.py's attention_fwd_kernel
+    (the same source under tilelang and Triton), each compiler with the best
+    config its autotuner finds over spaces.ATTENTION for the shape (tuned
+    before the timing, on the same inputs), next to torch's SDPA on its
+    flash and cuDNN backends. TFLOP/s counts 4 B H N^2 D per call, half of
+    it when causal. Rows carry the configs in "config"."""
+    torch_backends, note = sdpa_backends()
+    if note:
+        log(f"  {note}: tilelang and Triton only")
+    tl_tuned, tt_tuned = attention_tuners(tl_kernels, tt_kernels)
+    for dtype in ATTENTION_DTYPES:
+        for batch, heads, n_ctx, head_dim, causal in ATTENTION_SHAPES:
+            shape = f"B{batch} H{heads} N{n_ctx} D{head_dim} {'causal' if causal else 'full'} {DTYPE_NAMES[dtype]}"
+            try:
+                q, k, v = (torch.randn(batch, heads, n_ctx, head_dim, device="cuda", dtype=dtype) for _ in range(3))
+                o_tl = torch.full_like(q, float("nan"))
+                o_tt = torch.empty_like(q)
+                scale = head_dim ** -0.5
+            except Exception as exc:  # noqa: BLE001
+                run.fail("attention", shape, "setup", exc)
+                continue
+            configs = {}
+            for name, tuned in (("tilelang", tl_tuned), ("triton", tt_tuned)):
+                if tuned is None:
+                    continue
+                try:
+                    start = time.perf_counter()
+                    _, configs[name] = bench_kernels.attention_tuned(tuned, q, k, v, causal, scale, out=o_tt)
+                    torch.cuda.synchronize()
+                    log(f"    {shape:<16} {name:<9} tuned in {time.perf_counter() - start:.1f} s: "
+                        f"{config_label(configs[name])}")
+                except Exception as exc:  # noqa: BLE001
+                    run.fail("attention", shape, name, exc)
+
+            def check():
+                expected, magnitude, spread = bench_kernels.attention_reference(q, k, v, causal, scale)
+                error = (o_tl.double() - expected).abs()
+                bound = bench_kernels.attention_error_bound(q, magnitude, spread)
+                if not bool((error <= bound).all()):  # also false for NaN: unwritten elements
+                    worst = int((error / bound).nan_to_num(float("inf")).argmax())
+                    raise AssertionError(f"tilelang attention {shape} is wrong: {int((~(error <= bound)).sum())} "
+                                         f"elements beyond the error bound; worst: error "
+                                         f"{error.flatten()[worst].item():.3g}, "
+                                         f"bound {bound.flatten()[worst].item():.3g}")
+
+            impls = {}
+            if "tilelang" in configs:
+                impls["tilelang"] = lambda: bench_kernels.attention(
+                    q, k, v, causal, scale, tl_kernels["attention_fwd_kernel"], configs["tilelang"], out=o_tl)
+            for name, backend in torch_backends.items():
+                try:  # a backend may not take this dtype, head dimension or GPU
+                    backend(q, k, v, causal, scale)
+                    torch.cuda.synchronize()
+                except Exception as exc:  # noqa: BLE001
+                    log(f"    {shape:<16} {name:<9} not available: {_error_text(exc)}")
+                    continue
+                impls[name] = lambda backend=backend: backend(q, k, v, causal, scale)
+            if "triton" in configs:
+                impls["triton"] = lambda: bench_kernels.attention(
+                    q, k, v, causal, scale, tt_kernels["attention_fwd_kernel"], configs["triton"], out=o_tt)
+            flops = 4.0 * batch * heads * n_ctx * n_ctx * head_dim / (2 if causal else 1)
+            run.throughput("attention", shape, impls, flops, check)
+            for row in run.rows:
+                if row["kernel"] == "attention" and row["shape"] == shape and row["impl"] in configs:
+                    row["config"] = config_label(configs[row["impl"]])
+            del q, k, v, o_tl, o_tt
+
+
 BENCHMARKS = {"layernorm": layernorm, "softmax": softmax, "launch": launch, "matmul": matmul,
-              "matmul-desc": matmul_descriptors}
+              "matmul-desc": matmul_descriptors, "attention": attention}
 # What a run without --only does: every benchmark.
-DEFAULT_BENCHMARKS = ["layernorm", "softmax", "launch", "matmul", "matmul-desc"]
+DEFAULT_BENCHMARKS = ["layernorm", "softmax", "launch", "matmul", "matmul-desc", "attention"]
 
 
 def parse_args(argv=None):

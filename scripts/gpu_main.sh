@@ -12,8 +12,8 @@
 #      GPU and checks them against float64 torch references;
 #   2. with --bench, the benchmarks: bench/run.py --out OUTDIR/bench times
 #      tilelang next to torch and Triton (layernorm, fused softmax, launch
-#      overhead), writes results.json, results.md and results.png there, and
-#      ends by printing the markdown table.
+#      overhead, matmul, flash attention), writes results.json, results.md
+#      and results.png there, and ends by printing the markdown table.
 #
 # Output is shown and logged to OUTDIR/gpu_ptx_check.log and OUTDIR/bench.log.
 # Both steps run even when the first fails; the exit status is 1 when either

@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 #===- scripts/main.sh - the main job ----------------------------------------===#
 #
-# Compiles the bundled kernels and shows what came out. At this stage of the
-# project the bundled kernels are the tile-IR programs of the PTX test suite
-# (test/Target/PTX: vector add, fused softmax, layernorm forward); each is
-# compiled to PTX for sm_90a and sm_80 with tilelang-compile, its memory and
-# shuffle instructions are shown with ptxas's resource report (when ptxas
-# is installed), and it is compiled once more through the Python API.
+# Compiles the bundled kernels and shows what came out. The tile-IR programs
+# of the PTX test suite (test/Target/PTX: vector add, fused softmax,
+# layernorm forward, ...) are each compiled to PTX for sm_90a and sm_80 with
+# tilelang-compile, their memory and shuffle instructions are shown with
+# ptxas's resource report (when ptxas is installed), and they are compiled
+# once more through the Python API. The flash-attention forward of
+# bench/kernels.py is compiled through the Python frontend in every variant
+# the benchmark runs (bench/attention_static.py: shared memory, registers,
+# spills, the main loop's barriers and shared-memory traffic).
 # With a GPU (and torch), scripts/gpu_main.sh then runs the kernels' PTX and
 # checks it against float64 references, and benchmarks tilelang next to
-# torch and Triton (bench/run.py: layernorm, fused softmax, launch overhead;
-# results.{json,md,png} in build/main/bench), printing the markdown table.
+# torch and Triton (bench/run.py: layernorm, fused softmax, launch overhead,
+# matmul, flash attention; results.{json,md,png} in build/main/bench),
+# printing the markdown table.
 # Needs scripts/setup.sh to have run once. On a host without LLVM where
 # setup.sh built only the extension against a prebuilt library
 # (build/gpu-host/installed/site), the kernels are compiled through the
@@ -84,6 +88,9 @@ for path in sorted(glob.glob("test/Target/PTX/*.mlir")):
     print(f"  {path}: {kernel.name} -> {len(kernel.ptx.splitlines())} lines of PTX in {ms:.1f} ms "
           f"({kernel.num_warps} warps, {kernel.shared_bytes} B shared)")
 PY
+
+printf '\n==> The bundled flash-attention forward (bench/kernels.py) through the Python frontend\n'
+"$PY" bench/attention_static.py
 
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
   printf '\n==> GPU found (%s): checking the kernels, then benchmarking\n' "$(nvidia-smi -L | head -n 1)"

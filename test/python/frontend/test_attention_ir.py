@@ -1,0 +1,140 @@
+"""bench/kernels.py's flash-attention forward through the whole compiler on
+the CPU: the kernel that a launch of kernels.attention would compile (the
+same arguments, specialized as a launch specializes them, through
+JITFunction.warmup with stand-in tensors), in every variant the GPU tests
+run (fp16 and bf16, head dimensions 64 and 128, causal and full, sequence
+lengths that the key block divides and that it does not), compiled to PTX
+for sm_90a (and one for sm_80), with its resources checked; and the
+wrapper's refusals of operands it cannot take."""
+
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+import tilelang
+import tilelang.language as tl
+from tilelang_testing import REPO_ROOT, FakeTensor, load_module
+
+BENCH_KERNELS = load_module("bench_kernels", REPO_ROOT / "bench" / "kernels.py")
+KERNELS = BENCH_KERNELS.define(tilelang.jit, tl)
+ATTENTION = KERNELS["attention_fwd_kernel"]
+PTXAS = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+
+MLIR = {"float16": "f16", "bfloat16": "bf16"}
+
+
+def operands(batch, heads, kv_heads, n_ctx, head_dim, dtype):
+    """Stand-ins for q, k, v and out, contiguous, 16-byte aligned."""
+    q = FakeTensor((batch, heads, n_ctx, head_dim), dtype, address=0x7F0000000000)
+    k = FakeTensor((batch, kv_heads, n_ctx, head_dim), dtype, address=0x7F1000000000)
+    v = FakeTensor((batch, kv_heads, n_ctx, head_dim), dtype, address=0x7F2000000000)
+    out = FakeTensor((batch, heads, n_ctx, head_dim), dtype, address=0x7F3000000000)
+    return q, k, v, out
+
+
+def compile_attention(dtype, head_dim, causal, n_ctx, config=None, heads=32, kv_heads=32):
+    q, k, v, out = operands(4, heads, kv_heads, n_ctx, head_dim, dtype)
+    options = BENCH_KERNELS.attention_launch_options(config)
+    return ATTENTION.warmup(*BENCH_KERNELS.attention_args(q, k, v, out, head_dim ** -0.5),
+                            **BENCH_KERNELS.attention_constexprs(q, causal, options), **options), options
+
+
+def ptxas_report(ptx, arch, tmp_path):
+    path = tmp_path / "attention.ptx"
+    path.write_text(ptx)
+    done = subprocess.run([PTXAS, f"-arch={arch}", "-v", str(path), "-o", os.devnull], capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("n_ctx", [4096, 1000])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("head_dim", [64, 128])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_attention_compiles_for_sm90a(dtype, head_dim, causal, n_ctx, tmp_path):
+    """The default config (128x64 query/key blocks, 8 warps, 3 stages): both
+    products on wgmma, the online softmax in base 2, 64-bit head offsets,
+    one loop over key blocks where no mask is needed (full attention over
+    whole blocks) and a second, masked one for the causal diagonal or a
+    partial last block; ptxas accepts the PTX within the register file."""
+    compiled, options = compile_attention(dtype, head_dim, causal, n_ctx)
+    ir = compiled.asm["tile"]
+    el = MLIR[dtype]
+    bm, bn = options["BLOCK_M"], options["BLOCK_N"]
+    # S = Q K^T (K read transposed, HEAD_DIM x BLOCK_N) and O += P V with P in the value type.
+    assert f"tensor<{bm}x{head_dim}x{el}> * tensor<{head_dim}x{bn}x{el}> -> tensor<{bm}x{bn}xf32>" in ir
+    assert f"tensor<{bm}x{bn}x{el}> * tensor<{bn}x{head_dim}x{el}> -> tensor<{bm}x{head_dim}xf32>" in ir
+    assert "math.exp2" in ir
+    assert re.search(r"arith.extsi %\w+ : i32 to i64", ir)
+    loops = len(re.findall(r"\bscf.for\b", ir))
+    whole_blocks = n_ctx % bn == 0
+    assert loops == (1 if whole_blocks and not causal else 2), (loops, ir)
+
+    built = compiled.to_ptx("sm_90a")
+    assert compiled.num_warps == 8 and built.num_warps == 8
+    assert ".maxntid 256, 1, 1" in built.ptx
+    assert "wgmma.mma_async" in built.ptx
+    # wgmma reads its B operand (K^T, then V) from shared memory: at least
+    # one block of each is there.
+    element = 2
+    assert built.shared_bytes >= 2 * bn * head_dim * element, built.shared_bytes
+    if os.path.exists(PTXAS):
+        report = ptxas_report(built.ptx, "sm_90a", tmp_path)
+        registers = int(re.search(r"Used (\d+) registers", report).group(1))
+        assert 0 < registers <= 255, report
+
+
+@pytest.mark.parametrize("cfg", [{"BLOCK_M": 64, "BLOCK_N": 64, "num_warps": 4, "num_stages": 3},
+                                 {"BLOCK_M": 128, "BLOCK_N": 64, "num_warps": 4, "num_stages": 2}],
+                         ids=lambda c: f"{c['BLOCK_M']}x{c['BLOCK_N']}-w{c['num_warps']}")
+def test_attention_compiles_for_sm80(cfg, tmp_path):
+    """On sm_80 both products go to mma.sync, and ptxas accepts the PTX."""
+    compiled, _ = compile_attention("float16", 64, True, 1000, config=cfg)
+    built = compiled.to_ptx("sm_80")
+    assert "mma.sync.aligned.m16n8k16" in built.ptx and "wgmma" not in built.ptx
+    if os.path.exists(PTXAS):
+        ptxas_report(built.ptx, "sm_80", tmp_path)
+
+
+def test_whole_blocks_follows_the_key_block():
+    """WHOLE_BLOCKS (the promise that drops the masked loop of full
+    attention) holds exactly when BLOCK_N divides N_CTX, from the wrapper's
+    constexprs and from the autotuner's heuristic alike."""
+    for n_ctx, block_n, whole in [(4096, 64, True), (4096, 128, True), (1000, 64, False), (64, 128, False),
+                                  (1, 64, False)]:
+        q = FakeTensor((1, 1, n_ctx, 64))
+        constexprs = BENCH_KERNELS.attention_constexprs(q, False, {"BLOCK_N": block_n})
+        assert constexprs == {"HEAD_DIM": 64, "CAUSAL": False, "WHOLE_BLOCKS": whole}
+        assert BENCH_KERNELS.attention_whole_blocks({"N_CTX": n_ctx, "BLOCK_N": block_n}) == whole
+
+
+def test_attention_refuses_what_it_cannot_run():
+    q, k, v, _ = operands(2, 8, 2, 100, 64, "float16")
+    launched = []
+
+    class Kernel:
+        def __getitem__(self, grid):
+            return lambda *args, **kwargs: launched.append(grid)
+
+    out = FakeTensor(q.shape, "float16")
+    for bad_args, message in [
+        ((q, FakeTensor((2, 3, 100, 64)), FakeTensor((2, 3, 100, 64))), "3 key/value heads do not divide 8"),
+        ((q, k, FakeTensor((2, 2, 99, 64))), "do not match"),
+        ((q, k, FakeTensor((2, 2, 100, 64), "bfloat16")), "different dtypes"),
+        ((FakeTensor((2, 8, 100, 96)), FakeTensor((2, 2, 100, 96)), FakeTensor((2, 2, 100, 96))),
+         "head dimension 96"),
+        ((FakeTensor((8, 100, 64)), k, v), "must be"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            BENCH_KERNELS.attention(*bad_args, False, None, Kernel(), out=out)
+    with pytest.raises(ValueError, match="sm_scale must be positive"):
+        BENCH_KERNELS.attention(q, k, v, True, 0.0, Kernel(), out=out)
+    with pytest.raises(ValueError, match="out has shape"):
+        BENCH_KERNELS.attention(q, k, v, True, None, Kernel(), out=FakeTensor((2, 8, 100, 32)))
+    assert launched == []
+    BENCH_KERNELS.attention(q, k, v, True, None, Kernel(), config={"BLOCK_M": 64}, out=out)
+    assert launched == [(2, 16)]  # cdiv(100, 64) query blocks, batch 2 x 8 query heads
