@@ -24,8 +24,6 @@ parity = load_module("parity", REPO_ROOT / "bench" / "parity" / "parity.py")
 #: Findings known today, each with the issue that removes it. strict: the
 #: test fails once a known gap is gone, so that this list stays true.
 KNOWN_GAPS = {
-    "attention": "flash attention (issue 19): the wgmma accumulator is converted back to a blocked layout after "
-                 "each product, 304-1040 B of spills and 2-byte loads at 128x128",
     "matmul_int8": "int8 products run on mma.sync without software pipelining (issue 18, pipelines for every dot "
                    "operand): spills and 1-byte loads",
     "matmul_descriptor": "the transposed descriptor operand (b.T) is not copied in bulk but loaded and stored "

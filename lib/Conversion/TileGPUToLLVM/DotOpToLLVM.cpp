@@ -260,10 +260,15 @@ struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
     Location loc = op.getLoc();
     auto dType = cast<RankedTensorType>(op.getD().getType());
     std::optional<MmaV2Tile> tile = getMmaV3Tile(dType.getEncoding());
-    std::optional<SwizzledTile> aTile = SwizzledTile::get(op.getA().getType());
+    // A is a shared tile read through descriptors, or registers.
+    bool aInRegisters = op.isAInRegisters();
+    std::optional<SwizzledTile> aTile;
+    if (!aInRegisters)
+      aTile = SwizzledTile::get(cast<MemDescType>(op.getA().getType()));
     std::optional<SwizzledTile> bTile = SwizzledTile::get(op.getB().getType());
-    if (!tile || !aTile || !bTile || !dType.getElementType().isF32() ||
-        aTile->blockLength * 2 < 32 || bTile->blockLength * 2 < 32)
+    if (!tile || (!aInRegisters && (!aTile || aTile->blockLength * 2 < 32)) ||
+        !bTile || !dType.getElementType().isF32() ||
+        bTile->blockLength * 2 < 32)
       return op.emitError("warp_group_dot needs an f32 wgmma accumulator and "
                           "swizzled operand tiles with rows of 32 bytes or "
                           "more");
@@ -272,19 +277,16 @@ struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
     unsigned perInstr = instrN / 2;
     unsigned repM = llvm::divideCeil(dType.getDimSize(0), tile->ctaTile[0]);
     unsigned repN = llvm::divideCeil(dType.getDimSize(1), tile->ctaTile[1]);
-    unsigned repK = op.getA().getType().getShape()[1] / 16;
+    unsigned repK = op.getAShape()[1] / 16;
     // K-major operands need no transpose; M- or N-major ones do.
-    bool transposeA = aTile->contiguousDim != 1;
+    bool transposeA = aTile && aTile->contiguousDim != 1;
     bool transposeB = bTile->contiguousDim != 0;
-    StringRef type =
-        op.getA().getType().getElementType().isBF16() ? "bf16" : "f16";
+    StringRef type = op.getAElementType().isBF16() ? "bf16" : "f16";
 
     auto constant = [&](int64_t value) {
       return i32Constant(rewriter, loc, value);
     };
     auto i32 = rewriter.getI32Type();
-    Value aAddress =
-        LLVM::PtrToIntOp::create(rewriter, loc, i32, adaptor.getA());
     Value bAddress =
         LLVM::PtrToIntOp::create(rewriter, loc, i32, adaptor.getB());
     // Descriptors derived from a warp id ptxas knows to be warp-uniform stay
@@ -348,8 +350,19 @@ struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
               operand.kContiguous ? constant(k) : otherAt));
       return emitMatrixDescriptor(rewriter, loc, smem, at);
     };
-    OperandDescriptors aOperand = makeOperand(
-        *aTile, aAddress, warpgroupRow, !transposeA, /*warpStartMultiple=*/64);
+    std::optional<OperandDescriptors> aOperand;
+    SmallVector<Value> aRegisters;
+    if (aInRegisters) {
+      aRegisters = packOperand(rewriter, loc,
+                               unpackStruct(rewriter, loc, adaptor.getA()),
+                               /*kWidth=*/2, /*split=*/false)
+                       .first;
+    } else {
+      Value aAddress =
+          LLVM::PtrToIntOp::create(rewriter, loc, i32, adaptor.getA());
+      aOperand.emplace(makeOperand(*aTile, aAddress, warpgroupRow,
+                                   !transposeA, /*warpStartMultiple=*/64));
+    }
     OperandDescriptors bOperand = makeOperand(
         *bTile, bAddress, warpgroupColumn, !transposeB, instrN);
 
@@ -359,16 +372,30 @@ struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
       outputs += (r ? ",$" : "$") + std::to_string(r);
       ties += "," + std::to_string(r);
     }
+    // Operands after the outputs and their tied inputs. Register A: 4
+    // registers of 2 elements, and no transpose flag for it.
+    unsigned aIndex = 2 * perInstr;
+    std::string aText =
+        aInRegisters
+            ? llvm::formatv("{{${0},${1},${2},${3}}", aIndex, aIndex + 1,
+                            aIndex + 2, aIndex + 3)
+                  .str()
+            : "$" + std::to_string(aIndex);
+    unsigned bIndex = aIndex + (aInRegisters ? 4 : 1);
+    std::string flags = aInRegisters ? std::to_string(int(transposeB))
+                                     : llvm::formatv("{0}, {1}",
+                                                     int(transposeA),
+                                                     int(transposeB))
+                                           .str();
     std::string text =
         llvm::formatv("wgmma.mma_async.sync.aligned.m64n{0}k16.f32.{1}.{1} "
-                      "{{{2}}, ${3}, ${4}, 1, 1, 1, {5}, {6};",
-                      instrN, type, outputs, 2 * perInstr, 2 * perInstr + 1,
-                      int(transposeA), int(transposeB))
+                      "{{{2}}, {3}, ${4}, 1, 1, 1, {5};",
+                      instrN, type, outputs, aText, bIndex, flags)
             .str();
     std::string constraints;
     for (unsigned r = 0; r < perInstr; ++r)
       constraints += r ? ",=f" : "=f";
-    constraints += ties + ",l,l";
+    constraints += ties + (aInRegisters ? ",r,r,r,r,l" : ",l,l");
     SmallVector<Type> accTypes(perInstr, rewriter.getF32Type());
 
     emitInlineAsm(rewriter, loc, {}, {}, "wgmma.fence.sync.aligned;", "");
@@ -377,8 +404,15 @@ struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
         MutableArrayRef<Value> slice(&acc[(i * repN + j) * perInstr], perInstr);
         for (unsigned kk = 0; kk < repK; ++kk) {
           SmallVector<Value> operands(slice.begin(), slice.end());
-          operands.push_back(
-              descriptor(aOperand, i * tile->ctaTile[0], kk * 16));
+          if (aInRegisters) {
+            // The operand's registers of this (M, K) step, in the order of
+            // its LayoutMap: 4 pairs per step, K steps, then M.
+            auto step = ArrayRef(aRegisters).slice((i * repK + kk) * 4, 4);
+            operands.append(step.begin(), step.end());
+          } else {
+            operands.push_back(
+                descriptor(*aOperand, i * tile->ctaTile[0], kk * 16));
+          }
           operands.push_back(
               descriptor(bOperand, j * tile->ctaTile[1], kk * 16));
           auto product = emitInlineAsm(rewriter, loc, accTypes, operands, text,

@@ -100,12 +100,14 @@ struct ReduceOpLowering : public ConvertOpToLLVMPattern<tile::ReduceOp> {
     auto srcType = cast<RankedTensorType>(op.getSrcs().front().getType());
     auto layout = getDistributedEncoding(srcType);
     if (!isLowerableLayout(layout))
-      return op.emitError("reduce needs a blocked (or sliced) source layout");
-    FailureOr<DimDistribution> distribution =
+      return op.emitError("reduce needs a blocked or mma source layout (or "
+                          "a slice of one)");
+    FailureOr<DimSpread> distribution =
         getDimDistribution(layout, srcType.getShape(), axis);
     if (failed(distribution))
       return op.emitError("reducing along a dimension smaller than the "
-                          "elements one thread holds is not supported");
+                          "elements one thread holds, or spread over lanes "
+                          "that also hold other rows, is not supported");
     unsigned numOperands = op.getSrcs().size();
 
     // 1. Within the thread: combine elements that differ only along the

@@ -1,9 +1,11 @@
 //===- ShapeOpToLLVM.cpp - tensor construction and layout changes ---------===//
 //
 // Part of tilelang. Lowers constants, splat, make_range, broadcast and
-// expand_dims (register moves within a thread), and convert_layout, reshape
-// and trans (a round trip through shared memory: every thread writes its
-// elements at their coordinates, then reads the ones it needs).
+// expand_dims (register moves within a thread), convert_layout between
+// layouts that give every thread the same elements (register moves too),
+// and other conversions, reshape and trans (a round trip through shared
+// memory: every thread writes its elements at their coordinates, then reads
+// the ones it needs).
 //
 //===----------------------------------------------------------------------===//
 
@@ -154,6 +156,32 @@ struct ExpandDimsLowering : public ConvertOpToLLVMPattern<tile::ExpandDimsOp> {
   }
 };
 
+/// convert_layout between layouts whose threads hold the same elements
+/// (their LayoutMaps differ only in register order): a permutation of each
+/// thread's registers, no shared memory.
+struct RegisterPermutationLowering
+    : public ConvertOpToLLVMPattern<ConvertLayoutOp> {
+  RegisterPermutationLowering(TileGPUTypeConverter &converter)
+      : ConvertOpToLLVMPattern(converter, /*benefit=*/3) {}
+
+  LogicalResult
+  matchAndRewrite(ConvertLayoutOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType srcType = op.getSrc().getType(), type = op.getType();
+    std::optional<SmallVector<unsigned>> permutation = getRegisterPermutation(
+        srcType.getEncoding(), type.getEncoding(), type.getShape());
+    if (!permutation)
+      return failure();
+    SmallVector<Value> srcElements =
+        unpackStruct(rewriter, op.getLoc(), adaptor.getSrc());
+    SmallVector<Value> elements;
+    for (unsigned reg : *permutation)
+      elements.push_back(srcElements[reg]);
+    replaceWithElements(rewriter, op, type, elements, *getTypeConverter());
+    return success();
+  }
+};
+
 /// Row-major linear index of `coords` in `shape`.
 Value linearize(OpBuilder &b, Location loc, ArrayRef<Value> coords,
                 ArrayRef<int64_t> shape) {
@@ -211,11 +239,15 @@ struct RedistributeLowering : public ConvertOpToLLVMPattern<OpT> {
     Location loc = op.getLoc();
     auto srcType = cast<RankedTensorType>(op.getSrc().getType());
     auto resultType = cast<RankedTensorType>(op.getType());
-    if (!isLowerableLayout(srcType.getEncoding()) ||
-        !isLowerableLayout(resultType.getEncoding()))
-      return op.emitError("only blocked, mma.sync and mma.sync operand "
-                          "layouts (and slices of them) can be "
-                          "redistributed yet");
+    // Elements are addressed by their coordinates: any layout that has
+    // them will do.
+    auto hasCoordinates = [](RankedTensorType type) {
+      return isLowerableLayout(type.getEncoding()) ||
+             LayoutMap::get(type.getEncoding(), type.getShape());
+    };
+    if (!hasCoordinates(srcType) || !hasCoordinates(resultType))
+      return op.emitError("only blocked, mma and mma operand layouts (and "
+                          "slices of them) can be redistributed yet");
     auto writeIndex = [&](ArrayRef<Value> coords) -> Value {
       if constexpr (std::is_same_v<OpT, tile::TransOp>) {
         SmallVector<Value> permuted;
@@ -245,6 +277,7 @@ void tilelang::lowering::populateShapeOpToLLVMPatterns(
     TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<ConstantLowering, SplatLowering, MakeRangeLowering,
                BroadcastLowering, ExpandDimsLowering,
+               RegisterPermutationLowering,
                RedistributeLowering<ConvertLayoutOp>,
                RedistributeLowering<tile::ReshapeOp>,
                RedistributeLowering<tile::TransOp>>(converter);

@@ -13,6 +13,7 @@
 #define TILELANG_LIB_CONVERSION_TILEGPUTOLLVM_H
 
 #include "tilelang/Analysis/AxisInfo.h"
+#include "tilelang/Dialect/TileGPU/IR/LayoutMap.h"
 #include "tilelang/Dialect/TileGPU/IR/LayoutUtils.h"
 #include "tilelang/Dialect/TileGPU/IR/TileGPUOps.h"
 
@@ -84,15 +85,9 @@ llvm::SmallVector<llvm::SmallVector<mlir::Value>>
 emitElementCoordinates(mlir::OpBuilder &builder, mlir::Location loc,
                        mlir::RankedTensorType type);
 
-/// Lanes and warps along `dim` of `layout` that hold distinct data of a
-/// `shape` tensor (the rest replicate), and the lane-id stride along `dim`.
-struct DimDistribution {
-  unsigned distinctLanes = 1;
-  unsigned laneStride = 1;
-  unsigned distinctWarps = 1;
-  unsigned warpStride = 1;
-};
-mlir::FailureOr<DimDistribution>
+/// How `layout` spreads a `shape` tensor's dimension `dim` over lanes and
+/// warps (see getDimSpread); failure where its LayoutMap cannot say.
+mlir::FailureOr<tilegpu::DimSpread>
 getDimDistribution(tilegpu::DistributedEncodingAttr layout,
                    llvm::ArrayRef<int64_t> shape, unsigned dim);
 

@@ -67,8 +67,11 @@ TileGPUTypeConverter::TileGPUTypeConverter(MLIRContext *context,
   addConversion([context](AsyncTokenType) -> Type {
     return IntegerType::get(context, 32);
   });
+  // A distributed tensor is the struct of a thread's elements (layouts only
+  // conversions produce, like wgmma's register operand, included).
   addConversion([this](RankedTensorType type) -> std::optional<Type> {
-    if (!isLowerableLayout(type.getEncoding()))
+    if (!isLowerableLayout(type.getEncoding()) &&
+        !LayoutMap::get(type.getEncoding(), type.getShape()))
       return std::nullopt;
     Type element = convertType(type.getElementType());
     if (!element)
@@ -289,10 +292,45 @@ emitMmaV3Coordinates(OpBuilder &b, Location loc, Attribute layout,
   return result;
 }
 
+/// Coordinates read off a layout's LayoutMap: the lane and warp bits set
+/// in this thread's ids add their bases to the start, the register bits
+/// give each element's constant offset.
+static ThreadElementCoordinates emitMapCoordinates(OpBuilder &b, Location loc,
+                                                   const LayoutMap &map) {
+  auto constant = [&](int64_t value) { return i32Constant(b, loc, value); };
+  SmallVector<Value> starts(map.getRank(), constant(0));
+  auto addBits = [&](ArrayRef<SmallVector<int64_t>> bases, Value id) {
+    for (auto [bit, base] : llvm::enumerate(bases))
+      for (unsigned dim = 0; dim < map.getRank(); ++dim) {
+        if (base[dim] == 0)
+          continue;
+        Value set = LLVM::AndOp::create(
+            b, loc, LLVM::LShrOp::create(b, loc, id, constant(bit)),
+            constant(1));
+        starts[dim] = LLVM::AddOp::create(
+            b, loc, starts[dim],
+            LLVM::MulOp::create(b, loc, set, constant(base[dim])));
+      }
+  };
+  addBits(map.lanes, getLaneId(b, loc));
+  addBits(map.warps, getWarpId(b, loc));
+  ThreadElementCoordinates result;
+  result.starts = starts;
+  for (unsigned reg = 0; reg < map.getNumRegisters(); ++reg)
+    result.offsets.push_back(map.apply(reg, 0, 0));
+  result.wrapSizes.assign(map.getRank(), 0);
+  return result;
+}
+
 /// This thread's elements of a `shape` tensor in `layout`, in struct order.
 static ThreadElementCoordinates
 emitCoordinates(OpBuilder &b, Location loc, DistributedEncodingAttr layout,
                 ArrayRef<int64_t> shape) {
+  // Layouts without a hand-written case (wgmma's register operand) are read
+  // off their LayoutMap.
+  if (!isLowerableLayout(layout))
+    if (std::optional<LayoutMap> map = LayoutMap::get(layout, shape))
+      return emitMapCoordinates(b, loc, *map);
   if (getMmaV2Tile(layout))
     return emitMmaV2Coordinates(b, loc, layout, shape);
   if (getMmaV3Tile(layout))
@@ -417,36 +455,16 @@ tilelang::lowering::emitElementCoordinates(OpBuilder &builder, Location loc,
   return result;
 }
 
-FailureOr<DimDistribution>
+FailureOr<DimSpread>
 tilelang::lowering::getDimDistribution(DistributedEncodingAttr layout,
                                        ArrayRef<int64_t> shape, unsigned dim) {
-  if (auto slice = dyn_cast<SliceEncodingAttr>(layout)) {
-    SmallVector<int64_t> parentShape(shape);
-    parentShape.insert(parentShape.begin() + slice.getDim(), 1);
-    unsigned parentDim = dim < slice.getDim() ? dim : dim + 1;
-    return getDimDistribution(cast<DistributedEncodingAttr>(slice.getParent()),
-                              parentShape, parentDim);
-  }
-  auto blocked = dyn_cast<BlockedEncodingAttr>(layout);
-  if (!blocked)
+  std::optional<LayoutMap> map = LayoutMap::get(layout, shape);
+  if (!map)
     return failure();
-  int64_t size = shape[dim];
-  unsigned perThread = blocked.getSizePerThread()[dim];
-  if (size < perThread)
+  std::optional<DimSpread> spread = getDimSpread(*map, dim);
+  if (!spread)
     return failure();
-  DimDistribution result;
-  unsigned lanes = blocked.getThreadsPerWarp()[dim];
-  unsigned warps = blocked.getWarpsPerCTA()[dim];
-  result.distinctLanes = std::min<int64_t>(lanes, size / perThread);
-  result.distinctWarps = std::max<int64_t>(
-      1, std::min<int64_t>(warps, size / (perThread * lanes)));
-  for (unsigned other : blocked.getOrder()) {
-    if (other == dim)
-      break;
-    result.laneStride *= blocked.getThreadsPerWarp()[other];
-    result.warpStride *= blocked.getWarpsPerCTA()[other];
-  }
-  return result;
+  return *spread;
 }
 
 //===----------------------------------------------------------------------===//
@@ -741,6 +759,12 @@ SmallVector<int64_t> tilelang::lowering::getScratchShape(Operation *op) {
 }
 
 int64_t tilelang::lowering::getScratchBytes(Operation *op) {
+  // Conversions that only reorder each thread's registers need no room.
+  if (auto convert = dyn_cast<ConvertLayoutOp>(op))
+    if (getRegisterPermutation(convert.getSrc().getType().getEncoding(),
+                               convert.getType().getEncoding(),
+                               convert.getType().getShape()))
+      return 0;
   if (isa<ConvertLayoutOp, tile::ReshapeOp, tile::TransOp>(op)) {
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
     int64_t elements = 1;

@@ -1,7 +1,7 @@
 // tilegpu-coalesce gives each memory access a layout with up to 16 bytes per
 // thread along its most contiguous dimension, as far as axis info proves
 // contiguity and alignment, and spreads it over the values that feed it.
-// RUN: tilelang-opt %s --convert-tile-to-tilegpu=num-warps=4 --tilegpu-coalesce --canonicalize | FileCheck %s
+// RUN: tilelang-opt %s --convert-tile-to-tilegpu=num-warps=4 --tilegpu-coalesce --canonicalize --cse | FileCheck %s
 
 // CHECK-DAG: #[[V4:.*]] = #tilegpu.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
 // CHECK-DAG: #[[V8:.*]] = #tilegpu.blocked<sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
@@ -164,4 +164,41 @@ func.func @col_major(%p: !tile.ptr<f16> {tile.divisibility = 16 : i32},
   %v = tile.load %ptrs : tensor<64x64x!tile.ptr<f16>>
   tile.store %ptrs, %v : tensor<64x64x!tile.ptr<f16>>
   return
+}
+
+// A K^T block (contiguous along dimension 0) and a V block (contiguous along
+// dimension 1) of one size, whose offsets share a range, its expand_dims
+// and a constant mask and `other` (as CSE leaves them): the shared index
+// computations are copied per user, so that each load gets its own layout.
+// CHECK-LABEL: func @shared_index_computations
+// CHECK: tile.load %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x64x!tile.ptr<f16>, #[[COL]]>
+// CHECK: tile.load %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x64x!tile.ptr<f16>, #[[ROW]]>
+func.func @shared_index_computations(%k: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+                                     %v: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+                                     %stride: i32 {tile.divisibility = 16 : i32},
+                                     %valid: i1) -> (tensor<64x64xf16>, tensor<64x64xf16>) {
+  %r = tile.make_range 0 to 64 : tensor<64xi32>
+  %rows = tile.expand_dims %r {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %cols = tile.expand_dims %r {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %mask = tile.splat %valid : i1 -> tensor<64x64xi1>
+  %zero = arith.constant dense<0.000000e+00> : tensor<64x64xf16>
+  // K^T: element (d, n) at d + n * stride.
+  %sc = tile.splat %stride : i32 -> tensor<1x64xi32>
+  %kcols = arith.muli %cols, %sc : tensor<1x64xi32>
+  %kr = tile.broadcast %rows : tensor<64x1xi32> -> tensor<64x64xi32>
+  %kc = tile.broadcast %kcols : tensor<1x64xi32> -> tensor<64x64xi32>
+  %koff = arith.addi %kr, %kc : tensor<64x64xi32>
+  %kb = tile.splat %k : !tile.ptr<f16> -> tensor<64x64x!tile.ptr<f16>>
+  %kp = tile.addptr %kb, %koff : tensor<64x64x!tile.ptr<f16>>, tensor<64x64xi32>
+  %kt = tile.load %kp, %mask, %zero : tensor<64x64x!tile.ptr<f16>>
+  // V: element (n, d) at n * stride + d.
+  %sr = tile.splat %stride : i32 -> tensor<64x1xi32>
+  %vrows = arith.muli %rows, %sr : tensor<64x1xi32>
+  %vr = tile.broadcast %vrows : tensor<64x1xi32> -> tensor<64x64xi32>
+  %vc = tile.broadcast %cols : tensor<1x64xi32> -> tensor<64x64xi32>
+  %voff = arith.addi %vr, %vc : tensor<64x64xi32>
+  %vb = tile.splat %v : !tile.ptr<f16> -> tensor<64x64x!tile.ptr<f16>>
+  %vp = tile.addptr %vb, %voff : tensor<64x64x!tile.ptr<f16>>, tensor<64x64xi32>
+  %vt = tile.load %vp, %mask, %zero : tensor<64x64x!tile.ptr<f16>>
+  return %kt, %vt : tensor<64x64xf16>, tensor<64x64xf16>
 }

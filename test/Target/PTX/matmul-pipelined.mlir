@@ -47,9 +47,9 @@
 // HOPPER: wgmma.wait_group.sync.aligned 1;
 // HOPPER: bar.sync 0;
 // HOPPER: cp.async.cg.shared.global [[[FIRST:%r[0-9]+]]], [%rd{{[0-9]+}}], 16,
-// HOPPER: add.s32 %r{{[0-9]+}}, [[FIRST]], 1024;
 // HOPPER: add.s32 %r{{[0-9]+}}, [[FIRST]], 2048;
-// HOPPER: add.s32 %r{{[0-9]+}}, [[FIRST]], 3072;
+// HOPPER: add.s32 %r{{[0-9]+}}, [[FIRST]], 4096;
+// HOPPER: add.s32 %r{{[0-9]+}}, [[FIRST]], 6144;
 // HOPPER: @%p{{[0-9]+}} bra $L__BB0_{{[0-9]+}};
 // HOPPER-NEXT: // begin inline asm
 // HOPPER-NEXT: wgmma.wait_group.sync.aligned 0;

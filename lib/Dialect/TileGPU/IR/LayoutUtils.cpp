@@ -88,6 +88,8 @@ tilelang::tilegpu::getElemsPerThread(DistributedEncodingAttr layout,
   std::optional<MmaV2Tile> tile = getMmaV2Tile(layout);
   if (!tile)
     tile = getMmaV3Tile(layout);
+  if (!tile)
+    tile = getWgmmaOperandTile(layout);
   if (tile) {
     SmallVector<unsigned> elems;
     for (size_t dim = 0; dim < shape.size(); ++dim)
@@ -143,6 +145,17 @@ std::optional<MmaV2Tile> tilelang::tilegpu::getMmaV3Tile(Attribute layout) {
   ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
   unsigned n = mma.getInstrShape()[1];
   return MmaV2Tile{{16 * warps[0], n * warps[1]}, {2, n / 4}};
+}
+
+std::optional<MmaV2Tile>
+tilelang::tilegpu::getWgmmaOperandTile(Attribute layout) {
+  auto operand = dyn_cast_if_present<DotOperandEncodingAttr>(layout);
+  if (!operand || operand.getOpIdx() != 0 || operand.getKWidth() != 2 ||
+      !getMmaV3Tile(operand.getParent()))
+    return std::nullopt;
+  ArrayRef<unsigned> warps =
+      cast<MmaEncodingAttr>(operand.getParent()).getWarpsPerCTA();
+  return MmaV2Tile{{16 * warps[0], 16}, {2, 4}};
 }
 
 std::optional<MmaV2Tile> tilelang::tilegpu::getMmaV2Tile(Attribute layout) {

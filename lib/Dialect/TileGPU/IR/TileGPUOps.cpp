@@ -154,22 +154,43 @@ LogicalResult MemDescIndexOp::verify() {
 // Warpgroup matrix product
 //===----------------------------------------------------------------------===//
 
+ArrayRef<int64_t> WarpGroupDotOp::getAShape() {
+  if (auto registers = dyn_cast<RankedTensorType>(getA().getType()))
+    return registers.getShape();
+  return cast<MemDescType>(getA().getType()).getShape();
+}
+
+Type WarpGroupDotOp::getAElementType() {
+  if (auto registers = dyn_cast<RankedTensorType>(getA().getType()))
+    return registers.getElementType();
+  return cast<MemDescType>(getA().getType()).getElementType();
+}
+
 LogicalResult WarpGroupDotOp::verify() {
-  MemDescType a = getA().getType(), b = getB().getType();
+  ArrayRef<int64_t> a = getAShape();
+  MemDescType b = getB().getType();
   auto c = cast<RankedTensorType>(getC().getType());
-  if (a.getShape().size() != 2 || b.getShape().size() != 2 ||
-      c.getRank() != 2)
+  if (a.size() != 2 || b.getShape().size() != 2 || c.getRank() != 2)
     return emitOpError("operands and accumulator must be 2-D");
-  if (a.getShape()[1] != b.getShape()[0] ||
-      a.getShape()[0] != c.getDimSize(0) || b.getShape()[1] != c.getDimSize(1))
+  if (a[1] != b.getShape()[0] || a[0] != c.getDimSize(0) ||
+      b.getShape()[1] != c.getDimSize(1))
     return emitOpError("shapes do not form a product: ")
-           << a << " * " << b << " -> " << c;
+           << getA().getType() << " * " << b << " -> " << c;
   auto mma = dyn_cast<MmaEncodingAttr>(c.getEncoding());
   if (!mma || mma.getVersion() != 3)
     return emitOpError("the accumulator needs an mma version-3 layout");
-  if (a.getElementType() != b.getElementType() ||
-      a.getElementType().getIntOrFloatBitWidth() != 16)
+  if (getAElementType() != b.getElementType() ||
+      getAElementType().getIntOrFloatBitWidth() != 16)
     return emitOpError("operands must both be f16 or both bf16");
+  if (auto registers = dyn_cast<RankedTensorType>(getA().getType())) {
+    auto operand =
+        dyn_cast_if_present<DotOperandEncodingAttr>(registers.getEncoding());
+    if (!operand || operand.getOpIdx() != 0 || operand.getParent() != mma ||
+        operand.getKWidth() != 2)
+      return emitOpError("an operand in registers needs the layout "
+                         "#tilegpu.dot_op<opIdx = 0, parent = ")
+             << mma << ", kWidth = 2>, got " << registers.getEncoding();
+  }
   return success();
 }
 

@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LayoutConversions.h"
+
 #include "tilelang/Dialect/TileGPU/Transforms/Passes.h"
 
 #include "tilelang/Dialect/TileGPU/IR/LayoutUtils.h"
@@ -122,6 +124,34 @@ static bool fitsWgmmaDescriptors(Value value, unsigned instrN, bool isB) {
   return instrExtent % blockLength == 0;
 }
 
+/// Whether `value` is computed from a tensor-core product through
+/// elementwise ops, broadcasts and conversions (a softmax's probabilities
+/// before their second product, say): once layouts propagate, it sits in
+/// the product's accumulator layout, from which wgmma's register operand
+/// is a reordering of each thread's registers, where a copy to shared
+/// memory would be a round trip per use.
+static bool isComputedFromProduct(Value value) {
+  SmallVector<Value> worklist{value};
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  while (!worklist.empty()) {
+    Value next = worklist.pop_back_val();
+    Operation *def = next.getDefiningOp();
+    if (!def || !seen.insert(def).second || seen.size() > 64)
+      continue;
+    if (isa<WarpGroupDotOp>(def) ||
+        isa_and_present<MmaEncodingAttr>(
+            cast<RankedTensorType>(next.getType()).getEncoding()))
+      return true;
+    if (!isElementwiseTensorOp(def) &&
+        !isa<ConvertLayoutOp, tile::BroadcastOp, tile::ExpandDimsOp>(def))
+      continue;
+    for (Value operand : def->getOperands())
+      if (isa<RankedTensorType>(operand.getType()))
+        worklist.push_back(operand);
+  }
+  return false;
+}
+
 namespace {
 
 /// Rewrites one dot onto tensor-core layouts; see the pass description.
@@ -169,8 +199,10 @@ LogicalResult DotAccelerator::accelerate(tile::DotOp dot) {
                             numWarps);
   Value aSource = lookThroughConversions(dot.getA());
   Value bSource = lookThroughConversions(dot.getB());
-  if (mma && !(fitsWgmmaDescriptors(aSource, mma.getInstrShape()[1],
-                                    /*isB=*/false) &&
+  bool aInRegisters = mma && k % 16 == 0 && isComputedFromProduct(aSource);
+  if (mma && !((aInRegisters ||
+                fitsWgmmaDescriptors(aSource, mma.getInstrShape()[1],
+                                     /*isB=*/false)) &&
                fitsWgmmaDescriptors(bSource, mma.getInstrShape()[1],
                                     /*isB=*/true)))
     mma = {};
@@ -201,8 +233,12 @@ LogicalResult DotAccelerator::accelerate(tile::DotOp dot) {
                            encoding, /*mutableMemory=*/false);
       return LocalAllocOp::create(builder, loc, bufferType, value);
     };
-    d = WarpGroupDotOp::create(builder, loc, c.getType(), toShared(aSource),
-                               toShared(bSource), c);
+    Value a = aInRegisters
+                  ? convert(dot.getA(),
+                            DotOperandEncodingAttr::get(context, 0, mma, 2))
+                  : toShared(aSource);
+    d = WarpGroupDotOp::create(builder, loc, c.getType(), a, toShared(bSource),
+                               c);
   } else {
     Value a = convert(dot.getA(),
                       DotOperandEncodingAttr::get(context, 0, mma, kWidth));

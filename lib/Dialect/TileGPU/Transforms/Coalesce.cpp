@@ -93,6 +93,67 @@ bool isElementwise(Operation *op) {
   });
 }
 
+/// Gives every user of a tensor computed from scalars alone (splats,
+/// ranges, constants and what elementwise ops, expand_dims, broadcasts and
+/// conversions make of them) a copy of its own: index computations that CSE shared
+/// between two memory ops (a K^T block's row offsets and a V block's column
+/// offsets, when both blocks have one size) would otherwise tie the two to
+/// one layout. Canonicalization merges the copies that end up alike.
+void unshareScalarComputations(ModuleOp module) {
+  // Bounded: a diamond-shaped computation copied per path could grow
+  // without limit.
+  constexpr unsigned kMaxUsers = 8;
+  int budget = 4096;
+  llvm::DenseMap<Operation *, bool> fromScalars;
+  auto isFromScalars = [&](Operation *op) {
+    auto it = fromScalars.find(op);
+    if (it != fromScalars.end())
+      return it->second;
+    bool result = false;
+    if (isa<tile::SplatOp, tile::MakeRangeOp>(op)) {
+      result = true;
+    } else if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      result = isa<SplatElementsAttr>(constant.getValue());
+    } else if (op->getNumRegions() == 0 && op->getNumResults() == 1 &&
+               isPure(op) &&
+               isa<RankedTensorType>(op->getResult(0).getType()) &&
+               (isElementwise(op) || isa<tile::ExpandDimsOp, tile::BroadcastOp,
+                                         ConvertLayoutOp>(op))) {
+      // Operands come first in program order: already classified.
+      result = llvm::all_of(op->getOperands(), [&](Value operand) {
+        if (!isa<RankedTensorType>(operand.getType()))
+          return true;
+        Operation *def = operand.getDefiningOp();
+        return def && fromScalars.lookup(def);
+      });
+    }
+    fromScalars[op] = result;
+    return result;
+  };
+  SmallVector<Operation *> candidates;
+  module.walk([&](Operation *op) {
+    if (isFromScalars(op))
+      candidates.push_back(op);
+  });
+  // Users before definitions, so that the copies' operands are unshared
+  // in turn.
+  for (Operation *op : llvm::reverse(candidates)) {
+    Value result = op->getResult(0);
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &use : result.getUses())
+      uses.push_back(&use);
+    if (uses.size() < 2 || uses.size() > kMaxUsers)
+      continue;
+    OpBuilder builder(op);
+    builder.setInsertionPointAfter(op);
+    for (OpOperand *use : llvm::drop_begin(uses)) {
+      if (--budget < 0)
+        return;
+      use->set(builder.clone(*op)->getResult(0));
+    }
+  }
+}
+
 class Coalescer {
 public:
   Coalescer(ModuleOp module, unsigned numWarps)
@@ -280,6 +341,7 @@ void Coalescer::repairDerivedLayouts() {
 }
 
 void Coalescer::run() {
+  unshareScalarComputations(module);
   collectGroups();
   // Each group takes its widest proposal (the first in program order wins
   // ties, so loads written before stores lead).

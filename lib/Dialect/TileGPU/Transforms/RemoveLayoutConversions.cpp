@@ -1,18 +1,25 @@
 //===- RemoveLayoutConversions.cpp - recompute instead of converting ------===//
 //
-// Part of tilelang. The tilegpu-remove-layout-conversions pass: replaces a
-// layout conversion by recomputing its source directly in the target layout
-// when the source comes from scalars through cheap ops only.
+// Part of tilelang. The tilegpu-remove-layout-conversions pass: tries
+// carrying tensor-core layouts forward (LayoutPropagation.cpp) and keeps
+// that where it leaves less data to move; replaces a layout conversion by
+// recomputing its source directly in the target layout when the source
+// comes from scalars through cheap ops only.
 //
 //===----------------------------------------------------------------------===//
 
+#include "LayoutConversions.h"
+
 #include "tilelang/Dialect/TileGPU/Transforms/Passes.h"
 
+#include "tilelang/Dialect/TileGPU/IR/LayoutMap.h"
 #include "tilelang/Dialect/TileGPU/IR/LayoutUtils.h"
 #include "tilelang/Dialect/TileGPU/IR/TileGPUOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -42,8 +49,6 @@ private:
   /// Ops recomputed at most per conversion: keeps the cost bounded.
   static constexpr int kMaxOps = 64;
 
-  bool isCheapElementwise(Operation *op) const;
-
   OpBuilder &builder;
   llvm::DenseMap<Value, Attribute> planned;
   llvm::DenseMap<std::pair<Value, Attribute>, Value> done;
@@ -57,11 +62,12 @@ static Attribute layoutOf(Value value) {
   return type ? type.getEncoding() : Attribute();
 }
 
-bool Rematerializer::isCheapElementwise(Operation *op) const {
+bool tilelang::tilegpu::isElementwiseTensorOp(Operation *op) {
   if (op->getNumRegions() != 0 || op->getNumResults() != 1 || !isPure(op))
     return false;
   if (isa<tile::ReduceOp, tile::ScanOp, tile::ExpandDimsOp, tile::BroadcastOp,
-          tile::ReshapeOp, tile::TransOp, tile::DotOp, ConvertLayoutOp>(op))
+          tile::ReshapeOp, tile::TransOp, tile::DotOp, tile::SplatOp,
+          tile::MakeRangeOp, ConvertLayoutOp>(op))
     return false;
   auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
   if (!resultType)
@@ -87,12 +93,15 @@ bool Rematerializer::plan(Value value, Attribute layout) {
   // Another conversion: convert its source directly instead.
   if (isa<ConvertLayoutOp>(def))
     return true;
+  // wgmma's register operand layout is for conversions only.
+  if (getWgmmaOperandTile(layout))
+    return false;
   if (isa<tile::SplatOp, tile::MakeRangeOp>(def))
     return true;
   if (auto constant = dyn_cast<arith::ConstantOp>(def))
     return isa<DenseElementsAttr>(constant.getValue());
   if (auto broadcast = dyn_cast<tile::BroadcastOp>(def))
-    return isa<BlockedEncodingAttr>(layout) &&
+    return !isa<DotOperandEncodingAttr>(layout) &&
            plan(broadcast.getSrc(), layout);
   if (auto expand = dyn_cast<tile::ExpandDimsOp>(def)) {
     auto parent = dyn_cast<DistributedEncodingAttr>(layout);
@@ -102,7 +111,7 @@ bool Rematerializer::plan(Value value, Attribute layout) {
                                      def->getContext(), expand.getAxis(),
                                      layout));
   }
-  if (!isCheapElementwise(def))
+  if (!isElementwiseTensorOp(def))
     return false;
   for (Value operand : def->getOperands())
     if (isa<RankedTensorType>(operand.getType()) && !plan(operand, layout))
@@ -151,31 +160,72 @@ Value Rematerializer::materialize(Value value, Attribute layout) {
   return result;
 }
 
+LogicalResult tilelang::tilegpu::removeCheapConversions(Operation *root) {
+  SmallVector<ConvertLayoutOp> converts;
+  root->walk([&](ConvertLayoutOp op) { converts.push_back(op); });
+  OpBuilder builder(root->getContext());
+  for (ConvertLayoutOp convert : converts) {
+    Attribute layout = convert.getType().getEncoding();
+    Rematerializer planner(builder);
+    if (!planner.plan(convert.getSrc(), layout))
+      continue;
+    Value replacement = planner.materialize(convert.getSrc(), layout);
+    convert.replaceAllUsesWith(replacement);
+    convert.erase();
+  }
+  // Fold what is left (same-layout and chained conversions) and drop the
+  // originals nothing uses any more.
+  RewritePatternSet patterns(root->getContext());
+  ConvertLayoutOp::getCanonicalizationPatterns(patterns, root->getContext());
+  return applyPatternsGreedily(root, std::move(patterns));
+}
+
+int64_t tilelang::tilegpu::estimateConversionCost(Operation *root) {
+  int64_t cost = 0;
+  root->walk([&](ConvertLayoutOp convert) {
+    RankedTensorType type = convert.getType();
+    if (getRegisterPermutation(convert.getSrc().getType().getEncoding(),
+                               type.getEncoding(), type.getShape()))
+      return;
+    Type element = type.getElementType();
+    int64_t bytes =
+        element.isIntOrFloat()
+            ? std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8)
+            : 8;
+    int64_t weight = 1;
+    for (Operation *parent = convert->getParentOp(); parent && parent != root;
+         parent = parent->getParentOp())
+      if (isa<LoopLikeOpInterface>(parent))
+        weight *= 8;
+    cost += type.getNumElements() * bytes * weight;
+  });
+  return cost;
+}
+
 namespace {
-/// Recomputes cheap conversion sources; see Passes.td.
+/// Carries tensor-core layouts forward where that pays, then recomputes
+/// cheap conversion sources; see Passes.td.
 struct TileGPURemoveLayoutConversionsPass
     : public tilelang::tilegpu::impl::TileGPURemoveLayoutConversionsBase<
           TileGPURemoveLayoutConversionsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<ConvertLayoutOp> converts;
-    module.walk([&](ConvertLayoutOp op) { converts.push_back(op); });
-    OpBuilder builder(&getContext());
-    for (ConvertLayoutOp convert : converts) {
-      Attribute layout = convert.getType().getEncoding();
-      Rematerializer planner(builder);
-      if (!planner.plan(convert.getSrc(), layout))
-        continue;
-      Value replacement = planner.materialize(convert.getSrc(), layout);
-      convert.replaceAllUsesWith(replacement);
-      convert.erase();
+    for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
+      // Propagate on a copy, and keep whichever version moves less data.
+      OpBuilder builder(func);
+      builder.setInsertionPointAfter(func);
+      auto candidate = cast<func::FuncOp>(builder.clone(*func));
+      propagateLayoutsForward(candidate);
+      if (failed(removeCheapConversions(candidate)) ||
+          failed(removeCheapConversions(func))) {
+        candidate.erase();
+        return signalPassFailure();
+      }
+      if (estimateConversionCost(candidate) < estimateConversionCost(func)) {
+        func.getBody().takeBody(candidate.getBody());
+      }
+      candidate.erase();
     }
-    // Fold what is left (same-layout and chained conversions) and drop the
-    // originals nothing uses any more.
-    RewritePatternSet patterns(&getContext());
-    ConvertLayoutOp::getCanonicalizationPatterns(patterns, &getContext());
-    if (failed(applyPatternsGreedily(module, std::move(patterns))))
-      return signalPassFailure();
   }
 };
 } // namespace

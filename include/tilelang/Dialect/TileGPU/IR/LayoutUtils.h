@@ -52,6 +52,11 @@ std::optional<MmaV2Tile> getMmaV2Tile(mlir::Attribute layout);
 /// warps along M cover 64 rows, each warp 16 of them with N/4 elements per
 /// lane of an m64nN instruction; nullopt for other layouts.
 std::optional<MmaV2Tile> getMmaV3Tile(mlir::Attribute layout);
+/// The tile of wgmma's A operand in registers (#tilegpu.dot_op<opIdx = 0>
+/// of a version-3 layout): per K step of 16, warps hold rows as the
+/// accumulator's, each lane 2 rows x 4 columns (mma.sync's A fragment);
+/// nullopt for other layouts.
+std::optional<MmaV2Tile> getWgmmaOperandTile(mlir::Attribute layout);
 
 /// Elements of a row of a `rowLength`-element tile in `encoding` that one
 /// column block holds: rows longer than a full swizzle pattern (`vec *

@@ -177,7 +177,11 @@ def TileGPU_WarpGroupDotOp : TileGPU_Op<"warp_group_dot", [
   let description = [{
     `a` (MxK) and `b` (KxN) are 16-bit tiles in shared memory with
     swizzled #tilegpu.shared layouts, read by wgmma through matrix
-    descriptors; `c` and `d` have an mma version-3 layout. The product
+    descriptors; `a` may instead be a tensor in registers, in the
+    `#tilegpu.dot_op<opIdx = 0>` layout of the accumulator's (a value
+    computed in the accumulator's layout gets there by reordering each
+    thread's registers, without shared memory). `c` and `d` have an mma
+    version-3 layout. The product
     completes before the op's result is available, unless `isAsync` is set:
     then it is only issued (and committed as one wgmma group), `d` may be
     passed to nothing but a `warp_group_dot_wait` or a later asynchronous
@@ -187,9 +191,18 @@ def TileGPU_WarpGroupDotOp : TileGPU_Op<"warp_group_dot", [
     %d = tilegpu.warp_group_dot %a, %b, %c : !tilegpu.memdesc<128x64xf16, #shared> * !tilegpu.memdesc<64x128xf16, #shared1> -> tensor<128x128xf32, #mma3>
     ```
   }];
-  let arguments = (ins TileGPU_MemDesc:$a, TileGPU_MemDesc:$b,
-                       Tile_Tensor:$c, UnitAttr:$isAsync);
+  let arguments = (ins AnyTypeOf<[TileGPU_MemDesc, Tile_Tensor]>:$a,
+                       TileGPU_MemDesc:$b, Tile_Tensor:$c, UnitAttr:$isAsync);
   let results = (outs Tile_Tensor:$d);
+  let extraClassDeclaration = [{
+    /// The A operand's shape and element type, in shared memory or not.
+    ::llvm::ArrayRef<int64_t> getAShape();
+    ::mlir::Type getAElementType();
+    /// Whether A is a tensor in registers.
+    bool isAInRegisters() {
+      return ::llvm::isa<::mlir::RankedTensorType>(getA().getType());
+    }
+  }];
   let assemblyFormat = [{
     $a `,` $b `,` $c attr-dict `:` qualified(type($a)) `*` qualified(type($b))
     `->` type($d)
