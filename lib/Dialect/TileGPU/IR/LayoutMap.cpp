@@ -104,6 +104,21 @@ std::optional<LayoutMap> getBlockedMap(BlockedEncodingAttr layout,
   return builder.finish();
 }
 
+/// The registers and lanes of mma.sync's A fragment, `repK` steps of
+/// 8 * `width` along K and `repM` tiles of `rowTile` rows: lane 4g + t holds
+/// rows g and g + 8, `width` consecutive K elements at t * width and
+/// 4 * width further (wgmma's register A is this fragment with width 2).
+void addOperandAFragment(MapBuilder &builder, int64_t width, int64_t repK,
+                         int64_t rowTile, int64_t repM) {
+  builder.registers(1, 1, width);
+  builder.registers(0, 8, 2);
+  builder.registers(1, 4 * width, 2);
+  builder.registers(1, 8 * width, repK);
+  builder.registers(0, rowTile, repM);
+  builder.lanes(1, width, 4);
+  builder.lanes(0, 1, 8);
+}
+
 /// mma.sync (version 2) accumulators and operands, after the PTX ISA's
 /// fragments: lane 4g + t holds rows g and g + 8, and 2 (accumulator) or
 /// kWidth (operand) consecutive elements at 2t (or t * kWidth) along the
@@ -131,13 +146,7 @@ std::optional<LayoutMap> getMmaV2Map(Attribute layout,
   }
   int64_t width = operand.getKWidth();
   if (operand.getOpIdx() == 0) {
-    builder.registers(1, 1, width);
-    builder.registers(0, 8, 2);
-    builder.registers(1, 4 * width, 2);
-    builder.registers(1, 8 * width, repN);
-    builder.registers(0, tile.ctaTile[0], repM);
-    builder.lanes(1, width, 4);
-    builder.lanes(0, 1, 8);
+    addOperandAFragment(builder, width, repN, tile.ctaTile[0], repM);
     builder.warps(1, 0, warps[1]);
     builder.warps(0, 16, warps[0]);
     return builder.finish();
@@ -185,13 +194,9 @@ std::optional<LayoutMap> getWgmmaOperandMap(Attribute layout,
       cast<DotOperandEncodingAttr>(layout).getParent());
   ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
   MapBuilder builder(shape);
-  builder.registers(1, 1, 2);
-  builder.registers(0, 8, 2);
-  builder.registers(1, 8, 2);
-  builder.registers(1, 16, repetitions(shape[1], tile.ctaTile[1]));
-  builder.registers(0, tile.ctaTile[0], repetitions(shape[0], tile.ctaTile[0]));
-  builder.lanes(1, 2, 4);
-  builder.lanes(0, 1, 8);
+  addOperandAFragment(builder, /*width=*/2,
+                      repetitions(shape[1], tile.ctaTile[1]), tile.ctaTile[0],
+                      repetitions(shape[0], tile.ctaTile[0]));
   builder.warps(0, 16, warps[0]);
   builder.warps(1, 0, warps[1]);
   return builder.finish();
