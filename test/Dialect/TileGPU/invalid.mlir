@@ -481,3 +481,15 @@ func.func @thread_reduce_region(%x: tensor<1024xf32, #t8>) {
   }
   return
 }
+
+// -----
+
+#mma3 = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64, 16]>
+#a = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#shared = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @f(%a: tensor<64x16xf16, #a>, %b: !tilegpu.memdesc<16x64xf16, #shared>, %c: tensor<64x64xf32, #mma3>) -> tensor<64x64xf32, #mma3> {
+  // An A operand in registers needs wgmma's register layout.
+  // expected-error @+1 {{an operand in registers needs the layout #tilegpu.dot_op<opIdx = 0, parent = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64, 16]>, kWidth = 2>, got #tilegpu.blocked}}
+  %d = tilegpu.warp_group_dot %a, %b, %c : tensor<64x16xf16, #a> * !tilegpu.memdesc<16x64xf16, #shared> -> tensor<64x64xf32, #mma3>
+  return %d : tensor<64x64xf32, #mma3>
+}

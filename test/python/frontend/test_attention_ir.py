@@ -88,6 +88,32 @@ def test_attention_compiles_for_sm90a(dtype, head_dim, causal, n_ctx, tmp_path):
         assert 0 < registers <= 255, report
 
 
+PTXSTATS = load_module("ptxstats", REPO_ROOT / "bench" / "parity" / "ptxstats.py")
+# wgmma with A in 4 registers (P) and B through a descriptor.
+REGISTER_A_WGMMA = re.compile(r"wgmma\.mma_async\.sync\.aligned\.m64n\d+k16\.f32\.(?:f16|bf16)\.(?:f16|bf16) "
+                              r"\{[^}]*\}, \{%r\d+,%r\d+,%r\d+,%r\d+\}, %rd\d+")
+
+
+@pytest.mark.parametrize("head_dim", [64, 128])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_attention_loop_stays_in_registers(dtype, head_dim, tmp_path):
+    """The main loop of full attention keeps the softmax in the wgmma
+    accumulator's layout and feeds P to the second product from registers
+    (layout propagation, reductions on mma layouts, wgmma's register A): no
+    shared-memory stores or loads besides the K/V copies, one barrier, a
+    handful of shuffles for the two row reductions, no spills."""
+    compiled, _ = compile_attention(dtype, head_dim, False, 4096)
+    ptx = compiled.to_ptx("sm_90a").ptx
+    loop = PTXSTATS.analyze(ptx)["loop"]
+    assert loop["shared_stores"] == 0 and loop["shared_loads"] == 0, loop
+    assert loop["barriers"] == 1 and loop["shuffles"] <= 16 and loop["local"] == 0, loop
+    assert loop["cp_async"] > 0 and loop["wgmma"] > 0, loop
+    assert REGISTER_A_WGMMA.search(ptx), "P does not reach wgmma from registers"
+    if os.path.exists(PTXAS):
+        report = ptxas_report(ptx, "sm_90a", tmp_path)
+        assert " 0 bytes spill stores" in report, report
+
+
 @pytest.mark.parametrize("cfg", [{"BLOCK_M": 64, "BLOCK_N": 64, "num_warps": 4, "num_stages": 3},
                                  {"BLOCK_M": 128, "BLOCK_N": 64, "num_warps": 4, "num_stages": 2}],
                          ids=lambda c: f"{c['BLOCK_M']}x{c['BLOCK_N']}-w{c['num_warps']}")
