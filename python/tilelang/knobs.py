@@ -15,6 +15,9 @@ long-running process can change it with ``os.environ``.
 ``TILELANG_DEBUG=1``       compile kernels with ``tl.device_assert`` enabled
 ``TILELANG_PRINT_AUTOTUNING=1``  print each autotuned kernel's best config
                            and its time (to stderr)
+``TILELANG_OPS_AUTOTUNE=0``  tilelang.ops launches each kernel with its
+                           space's default config instead of tuning it on
+                           first use per shape bucket (docs/ops.md)
 ``TILELANG_OCCUPANCY_SEARCH=0``  link each kernel once, for the blocks per
                            SM its PTX asks for, instead of searching for
                            the most that fit without spilling registers
@@ -67,3 +70,7 @@ def print_autotuning() -> bool:
 
 def occupancy_search() -> bool:
     return os.environ.get("TILELANG_OCCUPANCY_SEARCH", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def ops_autotune() -> bool:
+    return os.environ.get("TILELANG_OPS_AUTOTUNE", "1").strip().lower() not in ("0", "false", "no", "off")

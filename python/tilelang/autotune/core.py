@@ -248,7 +248,8 @@ class Autotuner:
     def __init__(self, fn, configs: List[Config], key: List[str], prune_configs_by: Optional[dict] = None,
                  reset_to_zero: Optional[List[str]] = None, restore_value: Optional[List[str]] = None,
                  warmup: int = 25, rep: int = 100, do_bench: Optional[Callable] = None,
-                 store_path: Optional[str] = None, work: Optional[Callable[[Dict[str, Any]], dict]] = None):
+                 store_path: Optional[str] = None, work: Optional[Callable[[Dict[str, Any]], dict]] = None,
+                 bucket: Optional[Dict[str, Callable[[Any], Any]]] = None):
         if not configs:
             configs = [Config({})]
         self.fn = fn
@@ -263,6 +264,7 @@ class Autotuner:
         self._do_bench = do_bench
         self.store_path = store_path
         self.work = work
+        self.bucket = dict(bucket or {})
         self.cache: Dict[Any, Config] = {}  # key tuple -> best config (in this process)
         self.best_config: Optional[Config] = None
         self.last_sweep: Optional[dict] = None  # the entry written by the last sweep
@@ -270,6 +272,9 @@ class Autotuner:
         for name in self.key + self.reset_to_zero + self.restore_value:
             if name not in self.params:
                 raise ValueError(f"autotune: '{name}' is not a parameter of {self.__name__}")
+        for name in self.bucket:
+            if name not in self.key:
+                raise ValueError(f"autotune: bucket names '{name}', which is not in the key of {self.__name__}")
 
     # -- launching ------------------------------------------------------------------------
 
@@ -303,7 +308,8 @@ class Autotuner:
         if options:
             raise ValueError(f"autotune: {', '.join(sorted(options))} of {self.__name__} are set by each config; "
                              f"pass them in the configs (Config(..., num_warps=, num_stages=, maxnreg=))")
-        key = {name: _key_value(nargs.get(name)) for name in self.key}
+        key = {name: _key_value(self.bucket[name](nargs.get(name)) if name in self.bucket else nargs.get(name))
+               for name in self.key}
         dtypes = [f"{name}:{_dtype_name(v.dtype)}" for name, v in nargs.items() if hasattr(v, "dtype")]
         cache_key = json.dumps([key, dtypes], sort_keys=True)
         config = self.cache.get(cache_key)
@@ -551,16 +557,21 @@ def _warn(message: str) -> None:
 def autotune(configs: List[Config], key: List[str], prune_configs_by: Optional[dict] = None,
              reset_to_zero: Optional[List[str]] = None, restore_value: Optional[List[str]] = None,
              warmup: int = 25, rep: int = 100, do_bench: Optional[Callable] = None,
-             work: Optional[Callable[[Dict[str, Any]], dict]] = None):
+             work: Optional[Callable[[Dict[str, Any]], dict]] = None,
+             bucket: Optional[Dict[str, Callable[[Any], Any]]] = None):
     """Triton's ``@triton.autotune``, stacked on ``@tilelang.jit``, with
     results persisted in the cache directory's autotune.json. Beyond
     Triton: ``work(args_by_name)`` may declare the work of a call,
     ``{"flops": ..., "bytes": ...}``, so that results read as TFLOP/s and
-    GB/s and as a share of the device's peaks."""
+    GB/s and as a share of the device's peaks; ``bucket`` maps key names to
+    functions of their values (such as the next power of two), so that
+    one sweep serves every value of a bucket (the first call's arguments
+    are the ones timed)."""
 
     def decorator(fn):
         return Autotuner(fn, configs, key, prune_configs_by=prune_configs_by, reset_to_zero=reset_to_zero,
-                         restore_value=restore_value, warmup=warmup, rep=rep, do_bench=do_bench, work=work)
+                         restore_value=restore_value, warmup=warmup, rep=rep, do_bench=do_bench, work=work,
+                         bucket=bucket)
 
     return decorator
 

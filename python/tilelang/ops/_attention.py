@@ -1,0 +1,83 @@
+"""tilelang.ops.attention: the bundled flash-attention forward
+(attention_fwd_kernel) as a torch custom operator with a fake
+implementation. Forward only: there is no backward kernel yet, and
+differentiating through it raises a NotImplementedError that says so."""
+
+from typing import Optional
+
+import torch
+from torch import Tensor
+
+from tilelang.ops import spaces
+from tilelang.ops._runtime import HALVES, check_same, check_tensor, kernels
+
+_TUNER = []
+
+
+def _tuner():
+    """attention_fwd_kernel under the autotuner (ATTENTION space, pruned to
+    what fits the device's shared memory), with the sequence length in
+    power-of-two buckets; built on first use."""
+    if not _TUNER:
+        import tilelang
+        from tilelang.ops.kernels import attention as family
+
+        kernel = kernels()["attention_fwd_kernel"]
+        with_blocks = tilelang.heuristics({"WHOLE_BLOCKS": family.attention_whole_blocks})(kernel)
+        _TUNER.append(tilelang.autotune(configs=spaces.configs(spaces.ATTENTION), key=spaces.ATTENTION_KEY,
+                                        prune_configs_by={"early_config_prune": spaces.prune_attention},
+                                        work=spaces.attention_work, bucket={"N_CTX": spaces.bucket_pow2})(
+                                            with_blocks))
+    return _TUNER[0]
+
+
+@torch.library.custom_op("tilelang::attention_fwd", mutates_args=())
+def _attention_fwd(q: Tensor, k: Tensor, v: Tensor, causal: bool, sm_scale: float) -> Tensor:
+    from tilelang import knobs
+    from tilelang.ops.kernels import attention as family
+
+    out = torch.empty(q.shape, device=q.device, dtype=q.dtype)
+    batch, heads, n_ctx, _ = q.shape
+    if n_ctx == 0 or batch * heads == 0:
+        return out
+    if knobs.ops_autotune():
+        family.attention_tuned(_tuner(), q, k, v, causal, sm_scale, out=out)
+    else:
+        family.attention(q, k, v, causal, sm_scale, kernels()["attention_fwd_kernel"], out=out)
+    return out
+
+
+@_attention_fwd.register_fake
+def _(q, k, v, causal, sm_scale):
+    return torch.empty(q.shape, device=q.device, dtype=q.dtype)
+
+
+def _setup(ctx, inputs, output):
+    pass
+
+
+def _backward(ctx, dout):
+    raise NotImplementedError("tilelang.ops.attention is forward only: it has no backward kernel yet; "
+                              "use torch.nn.functional.scaled_dot_product_attention where gradients are needed")
+
+
+_attention_fwd.register_autograd(_backward, setup_context=_setup)
+
+
+def attention(q: Tensor, k: Tensor, v: Tensor, causal: bool = False, sm_scale: Optional[float] = None) -> Tensor:
+    """softmax(q k^T * sm_scale) v (torch's scaled_dot_product_attention
+    with is_causal=causal, scale=sm_scale), by the bundled flash-attention
+    forward. q: (B, H, N_CTX, D); k, v: (B, H_KV, N_CTX, D) with H_KV
+    dividing H (grouped-query heads); fp16 or bf16 on a CUDA device; D 64 or
+    128; sm_scale > 0 (None: D ** -0.5). Forward only."""
+    op = "attention"
+    for name, tensor in (("q", q), ("k", k), ("v", v)):
+        check_tensor(op, name, tensor, HALVES, dims=4)
+    check_same(op, "q", q, {"k": k, "v": v})
+    from tilelang.ops.kernels import attention as family
+
+    try:
+        sm_scale, _ = family.attention_operands(q, k, v, sm_scale, q)
+    except ValueError as exc:
+        raise ValueError(f"tilelang.ops.{exc}") from None
+    return _attention_fwd(q, k, v, bool(causal), float(sm_scale))

@@ -1,0 +1,122 @@
+"""tilelang.ops.matmul: act(A @ B + bias) as a torch custom operator, with
+a fake implementation and autograd. The bias add and the activation run on
+the fp32 accumulator before the one store (matmul_epilogue_kernel). The
+backward is two products through the same operator, on transposed views
+(the kernel takes any strides, so nothing is copied): dA = dZ B^T and
+dB = A^T dZ, where dZ is the output gradient through the activation
+(for gelu and silu, the pre-activation product is recomputed)."""
+
+import math
+from typing import Optional
+
+import torch
+from torch import Tensor
+
+from tilelang.ops import spaces
+from tilelang.ops._runtime import HALVES, Tuned, check_same, check_tensor
+
+ACTIVATIONS = ("none", "relu", "gelu", "silu")
+
+_MATMUL = Tuned("matmul_epilogue_kernel", spaces.MATMUL, key=["M", "N", "K"], work=spaces.matmul_work)
+
+
+@torch.library.custom_op("tilelang::matmul", mutates_args=())
+def _matmul(a: Tensor, b: Tensor, bias: Optional[Tensor], activation: str) -> Tensor:
+    """act(a @ b + bias) for 2-D a (M x K) and b (K x N), any strides."""
+    m, k = a.shape
+    n = b.shape[1]
+    out = torch.empty((m, n), device=a.device, dtype=a.dtype)
+    if m and n:
+        if k == 0:  # nothing to multiply: the epilogue of a zero product
+            return _epilogue(torch.zeros((m, n), device=a.device, dtype=torch.float32), bias,
+                             activation).to(a.dtype)
+
+        def grid(meta):
+            return (-(-m // meta["BLOCK_SIZE_M"]) * -(-n // meta["BLOCK_SIZE_N"]),)
+
+        _MATMUL(grid, a, b, bias if bias is not None else out, out, m, n, k, a.stride(0), a.stride(1),
+                b.stride(0), b.stride(1), out.stride(0), out.stride(1), HAS_BIAS=bias is not None,
+                ACTIVATION=activation)
+    return out
+
+
+@_matmul.register_fake
+def _(a, b, bias, activation):
+    return a.new_empty((a.shape[0], b.shape[1]))
+
+
+def _epilogue(z: Tensor, bias: Optional[Tensor], activation: str) -> Tensor:
+    """act(z + bias) in torch (fp32), for the empty-K case."""
+    if bias is not None:
+        z = z + bias.float()
+    if activation == "relu":
+        return torch.relu(z)
+    if activation == "gelu":
+        return torch.nn.functional.gelu(z)
+    if activation == "silu":
+        return torch.nn.functional.silu(z)
+    return z
+
+
+def _activation_grad(dy: Tensor, z: Tensor, activation: str) -> Tensor:
+    """dy * act'(z), in fp32, for the activations whose derivative needs z."""
+    z = z.float()
+    if activation == "gelu":
+        cdf = 0.5 * (1.0 + torch.erf(z * (1.0 / math.sqrt(2.0))))
+        pdf = torch.exp(-0.5 * z * z) * (1.0 / math.sqrt(2.0 * math.pi))
+        return dy.float() * (cdf + z * pdf)
+    s = torch.sigmoid(z)  # silu
+    return dy.float() * (s * (1.0 + z * (1.0 - s)))
+
+
+def _setup(ctx, inputs, output):
+    a, b, bias, activation = inputs
+    ctx.activation = activation
+    ctx.has_bias = bias is not None
+    ctx.save_for_backward(a, b, bias, output if activation == "relu" else None)
+
+
+def _backward(ctx, dy):
+    a, b, bias, out = ctx.saved_tensors
+    activation = ctx.activation
+    if activation == "none":
+        dz = dy
+    elif activation == "relu":
+        dz = dy * (out > 0).to(dy.dtype)
+    else:
+        z = _matmul(a, b, bias, "none")
+        dz = _activation_grad(dy, z, activation).to(a.dtype)
+    dz = dz.to(a.dtype)
+    da = _matmul(dz, b.t(), None, "none") if ctx.needs_input_grad[0] else None
+    db = _matmul(a.t(), dz, None, "none") if ctx.needs_input_grad[1] else None
+    dbias = dz.float().sum(0).to(bias.dtype) if ctx.has_bias and ctx.needs_input_grad[2] else None
+    return da, db, dbias, None
+
+
+_matmul.register_autograd(_backward, setup_context=_setup)
+
+
+def matmul(a: Tensor, b: Tensor, bias: Optional[Tensor] = None, activation: Optional[str] = None) -> Tensor:
+    """act(a @ b + bias), accumulated in fp32, returned in a's dtype.
+    a: (..., K), b: (K, N), bias: (N,) or None, all fp16 or all bf16 on
+    one CUDA device, any strides; the leading dimensions of a are batch
+    dimensions. activation: None, "relu", "gelu" (the erf form, as
+    torch.nn.functional.gelu) or "silu". Differentiable in a, b and bias."""
+    op = "matmul"
+    check_tensor(op, "a", a, HALVES, min_dims=1)
+    check_tensor(op, "b", b, HALVES, dims=2)
+    if bias is not None:
+        check_tensor(op, "bias", bias, HALVES, dims=1)
+    check_same(op, "a", a, {"b": b, "bias": bias})
+    activation = "none" if activation is None else activation
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"tilelang.ops.matmul: activation {activation!r}; supported: None, "
+                         + ", ".join(repr(x) for x in ACTIVATIONS[1:]))
+    k, n = b.shape
+    if a.shape[-1] != k:
+        raise ValueError(f"tilelang.ops.matmul: shapes {tuple(a.shape)} and {tuple(b.shape)} do not multiply")
+    if bias is not None and bias.shape[0] != n:
+        raise ValueError(f"tilelang.ops.matmul: bias has {bias.shape[0]} elements, the product {n} columns")
+    lead = a.shape[:-1]
+    out = _matmul(a.reshape(-1, k), b, bias, activation)
+    return out.reshape(*lead, n)

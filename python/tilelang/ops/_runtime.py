@@ -1,0 +1,120 @@
+"""What every tilelang.ops operator shares: torch (imported here, with a
+clear message when it is missing), the package's kernels compiled by
+tilelang, argument checks that name the operator, and `Tuned`, a kernel
+tuned on first use per shape bucket over its space (tilelang.ops.spaces)
+with results kept in the persistent autotune store."""
+
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+try:
+    import torch
+except ImportError as exc:  # pragma: no cover - exercised without torch only
+    raise ImportError(
+        "tilelang.ops needs torch (the operators are torch.library custom ops); install it, e.g. "
+        "`pip install 'tilelang-mlir[torch]'`, or use tilelang.jit kernels directly") from exc
+
+from tilelang import knobs
+from tilelang.ops import spaces
+
+_KERNELS: Dict[str, Any] = {}
+
+
+def kernels() -> Dict[str, Any]:
+    """The package's kernels (tilelang.ops.kernels) under tilelang.jit,
+    defined once per process."""
+    if not _KERNELS:
+        import tilelang
+        import tilelang.language as tl
+        from tilelang.ops import kernels as package
+
+        _KERNELS.update(package.define(tilelang.jit, tl))
+    return _KERNELS
+
+
+FLOATS = (torch.float16, torch.bfloat16, torch.float32)
+HALVES = (torch.float16, torch.bfloat16)
+
+
+def _names(dtypes: Sequence[torch.dtype]) -> str:
+    return ", ".join(str(d).replace("torch.", "") for d in dtypes)
+
+
+def check_tensor(op: str, name: str, tensor, dtypes: Sequence[torch.dtype], dims: Optional[int] = None,
+                 min_dims: Optional[int] = None) -> None:
+    """Raises a TypeError or ValueError naming `op` and argument `name`
+    unless `tensor` is a CUDA tensor of one of `dtypes` (with `dims`
+    dimensions, or at least `min_dims`)."""
+    if not isinstance(tensor, torch.Tensor):
+        raise TypeError(f"tilelang.ops.{op}: {name} must be a torch.Tensor, not {type(tensor).__name__}")
+    if tensor.dtype not in dtypes:
+        raise TypeError(f"tilelang.ops.{op}: {name} has dtype {_names([tensor.dtype])}; "
+                        f"supported: {_names(dtypes)}")
+    # Fake and meta tensors (torch.compile's tracing) carry the device they stand for.
+    if tensor.device.type not in ("cuda", "meta"):
+        raise ValueError(f"tilelang.ops.{op}: {name} is on {tensor.device}; tilelang's kernels run on CUDA "
+                         f"tensors (move it with .cuda())")
+    if dims is not None and tensor.dim() != dims:
+        raise ValueError(f"tilelang.ops.{op}: {name} must have {dims} dimensions, not {tensor.dim()} "
+                         f"(shape {tuple(tensor.shape)})")
+    if min_dims is not None and tensor.dim() < min_dims:
+        raise ValueError(f"tilelang.ops.{op}: {name} must have at least {min_dims} dimension(s), "
+                         f"not {tensor.dim()}")
+
+
+def check_same(op: str, reference_name: str, reference, others: Dict[str, Any]) -> None:
+    """Raises unless every tensor in `others` (by name; None skipped) has
+    the dtype and device of `reference`."""
+    for name, tensor in others.items():
+        if tensor is None:
+            continue
+        if tensor.dtype != reference.dtype:
+            raise TypeError(f"tilelang.ops.{op}: {name} has dtype {_names([tensor.dtype])} but "
+                            f"{reference_name} has {_names([reference.dtype])}")
+        if tensor.device != reference.device:
+            raise ValueError(f"tilelang.ops.{op}: {name} is on {tensor.device} but {reference_name} is on "
+                             f"{reference.device}")
+
+
+class Tuned:
+    """Kernel `name` of the package under tilelang.autotune over `space`
+    (dicts of tilelang.ops.spaces), keyed by the arguments `key` with the
+    sizes among them in buckets (`bucket`: names -> functions), pruned by
+    `prune` (an early_config_prune) and with constexprs computed by
+    `heuristics` (tilelang.heuristics). With TILELANG_OPS_AUTOTUNE=0 it
+    launches the first config that `prune` keeps instead. Built on first
+    use, so that importing tilelang.ops compiles nothing."""
+
+    def __init__(self, name: str, space: List[Dict[str, Any]], key: List[str],
+                 bucket: Optional[Dict[str, Callable[[Any], Any]]] = None, prune: Optional[Callable] = None,
+                 heuristics: Optional[Dict[str, Callable]] = None, work: Optional[Callable] = None):
+        self.name, self.space, self.key = name, space, key
+        self.bucket = bucket or {name: spaces.bucket_pow2 for name in key}
+        self.prune, self.heuristics, self.work = prune, heuristics, work
+        self._kernel = None
+        self._tuner = None
+
+    def _build(self):
+        import tilelang
+
+        kernel = kernels()[self.name]
+        if self.heuristics:
+            kernel = tilelang.heuristics(self.heuristics)(kernel)
+        self._kernel = kernel
+        prune = {"early_config_prune": self.prune} if self.prune else None
+        self._tuner = tilelang.autotune(configs=spaces.configs(self.space), key=self.key, prune_configs_by=prune,
+                                        work=self.work, bucket=self.bucket)(kernel)
+
+    @property
+    def tuner(self):
+        """The tilelang.autotune object (its best_config, cache...)."""
+        if self._tuner is None:
+            self._build()
+        return self._tuner
+
+    def __call__(self, grid, *args, **kwargs) -> None:
+        tuner = self.tuner
+        if knobs.ops_autotune():
+            tuner[grid](*args, **kwargs)
+            return
+        config = tuner._space(tuner._nargs(args, kwargs))[0]
+        self._kernel[grid](*args, **kwargs, **config.all_kwargs())

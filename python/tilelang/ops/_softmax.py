@@ -1,0 +1,83 @@
+"""tilelang.ops.softmax: softmax along one dimension as a torch custom
+operator with a fake implementation and autograd. Rows that fit in a
+block are read once and kept in registers; longer rows go by in chunks
+(an online pass for the maximum and the sum, then one that writes). The
+backward is DX = Y * (DY - sum(DY * Y)), one row per program."""
+
+import torch
+from torch import Tensor
+
+from tilelang.ops import spaces
+from tilelang.ops._runtime import FLOATS, Tuned, check_tensor
+
+
+def _row_fits(args) -> bool:
+    return args["n_cols"] <= args["BLOCK_SIZE"]
+
+
+_SOFTMAX_FWD = Tuned("softmax_fwd", spaces.ROWS, key=["n_cols"], prune=spaces.prune_rows("n_cols"),
+                     heuristics={"ROW_FITS": _row_fits})
+_SOFTMAX_BWD = Tuned("softmax_bwd", spaces.ROWS, key=["n_cols"], prune=spaces.prune_rows("n_cols"),
+                     heuristics={"ROW_FITS": _row_fits})
+
+
+def _rows(x: Tensor) -> Tensor:
+    return x.contiguous().view(-1, x.shape[-1])
+
+
+@torch.library.custom_op("tilelang::softmax_fwd", mutates_args=())
+def _softmax_fwd(x: Tensor) -> Tensor:
+    """Softmax along the last dimension."""
+    x2 = _rows(x)
+    m, n = x2.shape
+    y = torch.empty_like(x2)
+    if m and n:
+        _SOFTMAX_FWD((m,), y, x2, x2.stride(0), y.stride(0), n)
+    return y.view(x.shape)
+
+
+@_softmax_fwd.register_fake
+def _(x):
+    return torch.empty_like(x, memory_format=torch.contiguous_format)
+
+
+@torch.library.custom_op("tilelang::softmax_bwd", mutates_args=())
+def _softmax_bwd(dy: Tensor, y: Tensor) -> Tensor:
+    y2, dy2 = _rows(y), _rows(dy)
+    m, n = y2.shape
+    dx = torch.empty_like(y2)
+    if m and n:
+        _SOFTMAX_BWD((m,), dx, dy2, y2, dx.stride(0), dy2.stride(0), y2.stride(0), n)
+    return dx.view(y.shape)
+
+
+@_softmax_bwd.register_fake
+def _(dy, y):
+    return torch.empty_like(y, memory_format=torch.contiguous_format)
+
+
+def _setup(ctx, inputs, output):
+    ctx.save_for_backward(output)
+
+
+def _backward(ctx, dy):
+    (y,) = ctx.saved_tensors
+    return _softmax_bwd(dy.to(y.dtype), y)
+
+
+_softmax_fwd.register_autograd(_backward, setup_context=_setup)
+
+
+def softmax(x: Tensor, dim: int = -1) -> Tensor:
+    """torch.softmax(x, dim), computed in fp32 and returned in x's dtype.
+    x: fp16, bf16 or fp32 on a CUDA device. Along a dimension other than
+    the last, x is moved so that the dimension is last (a copy).
+    Differentiable in x."""
+    check_tensor("softmax", "x", x, FLOATS, min_dims=1)
+    if not -x.dim() <= dim < x.dim():
+        raise IndexError(f"tilelang.ops.softmax: dim {dim} is out of range for a tensor of {x.dim()} "
+                         f"dimensions")
+    dim = dim % x.dim()
+    if dim == x.dim() - 1:
+        return _softmax_fwd(x)
+    return _softmax_fwd(x.movedim(dim, -1)).movedim(-1, dim)

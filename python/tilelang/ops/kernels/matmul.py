@@ -1,0 +1,220 @@
+"""Matrix products in tilelang's language (the same source runs under
+Triton): through pointers with any strides, with a fused bias/activation
+epilogue, and through tensor descriptors; below `define`, the host helpers
+that launch them."""
+
+
+def define(jit, tl):
+    """The matmul kernels decorated with `jit`, using language module `tl`."""
+
+    @jit
+    def grouped_tile(M, N, BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
+                     GROUP_SIZE_M: tl.constexpr):
+        # This program's tile (row, column of tiles) of an M x N product in
+        # grouped ordering: consecutive program ids walk down a column of
+        # GROUP_SIZE_M row-tiles before moving to the next column of tiles, so the
+        # programs running at the same time share rows of A and columns of B in L2.
+        pid = tl.program_id(axis=0)
+        tiles_m = tl.cdiv(M, BLOCK_SIZE_M)
+        tiles_n = tl.cdiv(N, BLOCK_SIZE_N)
+        tiles_per_group = GROUP_SIZE_M * tiles_n
+        group = pid // tiles_per_group
+        group_first_m = group * GROUP_SIZE_M
+        group_rows = min(tiles_m - group_first_m, GROUP_SIZE_M)  # the last group may be shorter
+        pid_in_group = pid % tiles_per_group
+        pid_m = group_first_m + pid_in_group % group_rows
+        pid_n = pid_in_group // group_rows
+        return pid_m, pid_n
+
+    @jit
+    def matmul_tile(a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                    BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
+                    GROUP_SIZE_M: tl.constexpr):
+        # This program's BLOCK_SIZE_M x BLOCK_SIZE_N tile of A (M x K) @ B (K x N),
+        # with its row and column indices and which of them are in bounds. Any
+        # strides: transposed or padded operands need no copy.
+        pid_m, pid_n = grouped_tile(M, N, BLOCK_SIZE_M, BLOCK_SIZE_N, GROUP_SIZE_M)
+
+        rows = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
+        cols = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+        ks = tl.arange(0, BLOCK_SIZE_K)
+        a_tile = a_ptr + rows[:, None] * stride_am + ks[None, :] * stride_ak
+        b_tile = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
+        row_ok = rows[:, None] < M
+        col_ok = cols[None, :] < N
+
+        # Integer operands (int8) accumulate exactly in int32, floating-point
+        # ones in fp32.
+        acc_dtype = tl.int32 if a_ptr.dtype.element_ty == tl.int8 else tl.float32
+        acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=acc_dtype)
+        for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
+            k_left = K - k * BLOCK_SIZE_K  # masked-off elements of the last K step load as 0
+            a = tl.load(a_tile, mask=row_ok & (ks[None, :] < k_left), other=0)
+            b = tl.load(b_tile, mask=(ks[:, None] < k_left) & col_ok, other=0)
+            acc = tl.dot(a, b, acc, out_dtype=acc_dtype)  # Triton wants out_dtype=int32 for int8
+            a_tile += BLOCK_SIZE_K * stride_ak
+            b_tile += BLOCK_SIZE_K * stride_bk
+        return acc, rows, cols, row_ok, col_ok
+
+    @jit
+    def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                      stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                      BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
+                      GROUP_SIZE_M: tl.constexpr):
+        # C (M x N) = A (M x K) @ B (K x N), one BLOCK_SIZE_M x BLOCK_SIZE_N tile of
+        # C per program; the store converts to C's element type.
+        acc, rows, cols, row_ok, col_ok = matmul_tile(
+            a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+            BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K, GROUP_SIZE_M)
+        c = acc.to(c_ptr.dtype.element_ty)
+        tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn, c, mask=row_ok & col_ok)
+
+    @jit
+    def matmul_bias_relu_kernel(a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K,
+                                stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                                BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
+                                BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr):
+        # C = relu(A @ B + bias[None, :]) with a fused epilogue: the bias add, the
+        # relu and the cast are ordinary tile ops on the fp32 accumulator
+        # (floating-point operands).
+        acc, rows, cols, row_ok, col_ok = matmul_tile(
+            a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+            BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K, GROUP_SIZE_M)
+        bias = tl.load(bias_ptr + cols, mask=cols < N, other=0.0).to(tl.float32)
+        acc = acc + bias[None, :]
+        acc = tl.maximum(acc, 0.0)
+        c = acc.to(c_ptr.dtype.element_ty)
+        tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn, c, mask=row_ok & col_ok)
+
+    @jit
+    def matmul_descriptor_kernel(a_desc, b_desc, c_desc, M, N, K,
+                                 BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
+                                 BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr):
+        # C = A @ B through tensor descriptors (blocks BLOCK_SIZE_M x BLOCK_SIZE_K
+        # of A, BLOCK_SIZE_K x BLOCK_SIZE_N of B, BLOCK_SIZE_M x BLOCK_SIZE_N of
+        # C): the descriptors bound the blocks, so there are no masks; elements
+        # past the edges read as zero and are not written.
+        pid_m, pid_n = grouped_tile(M, N, BLOCK_SIZE_M, BLOCK_SIZE_N, GROUP_SIZE_M)
+        acc_dtype = tl.int32 if a_desc.dtype == tl.int8 else tl.float32
+        acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=acc_dtype)
+        for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
+            a = a_desc.load([pid_m * BLOCK_SIZE_M, k * BLOCK_SIZE_K])
+            b = b_desc.load([k * BLOCK_SIZE_K, pid_n * BLOCK_SIZE_N])
+            acc = tl.dot(a, b, acc, out_dtype=acc_dtype)
+        c_desc.store([pid_m * BLOCK_SIZE_M, pid_n * BLOCK_SIZE_N], acc.to(c_desc.dtype))
+
+    @jit
+    def matmul_epilogue_kernel(a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K,
+                               stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                               HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr,
+                               BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
+                               BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr):
+        # C = act(A @ B + bias[None, :]) for tilelang.ops.matmul: the bias
+        # (HAS_BIAS) and the activation (ACTIVATION: "none", "relu", "gelu"
+        # (the erf form) or "silu") are applied to the fp32 accumulator
+        # before the one store.
+        acc, rows, cols, row_ok, col_ok = matmul_tile(
+            a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+            BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K, GROUP_SIZE_M)
+        if HAS_BIAS:
+            bias = tl.load(bias_ptr + cols, mask=cols < N, other=0.0).to(tl.float32)
+            acc = acc + bias[None, :]
+        if ACTIVATION == "relu":
+            acc = tl.maximum(acc, 0.0)
+        elif ACTIVATION == "gelu":
+            acc = 0.5 * acc * (1.0 + tl.erf(acc * 0.7071067811865476))
+        elif ACTIVATION == "silu":
+            acc = acc * tl.sigmoid(acc)
+        c = acc.to(c_ptr.dtype.element_ty)
+        tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn, c, mask=row_ok & col_ok)
+
+    return {"grouped_tile": grouped_tile, "matmul_tile": matmul_tile, "matmul_kernel": matmul_kernel,
+            "matmul_bias_relu_kernel": matmul_bias_relu_kernel, "matmul_epilogue_kernel": matmul_epilogue_kernel,
+            "matmul_descriptor_kernel": matmul_descriptor_kernel}
+
+
+# The launch options of a matmul: the kernel's four constexprs and the
+# num_warps/num_stages launch options, as one dict (the keyword arguments of
+# the launch). A tilelang.Config or triton.Config works too (see
+# matmul_launch_options), so that an autotuned config can replace it.
+MATMUL_DEFAULT_CONFIG = {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8,
+                         "num_warps": 4, "num_stages": 3}
+
+
+def matmul_launch_options(config=None):
+    """The launch keywords of `config`: a dict such as MATMUL_DEFAULT_CONFIG
+    (keys it lacks keep their default), or a Config object of tilelang's or
+    Triton's autotuner (its kwargs plus num_warps and num_stages)."""
+    options = dict(MATMUL_DEFAULT_CONFIG)
+    if config is None:
+        return options
+    if isinstance(config, dict):
+        options.update(config)
+    else:
+        options.update(config.kwargs, num_warps=config.num_warps, num_stages=config.num_stages)
+    return options
+
+
+def matmul_grid(m, n, options):
+    """The 1-D grid of matmul_kernel: one program per tile of C."""
+    tiles_m = -(-m // options["BLOCK_SIZE_M"])
+    tiles_n = -(-n // options["BLOCK_SIZE_N"])
+    return (tiles_m * tiles_n,)
+
+
+def matmul_args(a, b, out, bias=None):
+    """The run-time arguments of matmul_kernel (with `bias`, of
+    matmul_bias_relu_kernel) for C = A @ B into `out`, in order."""
+    m, k = a.shape
+    n = b.shape[1]
+    operands = (a, b) if bias is None else (a, b, bias)
+    return (*operands, out, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+            out.stride(0), out.stride(1))
+
+
+def matmul(a, b, kernel, config=None, out=None, out_dtype=None, bias=None):
+    """C = A @ B with `kernel` (define(...)["matmul_kernel"], tilelang's or
+    Triton's); with `bias`, `kernel` is define(...)["matmul_bias_relu_kernel"]
+    and C = relu(A @ B + bias). A (M x K) and B (K x N) are 2-D CUDA tensors of
+    one dtype, with any strides. C is `out` (any strides, M x N) or a new
+    tensor of `out_dtype`, which defaults to A's dtype (int32 for int8
+    operands). `config`: see matmul_launch_options. Returns C."""
+    if a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[0]:
+        raise ValueError(f"matmul: shapes {tuple(a.shape)} and {tuple(b.shape)} do not multiply")
+    if a.dtype != b.dtype:
+        raise ValueError(f"matmul: operands of different dtypes ({a.dtype}, {b.dtype})")
+    m, n = a.shape[0], b.shape[1]
+    if out is None:
+        import torch
+
+        if out_dtype is None:
+            out_dtype = torch.int32 if a.dtype == torch.int8 else a.dtype
+        out = torch.empty((m, n), device=a.device, dtype=out_dtype)
+    elif tuple(out.shape) != (m, n):
+        raise ValueError(f"matmul: out has shape {tuple(out.shape)}, expected {(m, n)}")
+    options = matmul_launch_options(config)
+    kernel[matmul_grid(m, n, options)](*matmul_args(a, b, out, bias), **options)
+    return out
+
+
+def matmul_with_descriptors(a, b, kernel, descriptor_class, config=None, out=None):
+    """C = A @ B with `kernel` (define(...)["matmul_descriptor_kernel"]) and
+    the host TensorDescriptor class of the same compiler (tilelang's or
+    Triton's). A, B and C have contiguous rows (stride 1 in the last
+    dimension). Returns C (`out`, or a new tensor of A's dtype)."""
+    if a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[0]:
+        raise ValueError(f"matmul: shapes {tuple(a.shape)} and {tuple(b.shape)} do not multiply")
+    m, k = a.shape
+    n = b.shape[1]
+    if out is None:
+        import torch
+
+        out = torch.empty((m, n), device=a.device, dtype=torch.int32 if a.dtype == torch.int8 else a.dtype)
+    options = matmul_launch_options(config)
+    bm, bn, bk = options["BLOCK_SIZE_M"], options["BLOCK_SIZE_N"], options["BLOCK_SIZE_K"]
+    a_desc = descriptor_class.from_tensor(a, [bm, bk])
+    b_desc = descriptor_class.from_tensor(b, [bk, bn])
+    c_desc = descriptor_class.from_tensor(out, [bm, bn])
+    kernel[matmul_grid(m, n, options)](a_desc, b_desc, c_desc, m, n, k, **options)
+    return out
+

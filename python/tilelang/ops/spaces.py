@@ -1,0 +1,205 @@
+"""Tuning spaces for the bundled kernels (tilelang.ops.kernels, used by
+tilelang.ops and bench/): plain dicts of meta-parameters
+plus num_warps and num_stages, turned into tilelang.Config objects by
+``configs``. Each space says what it is for; the autotuner prunes what a
+device cannot run (shared memory, threads) before launching anything."""
+
+from typing import Any, Callable, Dict, List, Optional
+
+# Matmul on Hopper and Ampere: wgmma wants M tiles of 64 per warpgroup and
+# N up to 256 per instruction; K tiles of 64 fill 128-byte swizzled rows.
+# The 256x256 entry does not fit in shared memory at 4 stages: it is there
+# to be pruned (and shown as such by the inspector).
+MATMUL: List[Dict[str, Any]] = [
+    dict(BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, GROUP_SIZE_M=8, num_warps=warps, num_stages=stages)
+    for bm, bn, bk, warps, stages in [
+        (128, 256, 64, 8, 3), (128, 256, 64, 8, 4), (256, 128, 64, 8, 3), (256, 128, 64, 8, 4),
+        (128, 128, 64, 4, 3), (128, 128, 64, 4, 4), (128, 128, 64, 8, 3), (128, 128, 64, 8, 4),
+        (64, 256, 64, 4, 3), (64, 256, 64, 4, 4), (128, 256, 32, 8, 4), (128, 256, 32, 8, 5),
+        (128, 64, 64, 4, 4), (64, 128, 64, 4, 4), (64, 64, 64, 4, 4), (128, 128, 32, 4, 4),
+        (256, 256, 64, 8, 4),
+    ]
+]
+
+# Matmul through tensor descriptors (bench/kernels.py's
+# matmul_descriptor_kernel): the same tiles; each config's pre_hook gives
+# the descriptors its block shapes, as Triton's TMA matmul does.
+MATMUL_DESCRIPTORS = MATMUL
+
+
+def matmul_descriptor_pre_hook(nargs: Dict[str, Any]) -> None:
+    """Sets the block shapes of matmul_descriptor_kernel's descriptors to
+    the config's tiles (A: M x K, B: K x N, C: M x N)."""
+    bm, bn, bk = nargs["BLOCK_SIZE_M"], nargs["BLOCK_SIZE_N"], nargs["BLOCK_SIZE_K"]
+    nargs["a_desc"].block_shape = [bm, bk]
+    nargs["b_desc"].block_shape = [bk, bn]
+    nargs["c_desc"].block_shape = [bm, bn]
+
+
+# Layernorm forward: one row per program; the block covers a row in as few
+# passes as registers allow.
+LAYERNORM: List[Dict[str, Any]] = [
+    dict(BLOCK_SIZE=block, num_warps=warps)
+    for block in (1024, 2048, 4096, 8192) for warps in (4, 8, 16)
+]
+
+
+# Flash-attention forward (bench/kernels.py's attention_fwd_kernel): query
+# blocks of 128 rows over two warpgroups (8 warps) or one (4), of 64 rows
+# over one; key blocks of 64 or 128; 2 to 4 stages of K/V copies in flight.
+# The first five are the configs Triton's fused-attention tutorial tunes
+# over on Hopper. 128x64 at 4 stages deepens the pipeline of the usual
+# winner; 64x128 pairs the smaller query block (more programs for short
+# sequences and few heads) with wide key blocks; 128x128 at 4 stages
+# fits at HEAD_DIM 64 only (prune_attention drops it at 128, where its K/V
+# stages alone take 256 KB).
+ATTENTION: List[Dict[str, Any]] = [
+    dict(BLOCK_M=bm, BLOCK_N=bn, num_warps=warps, num_stages=stages)
+    for bm, bn, warps, stages in [
+        (128, 64, 8, 3), (128, 128, 8, 3), (64, 64, 4, 4), (128, 64, 4, 4), (128, 128, 8, 2),
+        (128, 64, 8, 4), (64, 128, 4, 3), (128, 128, 8, 4),
+    ]
+]
+
+# What a tuned attention's best config depends on (besides the dtypes,
+# which the autotuners add themselves): the sequence length, the heads (the
+# number of programs) and the kernel's variant.
+ATTENTION_KEY = ["N_CTX", "H_Q", "H_KV", "HEAD_DIM", "CAUSAL"]
+
+
+def _meta(config) -> Dict[str, Any]:
+    """A space entry (dict) or a Config (tilelang's or Triton's) as one dict
+    of its constexprs, num_warps and num_stages."""
+    if isinstance(config, dict):
+        return config
+    return dict(config.kwargs, num_warps=config.num_warps, num_stages=config.num_stages)
+
+
+def attention_shared_estimate(config, head_dim: int, element_size: int) -> int:
+    """Bytes of shared memory attention_fwd_kernel needs under `config` at
+    the least: the num_stages blocks each of K and V that its software
+    pipeline keeps in flight (the async copies write them there, the tensor
+    cores read them there). A compiled kernel may need more (the Q block,
+    conversion scratch: Triton keeps Q there too); the autotuner's sweep
+    still prunes on the compiled kernel's own figure, so this estimate only
+    has to never exceed it."""
+    meta = _meta(config)
+    return 2 * meta["BLOCK_N"] * head_dim * meta.get("num_stages", 3) * element_size
+
+
+def attention_configs_that_fit(configs, head_dim: int, element_size: int, limit: int) -> list:
+    """The configs whose attention_shared_estimate is within `limit` bytes;
+    all of them when none is (the sweep then records why each fails)."""
+    fitting = [c for c in configs if attention_shared_estimate(c, head_dim, element_size) <= limit]
+    return fitting or list(configs)
+
+
+def prune_attention(configs, named_args: Dict[str, Any], **kwargs) -> list:
+    """early_config_prune of attention_fwd_kernel for tilelang.autotune and
+    triton.autotune (Triton passes constexprs such as HEAD_DIM in kwargs,
+    tilelang in named_args): drops the configs that cannot fit in the
+    current device's shared memory per block, before anything compiles."""
+    from tilelang.autotune import core
+
+    args = dict(named_args, **kwargs)
+    head_dim = args.get("HEAD_DIM") or args["Q"].shape[-1]
+    limit = core.device_properties()["max_shared_per_block"]
+    return attention_configs_that_fit(configs, head_dim, args["Q"].element_size(), limit)
+
+
+def attention_work(args: Dict[str, Any]) -> Dict[str, float]:
+    """The work of one attention_fwd_kernel call, for the autotuner's
+    rates: two N_CTX x N_CTX x HEAD_DIM products per (batch, query head),
+    half of them under a causal mask; Q, K, V read once and Out written
+    once (the least traffic)."""
+    batch, heads, n_ctx, head_dim = args["Q"].shape
+    kv_heads = args["K"].shape[1]
+    flops = 4.0 * batch * heads * n_ctx * n_ctx * head_dim
+    if args.get("CAUSAL"):
+        flops /= 2
+    element = args["Q"].element_size()
+    return {"flops": flops, "bytes": float(element * batch * n_ctx * head_dim * (2 * heads + 2 * kv_heads))}
+
+
+def matmul_work(args: Dict[str, Any]) -> Dict[str, float]:
+    """The work of one matmul_kernel call, for the autotuner's rates: 2MNK
+    flops; A and B read once and C written once (the least traffic)."""
+    m, n, k = args["M"], args["N"], args["K"]
+    element = args["a_ptr"].element_size()
+    return {"flops": 2.0 * m * n * k, "bytes": float(element * (m * k + k * n + m * n))}
+
+
+def matmul_descriptor_work(args: Dict[str, Any]) -> Dict[str, float]:
+    """matmul_work for matmul_descriptor_kernel's arguments."""
+    element = args["a_desc"].base.element_size()
+    m, n, k = args["M"], args["N"], args["K"]
+    return {"flops": 2.0 * m * n * k, "bytes": float(element * (m * k + k * n + m * n))}
+
+
+def configs(space: List[Dict[str, Any]], pre_hook: Optional[Callable[[Dict[str, Any]], None]] = None,
+            config_class=None):
+    """The space as tilelang.Config objects (or objects of `config_class`,
+    such as triton.Config, to tune Triton over the same space), each with
+    `pre_hook`."""
+    if config_class is None:
+        import tilelang
+
+        config_class = tilelang.Config
+    result = []
+    for entry in space:
+        meta = {k: v for k, v in entry.items() if k not in ("num_warps", "num_stages")}
+        result.append(config_class(meta, num_warps=entry.get("num_warps", 4),
+                                   num_stages=entry.get("num_stages", 3), pre_hook=pre_hook))
+    return result
+
+
+# -- tilelang.ops ---------------------------------------------------------------------------
+
+# Row kernels of tilelang.ops (layer/RMS norm forward and input gradient,
+# softmax forward and backward): one row per program, the row in chunks of
+# BLOCK_SIZE. prune_rows keeps, for the row length at hand, the blocks from
+# the whole row (rounded up to a power of two, at most ROW_BLOCK_CAP) down
+# to a quarter of it: a block much wider than the row idles its threads,
+# one much narrower loops for nothing.
+ROW_BLOCK_CAP = 8192
+ROWS: List[Dict[str, Any]] = [
+    dict(BLOCK_SIZE=block, num_warps=warps)
+    for block in (256, 512, 1024, 2048, 4096, 8192) for warps in (2, 4, 8, 16)
+    if block >= 32 * warps
+]
+
+
+def bucket_pow2(value: int) -> int:
+    """The tuning bucket of a size: the next power of two (at least 16),
+    so that one sweep serves every size between two powers of two."""
+    value = int(value)
+    bucket = 16
+    while bucket < value:
+        bucket *= 2
+    return bucket
+
+
+def row_blocks(n: int) -> List[int]:
+    """The BLOCK_SIZE values prune_rows keeps for rows of `n` elements."""
+    whole = min(max(bucket_pow2(n), 256), ROW_BLOCK_CAP)
+    return [b for b in (whole, whole // 2, whole // 4) if b >= 256]
+
+
+def prune_rows(length_arg: str):
+    """early_config_prune for a row kernel whose row length is argument
+    `length_arg`: the configs of ROWS with a BLOCK_SIZE in row_blocks."""
+
+    def prune(configs, named_args: Dict[str, Any], **kwargs) -> list:
+        keep = row_blocks(dict(named_args, **kwargs)[length_arg])
+        kept = [c for c in configs if _meta(c)["BLOCK_SIZE"] in keep]
+        return kept or list(configs)
+
+    return prune
+
+
+# The first stage of the norms' weight gradient (norm_bwd_dwdb): tiles of
+# BLOCK_M rows x BLOCK_N columns summed down a group of rows.
+NORM_DWDB: List[Dict[str, Any]] = [
+    dict(BLOCK_M=bm, BLOCK_N=bn, num_warps=warps)
+    for bm, bn, warps in [(32, 64, 4), (32, 128, 4), (64, 64, 4), (16, 256, 4), (32, 128, 8), (64, 128, 8)]
+]

@@ -1,0 +1,70 @@
+"""tilelang.autotune's `bucket` (tilelang.ops tunes per shape bucket): key
+values mapped by a function before keying, so one sweep serves every value
+of a bucket, in this process and from the store in a new one. CPU only:
+real compilation, fake launches and timer (autotune_kernels.py)."""
+
+import json
+import pathlib
+
+import pytest
+
+import tilelang
+from tilelang.autotune import core
+from tilelang.ops import spaces
+from tilelang_testing import load_module
+
+K = load_module("autotune_kernels", pathlib.Path(__file__).with_name("autotune_kernels.py"))
+SPACE = [tilelang.Config({"BLOCK": 64}), tilelang.Config({"BLOCK": 256})]
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    monkeypatch.setenv("TILELANG_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(core, "device_properties", lambda: dict(K.FAKE_DEVICE))
+    launches = []
+    monkeypatch.setattr(core.Autotuner, "_launch",
+                        lambda self, grid, config, args, kwargs: launches.append(str(config)))
+    return {"launches": launches, "store": tmp_path / "cache" / "autotune.json"}
+
+
+def tuned(timer):
+    return tilelang.autotune(configs=SPACE, key=["n"], do_bench=timer, bucket={"n": spaces.bucket_pow2})(K.row_sum)
+
+
+def call(kernel, n):
+    kernel[(1,)](K.FakeTensor([n]), K.FakeTensor([1]), n)
+
+
+def test_one_sweep_per_bucket(env):
+    timer = K.FakeTimer()
+    kernel = tuned(timer)
+    call(kernel, 100)
+    call(kernel, 128)  # the same bucket as 100: no sweep
+    assert len(timer.timed) == len(SPACE)
+    call(kernel, 129)  # the next bucket
+    assert len(timer.timed) == 2 * len(SPACE)
+    keys = sorted(entry["key"]["n"] for entry in json.loads(env["store"].read_text())["entries"].values())
+    assert keys == [128, 256]
+    # A new tuner (a new process's) finds the bucket in the store.
+    fresh = K.FakeTimer()
+    call(tuned(fresh), 70)
+    assert fresh.timed == [] and len(env["launches"]) == 4
+
+
+def test_bucket_names_a_key_argument():
+    with pytest.raises(ValueError, match="bucket names 'BLOCK', which is not in the key"):
+        tilelang.autotune(configs=SPACE, key=["n"], bucket={"BLOCK": spaces.bucket_pow2})(K.row_sum)
+
+
+@pytest.mark.parametrize("value,bucket", [(1, 16), (16, 16), (17, 32), (1000, 1024), (1024, 1024), (1025, 2048)])
+def test_bucket_pow2(value, bucket):
+    assert spaces.bucket_pow2(value) == bucket
+
+
+@pytest.mark.parametrize("n,blocks", [(1, [256]), (300, [512, 256]), (4096, [4096, 2048, 1024]),
+                                      (5000, [8192, 4096, 2048]), (100000, [8192, 4096, 2048])])
+def test_row_blocks(n, blocks):
+    assert spaces.row_blocks(n) == blocks
+    kept = spaces.prune_rows("N")(spaces.configs(spaces.ROWS), {"N": n})
+    assert sorted({c.kwargs["BLOCK_SIZE"] for c in kept}, reverse=True) == blocks
+    assert all(c.num_warps * 32 <= c.kwargs["BLOCK_SIZE"] for c in kept)

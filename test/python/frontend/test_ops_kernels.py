@@ -1,0 +1,101 @@
+"""The kernels of tilelang.ops (tilelang.ops.kernels) through the whole
+compiler on the CPU: each variant the operators launch (every flag of the
+norm and softmax kernels, each matmul epilogue, each supported dtype) at a
+ragged size compiles to PTX for sm_90a and sm_80; and tilelang.ops without
+torch: importing it, its kernels and its spaces works, using an operator
+is an ImportError that says what to install."""
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import tilelang
+import tilelang.language as tl
+from tilelang.ops import kernels as package
+from tilelang_testing import FakeTensor
+
+KERNELS = package.define(tilelang.jit, tl)
+M, N = 1000, 999
+
+
+def t(shape, dtype):
+    return FakeTensor(shape, dtype)
+
+
+def row_cases(dtype):
+    x, w, r, part = t((M, N), dtype), t((N,), dtype), t((M,), "float32"), t((8, N), "float32")
+    return [
+        ("layer_norm_fwd", (x, x, w, w, r, r, N, N, 1e-5), dict(BLOCK_SIZE=1024)),
+        ("rms_norm_fwd", (x, x, w, r, N, N, 1e-6), dict(BLOCK_SIZE=512)),
+        ("norm_bwd_dx", (x, x, x, w, r, r, N, N), dict(RMS=False, BLOCK_SIZE=1024)),
+        ("norm_bwd_dx", (x, x, x, w, r, r, N, N), dict(RMS=True, BLOCK_SIZE=256)),
+        ("norm_bwd_dwdb", (part, part, x, x, r, r, N, M, N, 125), dict(RMS=False, HAS_BIAS=True, BLOCK_M=32,
+                                                                       BLOCK_N=128)),
+        ("norm_bwd_dwdb", (part, part, x, x, r, r, N, M, N, 125), dict(RMS=True, HAS_BIAS=False, BLOCK_M=64,
+                                                                       BLOCK_N=64)),
+        ("column_sum", (w, part, 8, N), dict(BLOCK_G=32, BLOCK_N=128)),
+        ("softmax_fwd", (x, x, N, N, N), dict(ROW_FITS=True, BLOCK_SIZE=1024)),
+        ("softmax_fwd", (x, x, N, N, N), dict(ROW_FITS=False, BLOCK_SIZE=256)),
+        ("softmax_bwd", (x, x, x, N, N, N, N), dict(ROW_FITS=True, BLOCK_SIZE=1024)),
+        ("softmax_bwd", (x, x, x, N, N, N, N), dict(ROW_FITS=False, BLOCK_SIZE=256)),
+    ]
+
+
+CASES = [(dtype, *case) for dtype in ("float16", "bfloat16", "float32") for case in row_cases(dtype)]
+
+
+@pytest.mark.parametrize("dtype,name,args,constexprs", CASES,
+                         ids=[f"{c[1]}-{c[0]}-" + "-".join(f"{k}{v}" for k, v in c[3].items()) for c in CASES])
+def test_row_kernels_compile(dtype, name, args, constexprs):
+    compiled = KERNELS[name].warmup(*args, num_warps=4, **constexprs)
+    for arch in ("sm_90a", "sm_80"):
+        assert ".entry" in compiled.to_ptx(arch).ptx
+    ir = compiled.asm["tile"]
+    looped = not constexprs.get("ROW_FITS", False) and name != "column_sum"
+    # The chunked forms loop over the row (or the rows); the register forms do not.
+    assert ("scf.for" in ir) == (looped or name == "column_sum")
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("activation", ["none", "relu", "gelu", "silu"])
+def test_matmul_epilogue_compiles(dtype, activation):
+    k = 333
+    a, b, c, bias = t((M, k), dtype), t((k, N), dtype), t((M, N), dtype), t((N,), dtype)
+    compiled = KERNELS["matmul_epilogue_kernel"].warmup(
+        a, b, bias, c, M, N, k, k, 1, N, 1, N, 1, HAS_BIAS=activation != "none", ACTIVATION=activation,
+        BLOCK_SIZE_M=128, BLOCK_SIZE_N=128, BLOCK_SIZE_K=64, GROUP_SIZE_M=8, num_warps=8, num_stages=3)
+    ir = compiled.asm["tile"]
+    assert ("math.erf" in ir) == (activation == "gelu")
+    assert ("math.exp" in ir) == (activation == "silu")
+    for arch in ("sm_90a", "sm_80"):
+        assert ".entry" in compiled.to_ptx(arch).ptx
+
+
+def test_bench_kernels_are_the_package_kernels():
+    from tilelang_testing import REPO_ROOT, load_module
+
+    bench = load_module("bench_kernels", REPO_ROOT / "bench" / "kernels.py")
+    assert set(bench.define(tilelang.jit, tl)) == set(KERNELS) | {"tiny"}
+    assert bench.matmul_args is package.matmul_args and bench.attention_reference is package.attention_reference
+
+
+def test_ops_without_torch():
+    """In a process where torch cannot be imported."""
+    code = textwrap.dedent("""
+        import sys
+        sys.modules["torch"] = None  # import torch raises ImportError
+        import tilelang.ops, tilelang.ops.kernels, tilelang.ops.spaces
+        assert "matmul" in dir(tilelang.ops)
+        try:
+            tilelang.ops.matmul
+        except ImportError as exc:
+            print(exc)
+        else:
+            raise SystemExit("no ImportError")
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "tilelang.ops needs torch" in result.stdout and "tilelang-mlir[torch]" in result.stdout
+    assert "Traceback" not in result.stdout

@@ -1,0 +1,306 @@
+"""tilelang.ops on the GPU: every operator against float64 torch references
+on fresh random inputs, forward and backward, in each supported dtype, at
+ragged shapes (rows of 1, 37 and 300; lengths that no block divides, rows
+longer than the widest block, which take the chunked paths); matmul with
+and without a bias, each activation, batched and transposed operands;
+attention (forward only) in its variants; torch.library.opcheck on each
+operator; torch.compile(fullgraph=True) of a small model built from them,
+forward and backward, with no graph break; and a real tuning sweep per
+shape bucket that persists in the store.
+
+Errors are measured as max |out - ref| / max |ref| against the float64
+reference computed from the same (rounded) inputs: a few units of the
+output type's rounding (fp16 2^-11, bf16 2^-8) allowed, a wrong mask,
+stride or formula errs by order 1. Except in the sweep test, tuning times
+each config by one launch with a deterministic stand-in time (so the
+tests choose various configs quickly, and each chosen config is checked).
+Skipped without a GPU or without torch."""
+
+import math
+import zlib
+
+import pytest
+
+pytestmark = pytest.mark.gpu
+
+torch = pytest.importorskip("torch")
+
+import tilelang.ops as ops  # noqa: E402
+import tilelang.testing  # noqa: E402
+from tilelang.autotune import core  # noqa: E402
+from tilelang.ops.kernels import attention as attention_family  # noqa: E402
+
+F = torch.nn.functional
+TOLERANCE = {torch.float32: 1e-4, torch.float16: 4e-3, torch.bfloat16: 3e-2}
+ROWS = [(1, 1000), (37, 33), (37, 4097), (300, 1000), (3, 10000)]
+
+
+@pytest.fixture(autouse=True)
+def quick_tuning(request, monkeypatch):
+    """Tuning times each config by one launch and a stand-in time that
+    varies with the config and the sweep, so different tests run different
+    configs (the sweep test keeps the real timer)."""
+    if "real_timer" in request.keywords:
+        return
+    calls = [0]
+
+    def timer(fn, warmup=25, rep=100, quantiles=None, **_):
+        fn()
+        torch.cuda.synchronize()
+        calls[0] += 1
+        return float(zlib.crc32(f"{fn.config.ident()}:{calls[0] // 7}".encode()) % 1000 + 1)
+
+    monkeypatch.setattr(tilelang.testing, "do_bench", timer)
+
+
+def relative_error(out, ref) -> float:
+    ref = ref.double()
+    return ((out.double() - ref).abs().max() / ref.abs().max().clamp_min(1e-30)).item()
+
+
+def check(outs, refs, dtype, what):
+    for index, (out, ref) in enumerate(zip(outs, refs)):
+        assert out is not None and out.shape == ref.shape, f"{what}[{index}]: shape"
+        assert torch.isfinite(out).all(), f"{what}[{index}]: not finite"
+        error = relative_error(out, ref)
+        assert error <= TOLERANCE[dtype], f"{what}[{index}]: error {error:.2e} over {TOLERANCE[dtype]:.0e}"
+
+
+def leaves(*tensors):
+    return [t.detach().clone().requires_grad_() for t in tensors]
+
+
+def reference_leaves(*tensors):
+    return [t.detach().double().requires_grad_() for t in tensors]
+
+
+# -- norms and softmax ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32])
+@pytest.mark.parametrize("m,n", ROWS)
+def test_layer_norm(dtype, m, n):
+    x = torch.randn(m, n, device="cuda", dtype=dtype) * 2 + 0.5
+    w = torch.rand(n, device="cuda", dtype=dtype) + 0.5
+    b = torch.randn(n, device="cuda", dtype=dtype)
+    dy = torch.randn(m, n, device="cuda", dtype=dtype)
+    xs, ws, bs = leaves(x, w, b)
+    y = ops.layer_norm(xs, ws, bs, eps=1e-5)
+    grads = torch.autograd.grad(y, (xs, ws, bs), dy)
+    xr, wr, br = reference_leaves(x, w, b)
+    yr = F.layer_norm(xr, (n,), wr, br, eps=1e-5)
+    refs = torch.autograd.grad(yr, (xr, wr, br), dy.double())
+    assert y.dtype == dtype
+    check([y, *grads], [yr, *refs], dtype, f"layer_norm {m}x{n}")
+
+
+def test_layer_norm_without_affine_parameters_and_3d():
+    x = torch.randn(2, 19, 1000, device="cuda", dtype=torch.float16)
+    xs, = leaves(x)
+    y = ops.layer_norm(xs)
+    dy = torch.randn_like(y)
+    (dx,) = torch.autograd.grad(y, xs, dy)
+    xr, = reference_leaves(x)
+    yr = F.layer_norm(xr, (1000,))
+    check([y, dx], [yr, torch.autograd.grad(yr, xr, dy.double())[0]], torch.float16, "layer_norm 3-D")
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32])
+@pytest.mark.parametrize("m,n", ROWS)
+def test_rms_norm(dtype, m, n):
+    x = torch.randn(m, n, device="cuda", dtype=dtype)
+    w = torch.rand(n, device="cuda", dtype=dtype) + 0.5
+    dy = torch.randn(m, n, device="cuda", dtype=dtype)
+    xs, ws = leaves(x, w)
+    y = ops.rms_norm(xs, ws, eps=1e-6)
+    grads = torch.autograd.grad(y, (xs, ws), dy)
+    xr, wr = reference_leaves(x, w)
+    yr = F.rms_norm(xr, (n,), wr, eps=1e-6)
+    refs = torch.autograd.grad(yr, (xr, wr), dy.double())
+    check([y, *grads], [yr, *refs], dtype, f"rms_norm {m}x{n}")
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32])
+@pytest.mark.parametrize("m,n", ROWS + [(5, 20000)])
+def test_softmax(dtype, m, n):
+    x = torch.randn(m, n, device="cuda", dtype=dtype) * 3
+    x[:, n // 3] = -float("inf")  # a masked score, as attention masks them
+    dy = torch.randn(m, n, device="cuda", dtype=dtype)
+    xs, = leaves(x)
+    y = ops.softmax(xs)
+    (dx,) = torch.autograd.grad(y, xs, dy)
+    xr, = reference_leaves(x)
+    yr = torch.softmax(xr, -1)
+    check([y, dx], [yr, torch.autograd.grad(yr, xr, dy.double())[0]], dtype, f"softmax {m}x{n}")
+
+
+def test_softmax_other_dim_and_rows_of_minus_infinity():
+    x = torch.randn(33, 7, 50, device="cuda", dtype=torch.float32)
+    check([ops.softmax(x, dim=0)], [torch.softmax(x.double(), 0)], torch.float32, "softmax dim 0")
+    x = torch.randn(4, 9000, device="cuda")
+    x[1] = -float("inf")
+    y, yr = ops.softmax(x), torch.softmax(x, -1)
+    assert torch.isnan(y[1]).all() and torch.isnan(yr[1]).all()  # as torch
+    check([y[[0, 2, 3]]], [yr[[0, 2, 3]]], torch.float32, "softmax rows beside a row of -inf")
+
+
+# -- matmul -----------------------------------------------------------------------------
+
+ACTIVATIONS = {None: lambda z: z, "relu": torch.relu, "gelu": F.gelu, "silu": F.silu}
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("activation", list(ACTIVATIONS))
+@pytest.mark.parametrize("m,k,n", [(1, 64, 1), (37, 33, 200), (300, 1000, 129), (1000, 260, 1000)])
+def test_matmul(dtype, activation, m, k, n):
+    a = torch.randn(m, k, device="cuda", dtype=dtype)
+    b = torch.randn(k, n, device="cuda", dtype=dtype) / math.sqrt(k)
+    bias = torch.randn(n, device="cuda", dtype=dtype) if activation is not None else None
+    inputs = [a, b] + ([bias] if bias is not None else [])
+    mine = leaves(*inputs)
+    y = ops.matmul(mine[0], mine[1], mine[2] if bias is not None else None, activation=activation)
+    dy = torch.randn_like(y)
+    grads = torch.autograd.grad(y, mine, dy)
+    ref = reference_leaves(*inputs)
+    z = ref[0] @ ref[1] + (ref[2] if bias is not None else 0)
+    yr = ACTIVATIONS[activation](z)
+    refs = torch.autograd.grad(yr, ref, dy.double())
+    check([y, *grads], [yr, *refs], dtype, f"matmul {m}x{k}x{n} {activation}")
+
+
+def test_matmul_batched_and_transposed_operands():
+    a = torch.randn(3, 50, 96, device="cuda", dtype=torch.float16)
+    w = torch.randn(130, 96, device="cuda", dtype=torch.float16) / 10  # used as w.t(), as nn.Linear does
+    bias = torch.randn(130, device="cuda", dtype=torch.float16)
+    a_s, w_s, b_s = leaves(a, w, bias)
+    y = ops.matmul(a_s, w_s.t(), b_s, activation="relu")
+    dy = torch.randn_like(y)
+    grads = torch.autograd.grad(y, (a_s, w_s, b_s), dy)
+    ar, wr, br = reference_leaves(a, w, bias)
+    yr = torch.relu(F.linear(ar, wr, br))
+    check([y, *grads], [yr, *torch.autograd.grad(yr, (ar, wr, br), dy.double())], torch.float16,
+          "matmul batched")
+
+
+# -- attention --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("head_dim,n_ctx,heads,kv_heads", [(64, 1, 2, 2), (64, 1000, 4, 2), (128, 300, 2, 1)])
+def test_attention(dtype, causal, head_dim, n_ctx, heads, kv_heads):
+    q = torch.randn(2, heads, n_ctx, head_dim, device="cuda", dtype=dtype)
+    k = torch.randn(2, kv_heads, n_ctx, head_dim, device="cuda", dtype=dtype)
+    v = torch.randn(2, kv_heads, n_ctx, head_dim, device="cuda", dtype=dtype)
+    out = ops.attention(q, k, v, causal=causal)
+    ref, magnitude, spread = attention_family.attention_reference(q, k, v, causal)
+    bound = attention_family.attention_error_bound(q, magnitude, spread)
+    excess = ((out.double() - ref).abs() - bound).max().item()
+    assert excess <= 0, f"attention error over its bound by {excess:.2e}"
+
+
+def test_attention_is_forward_only():
+    q = torch.randn(1, 2, 64, 64, device="cuda", dtype=torch.float16, requires_grad=True)
+    out = ops.attention(q, q.detach(), q.detach())
+    with pytest.raises(NotImplementedError, match="tilelang.ops.attention is forward only"):
+        out.sum().backward()
+
+
+# -- torch integration ------------------------------------------------------------------
+
+
+def test_cuda_tensors_of_other_dtypes_are_refused():
+    x = torch.randn(4, 64, device="cuda", dtype=torch.float64)
+    with pytest.raises(TypeError, match="tilelang.ops.layer_norm: x has dtype float64; supported"):
+        ops.layer_norm(x)
+    with pytest.raises(TypeError, match="tilelang.ops.matmul: a has dtype float32"):
+        ops.matmul(x.float(), x.float().t())
+
+
+def test_opcheck():
+    def h(*shape, dtype=torch.float16):
+        return torch.randn(*shape, device="cuda", dtype=dtype)
+
+    x, w, b, dy = h(37, 300), h(300) + 2, h(300), h(37, 300)
+    _, mean, rstd = torch.ops.tilelang.layer_norm_fwd(x, w, b, 1e-5)
+    cases = [
+        (torch.ops.tilelang.matmul, (h(37, 64), h(64, 50), h(50), "gelu")),
+        (torch.ops.tilelang.matmul, (h(37, 64), h(50, 64).t(), None, "none")),
+        (torch.ops.tilelang.layer_norm_fwd, (x, w, b, 1e-5)),
+        (torch.ops.tilelang.layer_norm_fwd, (x, None, None, 1e-5)),
+        (torch.ops.tilelang.rms_norm_fwd, (x, w, 1e-6)),
+        (torch.ops.tilelang.norm_bwd_dx, (dy, x, w, mean, rstd, False)),
+        (torch.ops.tilelang.norm_bwd_dwdb, (dy, x, mean, rstd, False, True)),
+        (torch.ops.tilelang.norm_bwd_dwdb, (dy, x, None, rstd, True, False)),
+        (torch.ops.tilelang.softmax_fwd, (h(37, 300, dtype=torch.float32),)),
+        (torch.ops.tilelang.softmax_bwd, (dy, torch.softmax(x.float(), -1).half())),
+        (torch.ops.tilelang.attention_fwd, (h(1, 2, 100, 64), h(1, 2, 100, 64), h(1, 2, 100, 64), True, 0.125)),
+    ]
+    for op, args in cases:
+        differentiable = op not in (torch.ops.tilelang.norm_bwd_dx, torch.ops.tilelang.norm_bwd_dwdb,
+                                    torch.ops.tilelang.softmax_bwd, torch.ops.tilelang.attention_fwd)
+        if differentiable:
+            args = tuple(a.detach().requires_grad_() if isinstance(a, torch.Tensor) else a for a in args)
+        result = torch.library.opcheck(op, args)
+        assert set(result.values()) == {"SUCCESS"}, f"{op}: {result}"
+
+
+class Block(torch.nn.Module):
+    """A transformer-like block from tilelang.ops only."""
+
+    def __init__(self, width=96, hidden=160):
+        super().__init__()
+        self.up = torch.nn.Linear(width, hidden, dtype=torch.float16, device="cuda")
+        self.down = torch.nn.Linear(hidden, width, dtype=torch.float16, device="cuda")
+        self.norm_w = torch.nn.Parameter(torch.rand(width, dtype=torch.float16, device="cuda") + 0.5)
+        self.norm_b = torch.nn.Parameter(torch.randn(width, dtype=torch.float16, device="cuda") * 0.1)
+        self.rms_w = torch.nn.Parameter(torch.rand(width, dtype=torch.float16, device="cuda") + 0.5)
+
+    def forward(self, x):
+        h = ops.layer_norm(x, self.norm_w, self.norm_b)
+        h = ops.matmul(h, self.up.weight.t(), self.up.bias, activation="gelu")
+        h = ops.matmul(h, self.down.weight.t(), self.down.bias)
+        h = ops.rms_norm(h + x, self.rms_w)
+        return ops.softmax(h, dim=-1)
+
+
+def test_torch_compile_fullgraph_forward_and_backward():
+    torch.manual_seed(1)
+    block = Block()
+    x = torch.randn(3, 37, 96, device="cuda", dtype=torch.float16)
+    explanation = torch._dynamo.explain(block)(x)
+    assert explanation.graph_break_count == 0 and explanation.graph_count == 1
+    torch._dynamo.reset()
+
+    def run(model):
+        model.zero_grad()
+        xs = x.clone().requires_grad_()
+        out = model(xs)
+        out.float().square().sum().backward()
+        return [out, xs.grad] + [p.grad for p in model.parameters()]
+
+    eager = run(block)
+    compiled = run(torch.compile(block, fullgraph=True))
+    for index, (a, b) in enumerate(zip(compiled, eager)):
+        assert a is not None and b is not None, f"result {index} missing"
+        assert torch.equal(a, b) or relative_error(a, b) <= 4e-3, f"compiled result {index} differs"
+
+
+@pytest.mark.real_timer
+def test_tuned_once_per_shape_bucket(tmp_path, monkeypatch):
+    """The real sweep at the first layer norm of a bucket of row lengths;
+    another length of the bucket reuses it; the store has the entry."""
+    import json
+
+    monkeypatch.setenv("TILELANG_CACHE_DIR", str(tmp_path))
+    x = torch.randn(300, 3000, device="cuda", dtype=torch.float16)
+    sweeps = core.stats.sweeps
+    ops.layer_norm(x)
+    assert core.stats.sweeps == sweeps + 1
+    other = torch.randn(300, 3500, device="cuda", dtype=torch.float16)
+    y = ops.layer_norm(other)
+    assert core.stats.sweeps == sweeps + 1
+    check([y], [F.layer_norm(other.double(), (3500,))], torch.float16, "layer_norm in a tuned bucket")
+    entries = json.loads((tmp_path / "autotune.json").read_text())["entries"].values()
+    keys = [e["key"] for e in entries if e["kernel"] == "layer_norm_fwd"]
+    assert keys == [{"N": 4096}]

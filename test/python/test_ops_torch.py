@@ -1,0 +1,82 @@
+"""tilelang.ops without a GPU, where torch is installed (skipped otherwise):
+clear errors for CPU tensors, unsupported dtypes and mismatched shapes;
+shapes and dtypes through the fake implementations (fake CUDA tensors need
+no GPU); forward and backward traced by make_fx (on meta tensors) into graphs of tilelang's
+custom operators, as torch.compile sees them."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import tilelang.ops as ops  # noqa: E402
+from torch._subclasses.fake_tensor import FakeTensorMode  # noqa: E402
+from torch.fx.experimental.proxy_tensor import make_fx  # noqa: E402
+
+
+def test_cpu_tensors_are_refused():
+    x = torch.randn(4, 8)
+    for call in (lambda: ops.layer_norm(x), lambda: ops.rms_norm(x), lambda: ops.softmax(x),
+                 lambda: ops.matmul(x.half(), x.t().half())):
+        with pytest.raises(ValueError, match=r"tilelang.ops.\w+: \w+ is on cpu; tilelang's kernels run on CUDA"):
+            call()
+
+
+def test_unsupported_dtypes_and_shapes_are_refused():
+    with FakeTensorMode():
+        x = torch.empty(4, 16, device="cuda", dtype=torch.float16)
+        with pytest.raises(TypeError, match="tilelang.ops.matmul: a has dtype float32; supported: float16, bfloat16"):
+            ops.matmul(x.float(), x.t().float())
+        with pytest.raises(TypeError, match="tilelang.ops.softmax: x has dtype int32"):
+            ops.softmax(x.int())
+        with pytest.raises(TypeError, match="tilelang.ops.matmul: b has dtype bfloat16 but a has float16"):
+            ops.matmul(x, x.t().bfloat16())
+        with pytest.raises(ValueError, match=r"tilelang.ops.matmul: shapes \(4, 16\) and \(4, 16\) do not multiply"):
+            ops.matmul(x, x)
+        with pytest.raises(ValueError, match="activation 'tanh'; supported: None, 'relu', 'gelu', 'silu'"):
+            ops.matmul(x, x.t(), activation="tanh")
+        with pytest.raises(ValueError, match="tilelang.ops.layer_norm: weight has 15 elements, x's last dimension 16"):
+            ops.layer_norm(x, torch.empty(15, device="cuda", dtype=torch.float16))
+        with pytest.raises(ValueError, match="eps must be positive"):
+            ops.rms_norm(x, eps=0.0)
+        with pytest.raises(IndexError, match="dim 2 is out of range"):
+            ops.softmax(x, 2)
+        q = torch.empty(1, 2, 8, 32, device="cuda", dtype=torch.float16)
+        with pytest.raises(ValueError, match="tilelang.ops.attention: head dimension 32, not 64 or 128"):
+            ops.attention(q, q, q)
+
+
+def test_fake_shapes():
+    with FakeTensorMode():
+        x = torch.empty(3, 5, 300, device="cuda", dtype=torch.bfloat16)
+        w = torch.empty(300, 77, device="cuda", dtype=torch.bfloat16)
+        y = ops.matmul(x, w, torch.empty(77, device="cuda", dtype=torch.bfloat16), activation="silu")
+        assert y.shape == (3, 5, 77) and y.dtype == torch.bfloat16
+        assert ops.layer_norm(y).shape == y.shape and ops.rms_norm(y).dtype == torch.bfloat16
+        assert ops.softmax(y, dim=1).shape == y.shape
+        q = torch.empty(2, 4, 100, 64, device="cuda", dtype=torch.float16)
+        kv = torch.empty(2, 2, 100, 64, device="cuda", dtype=torch.float16)
+        assert ops.attention(q, kv, kv, causal=True).shape == q.shape
+
+
+def _traced_ops(fn, *shapes):
+    """The tilelang operators in the graph of `fn`'s forward and backward,
+    traced on meta tensors (the operators' fake implementations)."""
+    def step(*inputs):
+        out = fn(*inputs)
+        return torch.autograd.grad(out.float().sum(), inputs)
+
+    inputs = [torch.empty(*shape, dtype=torch.float16, device="meta", requires_grad=True) for shape in shapes]
+    graph = make_fx(step)(*inputs)
+    return [str(node.target) for node in graph.graph.nodes if str(node.target).startswith("tilelang.")]
+
+
+def test_backward_graphs_use_the_backward_kernels():
+    assert _traced_ops(lambda x, w, b: ops.layer_norm(x, w, b), (7, 33), (33,), (33,)) == [
+        "tilelang.layer_norm_fwd.default", "tilelang.norm_bwd_dx.default", "tilelang.norm_bwd_dwdb.default"]
+    assert _traced_ops(lambda x, w: ops.rms_norm(x, w), (7, 33), (33,)) == [
+        "tilelang.rms_norm_fwd.default", "tilelang.norm_bwd_dx.default", "tilelang.norm_bwd_dwdb.default"]
+    assert _traced_ops(lambda x: ops.softmax(x), (7, 33)) == [
+        "tilelang.softmax_fwd.default", "tilelang.softmax_bwd.default"]
+    # The matmul backward is two products through the same operator.
+    assert _traced_ops(lambda a, b: ops.matmul(a, b, activation="relu"), (7, 33), (33, 20)) == [
+        "tilelang.matmul.default"] * 3
