@@ -87,7 +87,7 @@ def main():
         b = torch.randn(size, size, device="cuda", dtype=dtype)
         reference = torch.matmul(a, b)
         flops = 2 * size ** 3
-        torch_ms = do_bench(lambda: torch.matmul(a, b))
+        torch_ms = do_bench(lambda: torch.matmul(a, b), return_mode="median")
         print(f"{size}^3 {args.dtype}: torch {flops / torch_ms / 1e9:.1f} TFLOP/s", flush=True)
         for bm, bn, bk, warps, stages in configs:
             config = {"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": 8,
@@ -100,11 +100,11 @@ def main():
                 if error > 0.02 * scale:
                     print(f"  {name}: WRONG (max error {error:.3g})", flush=True)
                     continue
-                ms = do_bench(lambda: ours(a, b, config, out=c))
+                ms = do_bench(lambda: ours(a, b, config, out=c), return_mode="median")
                 line = f"  {name}: {flops / ms / 1e9:.1f} TFLOP/s"
                 if theirs is not None:
                     try:
-                        ms = do_bench(lambda: theirs(a, b, config, out=c))
+                        ms = do_bench(lambda: theirs(a, b, config, out=c), return_mode="median")
                         line += f" (Triton {flops / ms / 1e9:.1f})"
                     except Exception as exc:  # noqa: BLE001 - Triton may reject a config
                         line += f" (Triton: {type(exc).__name__})"

@@ -1,4 +1,6 @@
-"""Formatting of benchmark results: JSON, a markdown table, a PNG plot.
+"""Formatting of bench/run.py's results: JSON, markdown tables (through
+tilelang.testing.markdown_table, as perf_report's), a PNG plot of grouped
+bars (one subplot per kernel).
 
 Pure Python (matplotlib only for the plot, and only when importable), so it
 can be tried without a GPU or torch. A result is a dict:
@@ -15,6 +17,8 @@ overhead (microseconds per launch).
 
 import json
 import pathlib
+
+from tilelang.testing import markdown_table
 
 # Column order of the implementations, and how the tables name them.
 IMPLS = ("tilelang", "torch", "torch-flash", "torch-cudnn", "triton")
@@ -89,13 +93,11 @@ def markdown(result):
         if shapes:
             impls = _impls_of(shapes)
             header = ["shape"] + [IMPL_NAMES.get(impl, impl) for impl in impls] + ["tilelang / Triton"]
-            lines.append("| " + " | ".join(header) + " |")
-            lines.append("| " + " | ".join("---" for _ in header) + " |")
+            cells = []
             for shape, by_impl in shapes.items():
                 r = ratio(by_impl)
-                cells = [shape] + [_cell(by_impl.get(impl)) for impl in impls] + [f"{r:.2f}" if r else "n/a"]
-                lines.append("| " + " | ".join(cells) + " |")
-            lines.append("")
+                cells.append([shape] + [_cell(by_impl.get(impl)) for impl in impls] + [f"{r:.2f}" if r else "n/a"])
+            lines += markdown_table(header, cells).splitlines() + [""]
         failed = [e for e in errors if e["kernel"] == kernel]
         if failed:
             lines.append("Failed:")

@@ -290,7 +290,9 @@ class Autotuner:
             return self._do_bench(fn, quantiles=quantiles)
         from tilelang import testing
 
-        return testing.do_bench(fn, warmup=self.warmup_ms, rep=self.rep_ms, quantiles=quantiles)
+        # The median, as Triton's autotuner takes it (do_bench's default is the mean).
+        return testing.do_bench(fn, warmup=self.warmup_ms, rep=self.rep_ms, quantiles=quantiles,
+                                return_mode="median")
 
     def _nargs(self, args, kwargs) -> Dict[str, Any]:
         nargs = dict(zip(self.params, args))
