@@ -141,8 +141,58 @@ class RangeSpec:
         self.args = args
 
 
-class _Return(Exception):
-    pass
+# Early exits. scf has no way to leave a region early, so `return`, `break`
+# and `continue` set flags, hidden variables of the scope that branches merge
+# and loops carry like any other: `$returned` (the function has returned),
+# `$broken` (the innermost loop is left), `$continued` (its iteration ends).
+# Every statement after one that may set a flag runs under `scf.if` on
+# "no flag set", and loops that may be left early are `scf.while` loops whose
+# condition reads the flags. `$retval` holds what a `return` returned. The
+# names cannot clash with Python's.
+_RETURNED, _BROKEN, _CONTINUED, _RETVAL = "$returned", "$broken", "$continued", "$retval"
+_FLAGS = (_RETURNED, _BROKEN, _CONTINUED)
+_MISSING = object()
+
+
+def _jumps(stmts) -> set:
+    """The flags a list of statements may set: `return` anywhere, `break`
+    and `continue` outside the loops nested in them."""
+    found = set()
+
+    def walk(node, in_loop):
+        if isinstance(node, ast.Return):
+            found.add(_RETURNED)
+        elif isinstance(node, ast.Break) and not in_loop:
+            found.add(_BROKEN)
+        elif isinstance(node, ast.Continue) and not in_loop:
+            found.add(_CONTINUED)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return
+        for child in ast.iter_child_nodes(node):
+            walk(child, in_loop or isinstance(node, (ast.For, ast.While)))
+
+    for stmt in stmts:
+        walk(stmt, False)
+    return found
+
+
+def _merged_names(stmts) -> List[str]:
+    """The names a branch merge or guard over ``stmts`` binds: those they
+    assign, the flags they may set, and the returned value."""
+    jumps = _jumps(stmts)
+    return _assigned_names(stmts) + sorted(jumps) + ([_RETVAL] if _RETURNED in jumps else [])
+
+
+def _always_returns(stmts) -> bool:
+    """Whether every path through the statements ends in `return` (as
+    written; a constexpr condition is not evaluated)."""
+    for stmt in stmts:
+        if isinstance(stmt, ast.Return):
+            return True
+        if isinstance(stmt, ast.If) and stmt.orelse and _always_returns(stmt.body) \
+                and _always_returns(stmt.orelse):
+            return True
+    return False
 
 
 def _is_constexpr_annotation(ann, globals_: dict) -> bool:
@@ -276,7 +326,8 @@ class CodeGenerator(ast.NodeVisitor):
         self.depth = depth
         self.is_kernel = is_kernel
         self.return_value = None
-        self.in_control_flow = 0
+        self.loop_depth = 0  # loops around the statement being visited
+        self.runtime_loops = 0  # those of them that are not unrolled
 
     # -- errors and locations -------------------------------------------------------------
 
@@ -291,7 +342,7 @@ class CodeGenerator(ast.NodeVisitor):
         self.b.loc = _loc_text(*self.info.location(node))
         try:
             return super().visit(node)
-        except (CompilationError, _Return):
+        except CompilationError:
             raise
         except FrontendError as exc:
             raise self.error(node, str(exc)) from None
@@ -308,8 +359,53 @@ class CodeGenerator(ast.NodeVisitor):
     # -- statements ---------------------------------------------------------------------------
 
     def visit_body(self, stmts):
-        for stmt in stmts:
+        """Visits ``stmts`` in order. After a statement that may have
+        returned, broken or continued at run time, the rest runs under an
+        ``scf.if`` on "no flag set"; after one that surely did, it is dead."""
+        for i, stmt in enumerate(stmts):
             self.visit(stmt)
+            stop = self._stop_flag()
+            if stop is None:
+                continue
+            rest = stmts[i + 1:]
+            if stop is not True and rest:
+                names = _merged_names(rest)
+                self._guard(stop, lambda: self.visit_body(rest), names, rest[0])
+            return
+
+    def _stop_flag(self):
+        """None when no flag is set, True when one surely is, else the i1
+        value "some flag is set"."""
+        flags = [tlc._unwrap(self.scope.get(f, False)) for f in _FLAGS]
+        if any(f is True for f in flags):
+            return True
+        values = [f for f in flags if isinstance(f, Value)]
+        if not values:
+            return None
+        out = values[0]
+        for v in values[1:]:
+            out = self.b.op(f"arith.ori {out.name}, {v.name} : i1", tlc.int1)
+        return out
+
+    def _guard(self, stop: Value, run, names, node):
+        """Runs ``run`` (which visits statements) under ``scf.if !stop``.
+        Inside, no flag is set; on the other path, the one where a flag is
+        set, nothing that follows in the function or the iteration runs, so
+        the values of variables only the guarded code assigns do not matter
+        there and are zeros."""
+        go = self.sem.logical_not(stop)
+        pre = dict(self.scope)
+        try:
+            with self.b.capture() as then_lines:
+                self.scope = dict(pre)
+                for f in _FLAGS:
+                    self.scope[f] = False
+                run()
+                then_scope = self.scope
+        finally:
+            self.scope = pre
+        self._merge_branches(go, then_lines, then_scope, [], dict(pre), names, node,
+                             else_stopped=True)
 
     def visit_Expr(self, node):
         if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
@@ -360,13 +456,15 @@ class CodeGenerator(ast.NodeVisitor):
         self.scope[node.target.id] = self.binary(op, current, rhs)
 
     def visit_Return(self, node):
-        if self.in_control_flow:
-            raise self.error(node, "return inside a loop or a run-time `if` is not supported yet")
         value = None if node.value is None else self.visit(node.value)
         if self.is_kernel and value is not None:
             raise self.error(node, "a kernel cannot return a value")
-        self.return_value = value
-        raise _Return()
+        if value is not None and self.runtime_loops:
+            raise self.error(node, "returning a value from inside a run-time loop is not supported: "
+                                   "assign it to a variable, `break`, and return it after the loop")
+        self.scope[_RETURNED] = True
+        if value is not None:
+            self.scope[_RETVAL] = value
 
     def visit_Assert(self, node):
         test = self.visit(node.test)
@@ -378,10 +476,14 @@ class CodeGenerator(ast.NodeVisitor):
         self.sem.device_assert(test, msg if isinstance(msg, str) else ast.unparse(node.test))
 
     def visit_Break(self, node):
-        raise self.error(node, "break is not supported yet")
+        if not self.loop_depth:
+            raise self.error(node, "'break' outside a loop")
+        self.scope[_BROKEN] = True
 
     def visit_Continue(self, node):
-        raise self.error(node, "continue is not supported yet")
+        if not self.loop_depth:
+            raise self.error(node, "'continue' outside a loop")
+        self.scope[_CONTINUED] = True
 
     def _unsupported_stmt(self, node):
         raise self.error(node, f"unsupported syntax: {type(node).__name__} statements are not "
@@ -403,7 +505,6 @@ class CodeGenerator(ast.NodeVisitor):
                                         f"{describe(cond.dtype, cond.shape)} (use tl.where for tensors)")
         c = self.sem.to_bool(cond)
         pre = dict(self.scope)
-        self.in_control_flow += 1
         try:
             with self.b.capture() as then_lines:
                 self.scope = dict(pre)
@@ -414,25 +515,74 @@ class CodeGenerator(ast.NodeVisitor):
                 self.visit_body(node.orelse)
                 else_scope = self.scope
         finally:
-            self.in_control_flow -= 1
             self.scope = pre
-        names = [n for n in _assigned_names(node.body + node.orelse)
-                 if n in then_scope and n in else_scope]
+        names = _merged_names(node.body + node.orelse)
+        self._merge_branches(c, then_lines, then_scope, else_lines, else_scope, names, node)
+
+    def _stopped(self, scope) -> bool:
+        """Whether a path surely returned, broke or continued."""
+        return any(tlc._unwrap(scope.get(f, False)) is True for f in _FLAGS)
+
+    def _placeholder(self, v):
+        """A value of ``v``'s type for a path on which it is never read."""
+        if isinstance(v, tuple):
+            return tuple(self._placeholder(x) for x in v)
+        if not isinstance(v, Value):
+            return v
+        if v.dtype.is_ptr():
+            zero = self.sem.constant(0, tlc.int64, v.shape)
+            return self.b.op(f"tile.int_to_ptr {zero.name} : {zero.type} -> {v.type}", v.dtype, v.shape)
+        return self.sem.constant(0, v.dtype, v.shape)
+
+    def _merge_branches(self, c, then_lines, then_scope, else_lines, else_scope, names, node,
+                        else_stopped=False):
+        """Emits ``scf.if c`` over the two captured branches and binds, in
+        the current scope, each of ``names`` that leaves both branches: the
+        same object from both, or the value the ``scf.if`` yields. A name
+        one branch leaves undefined is defined after the ``if`` when that
+        branch surely stopped (returned, broke or continued): nothing that
+        reads it runs after that path, so it gets a placeholder there."""
+        then_stopped = self._stopped(then_scope)
+        else_stopped = else_stopped or self._stopped(else_scope)
+        pairs, tuples = [], []
+        for n in dict.fromkeys(names):
+            unset = False if n in _FLAGS else _MISSING
+            tv, ev = then_scope.get(n, unset), else_scope.get(n, unset)
+            if tv is _MISSING and ev is _MISSING:
+                continue
+            if tv is _MISSING or ev is _MISSING:
+                missing_stopped = then_stopped if tv is _MISSING else else_stopped
+                if not (missing_stopped or n == _RETVAL):
+                    continue  # visible after the `if` on neither path
+                present = ev if tv is _MISSING else tv
+                if not self._placeable(present):
+                    continue
+                with self.b.capture(then_lines if tv is _MISSING else else_lines):
+                    placeholder = self._placeholder(present)
+                tv, ev = (placeholder, ev) if tv is _MISSING else (tv, placeholder)
+            if isinstance(tv, tuple) and isinstance(ev, tuple) and len(tv) == len(ev):
+                pairs.extend(((n, i), a, b) for i, (a, b) in enumerate(zip(tv, ev)))
+                tuples.append((n, [None] * len(tv)))
+            else:
+                pairs.append(((n, None), tv, ev))
+        for n, items in tuples:
+            self.scope[n] = items
         yields_then, yields_else, kept = [], [], []
-        for n in names:
-            tv, ev = then_scope[n], else_scope[n]
-            if tv is ev:
+        for key, tv, ev in pairs:
+            tv, ev = tlc._unwrap(tv), tlc._unwrap(ev)
+            if tv is ev or (is_const(tv) and is_const(ev) and type(tv) is type(ev) and tv == ev):
                 # Both branches leave the same object: the value the name had
                 # before the `if`, or one both assigned from a value (or a
                 # constant) defined before it. Either way it dominates the
                 # `if` and needs no yield, but the name must still take it:
                 # `x = 0; if c: x = y else: x = y` leaves x == y, not 0.
-                self.scope[n] = tv
+                self._bind(key, tv)
                 continue
-            if is_const(tv) and is_const(ev):
-                if type(tv) is type(ev) and tv == ev:
-                    self.scope[n] = tv
-                    continue
+            if isinstance(tv, bool) and isinstance(ev, bool):
+                # true on one side, false on the other (a flag): the condition.
+                self._bind(key, c if tv else self.sem.logical_not(c))
+                continue
+            n = key[0]
             tdt = self._yield_type(n, tv, ev, node)
             with self.b.capture(then_lines):
                 tval = self._materialize(tv, tdt, n, node)
@@ -444,7 +594,10 @@ class CodeGenerator(ast.NodeVisitor):
                                        "else-branch; both branches must give it one type")
             yields_then.append(tval)
             yields_else.append(evalue)
-            kept.append(n)
+            kept.append(key)
+        if not kept and not then_lines and not else_lines:
+            self._finish_tuples(tuples)
+            return
         types = [v.type for v in yields_then]
         if kept:
             for lines, vals in ((then_lines, yields_then), (else_lines, yields_else)):
@@ -460,9 +613,27 @@ class CodeGenerator(ast.NodeVisitor):
             self.b.lines.append("} else {")
             self.b.append_region(else_lines)
         self.b.emit("}")
-        for i, n in enumerate(kept):
+        for i, key in enumerate(kept):
             v = yields_then[i]
-            self.scope[n] = Value(f"{res}#{i}" if len(kept) > 1 else res, v.dtype, v.shape)
+            self._bind(key, Value(f"{res}#{i}" if len(kept) > 1 else res, v.dtype, v.shape))
+        self._finish_tuples(tuples)
+
+    @staticmethod
+    def _placeable(v) -> bool:
+        if isinstance(v, tuple):
+            return all(CodeGenerator._placeable(x) for x in v)
+        return isinstance(tlc._unwrap(v), (Value, bool, int, float))
+
+    def _bind(self, key, value):
+        n, i = key
+        if i is None:
+            self.scope[n] = value
+        else:
+            self.scope[n][i] = value
+
+    def _finish_tuples(self, tuples):
+        for n, items in tuples:
+            self.scope[n] = tuple(items)
 
     def _yield_type(self, name, a, b, node):
         """The type a variable gets when two control-flow paths merge."""
@@ -495,12 +666,17 @@ class CodeGenerator(ast.NodeVisitor):
         if isinstance(it, (tuple, list)) or (isinstance(it, RangeSpec) and it.static):
             if isinstance(it, RangeSpec):
                 args = [self.sem.const_int(a, "a static_range bound") for a in it.args]
+                if len(args) == 3 and args[2] == 0:
+                    raise self.error(node.iter, "static_range step must not be zero")
                 values = range(*args)
             else:
                 values = it
-            for v in values:
-                self._assign(node.target, v, node)
-                self.visit_body(node.body)
+            self.loop_depth += 1
+            try:
+                self._unroll(node, list(values))
+            finally:
+                self.loop_depth -= 1
+            self.scope[_BROKEN] = self.scope[_CONTINUED] = False
             return
         if not isinstance(it, RangeSpec):
             raise self.error(node.iter, f"cannot iterate over {self._describe(it)} (use range, "
@@ -523,9 +699,8 @@ class CodeGenerator(ast.NodeVisitor):
                                                 f"{describe(a.dtype, a.shape)}")
             elif isinstance(a, bool) or not isinstance(a, int):
                 raise self.error(node.iter, f"range bounds must be integers, got {a!r}")
-        if is_const(step) and step <= 0:
-            raise self.error(node.iter, f"range step must be positive, got {step} "
-                                        "(negative steps are not supported yet)")
+        if is_const(step) and step == 0:
+            raise self.error(node.iter, "range step must not be zero")
         # scf.for compares its bounds as signed integers (and so do the
         # passes that rewrite loops, such as the pipeliner), so the loop must
         # count in a type that holds every bound's value: an unsigned 32-bit
@@ -534,17 +709,63 @@ class CodeGenerator(ast.NodeVisitor):
         # (zero-extended), as 64-bit bounds and large constants do.
         values = [a for a in (lb, ub, step) if isinstance(a, Value)]
         if any(v.dtype.is_int_unsigned() and v.dtype.int_bitwidth == 64 for v in values):
-            self._unsigned64_loop(node, lb, ub, step)
+            if is_const(step) and step < 0:
+                raise self.error(node.iter, "a negative range step with unsigned 64-bit bounds is "
+                                            "not supported")
+            self._unsigned64_loop(node, lb, ub, step, it)
             return
         iv_dt = tlc.int32
         if any(v.dtype.int_bitwidth == 64 or (v.dtype.is_int_unsigned() and v.dtype.int_bitwidth == 32)
                for v in values) or \
-                any(is_const(a) and not -(2**31) <= a < 2**31 for a in (lb, ub, step)):
+                any(is_const(a) and not -(2**31) < a < 2**31 for a in (lb, ub, step)):
             iv_dt = tlc.int64
-        lbv, ubv, stv = (self.sem.as_value(a, iv_dt, ()) for a in (lb, ub, step))
-        self._loop(node, lambda iv: iv, node.target.id, (lbv, ubv, stv), iv_dt)
+        lbv, ubv = (self.sem.as_value(a, iv_dt, ()) for a in (lb, ub))
+        if is_const(step) and step > 0:
+            bounds, user_iv = (lbv, ubv, self.sem.constant(step, iv_dt, ())), (lambda k: k)
+        elif is_const(step):
+            # range(a, b, -s) visits a, a - s, ... > b: the counter k runs
+            # over range(b, a, s), which has as many values, and the loop
+            # variable is a + b - k (exact in wrapping arithmetic, since the
+            # true value fits).
+            total = self.sem.binary("+", lbv, ubv)
+            bounds = (ubv, lbv, self.sem.constant(-step, iv_dt, ()))
+            user_iv = lambda k: self.sem.binary("-", total, k)  # noqa: E731
+        else:
+            bounds, user_iv = self._runtime_step(lbv, ubv, self.sem.as_value(step, iv_dt, ()))
+        self._loop(node, user_iv, node.target.id, bounds, iv_dt, it)
 
-    def _unsigned64_loop(self, node, lb, ub, step):
+    def _runtime_step(self, lb: Value, ub: Value, step: Value):
+        """The counter's bounds and the loop variable of ``range(lb, ub,
+        step)`` with a step known at run time: counting up as written for a
+        positive step, as for a constant negative one (above) otherwise. A
+        zero step runs no iteration (Python raises ValueError)."""
+        sem = self.sem
+        neg = sem.compare("<", step, 0)
+        start = sem.where(neg, ub, lb)
+        end = sem.where(neg, lb, ub)
+        end = sem.where(sem.compare("==", step, 0), start, end)
+        magnitude = sem.where(neg, sem.negate(step), step)
+        total = sem.binary("+", lb, ub)
+        return (start, end, magnitude), lambda k: sem.where(neg, sem.binary("-", total, k), k)
+
+    def _unroll(self, node, values):
+        """A loop unrolled at compile time (``tl.static_range``, constexpr
+        tuples). After an iteration that broke or returned at run time,
+        the remaining iterations run under ``scf.if`` on "no flag set"."""
+        for index, v in enumerate(values):
+            self._assign(node.target, v, node)
+            self.visit_body(node.body)
+            self.scope[_CONTINUED] = False
+            stop = self._stop_flag()
+            if stop is True:
+                return
+            if stop is not None and index + 1 < len(values):
+                rest = values[index + 1:]
+                names = _merged_names([node])
+                self._guard(stop, lambda: self._unroll(node, rest), names, node)
+                return
+
+    def _unsigned64_loop(self, node, lb, ub, step, spec):
         """``range`` over u64 bounds. No wider signed type exists, so the
         loop counts in i64 offset by 2^63 (the top bit flipped): that maps
         unsigned order onto signed order, and the body's loop variable is
@@ -558,7 +779,7 @@ class CodeGenerator(ast.NodeVisitor):
             return self.b.op(f"arith.xori {v.name}, {bias.name} : i64", dt)
 
         bounds = (flip(lbv, tlc.int64), flip(ubv, tlc.int64), Value(stv.name, tlc.int64))
-        self._loop(node, lambda iv: flip(iv, u64), node.target.id, bounds, tlc.int64)
+        self._loop(node, lambda iv: flip(iv, u64), node.target.id, bounds, tlc.int64, spec)
 
     def _carried(self, node, names) -> List[tuple]:
         carried = []
@@ -574,33 +795,49 @@ class CodeGenerator(ast.NodeVisitor):
             # values; reassigning them in the loop is caught below.
         return carried
 
-    def _loop(self, node, user_iv, iv_name, bounds, iv_dt):
+    def _visit_loop_body(self, node):
+        """The body of a run-time loop, no flag set at its start; the
+        flags it leaves (`continue` ends only the iteration)."""
+        self.loop_depth += 1
+        self.runtime_loops += 1
+        try:
+            for f in _FLAGS:
+                self.scope[f] = False
+            self.visit_body(node.body)
+        finally:
+            self.loop_depth -= 1
+            self.runtime_loops -= 1
+        self.scope[_CONTINUED] = False
+
+    def _loop(self, node, user_iv, iv_name, bounds, iv_dt, spec=None):
         """An ``scf.for`` over ``bounds`` (values of ``iv_dt``); ``user_iv``
         makes, at the top of the body, the value the loop variable names
-        from the induction variable."""
+        from the induction variable. A body that may break or return makes
+        the loop an ``scf.while`` (``_exiting_loop``)."""
+        if _jumps(node.body) & {_BROKEN, _RETURNED}:
+            self._exiting_loop(node, user_iv, iv_name, bounds, iv_dt)
+            return
         names = [n for n in _assigned_names(node.body) if n != iv_name]
         carried = self._carried(node, names)
         pre = dict(self.scope)
         iv = Value(self.b.fresh(), iv_dt)
         args = [Value(self.b.fresh(), v.dtype, v.shape) for _, v in carried]
-        self.in_control_flow += 1
         try:
             with self.b.capture() as body:
                 self.scope = dict(pre)
                 self.scope[iv_name] = user_iv(iv)
                 for (n, _), a in zip(carried, args):
                     self.scope[n] = a
-                self.visit_body(node.body)
+                self._visit_loop_body(node)
                 outs = self._loop_yields(node, carried, pre)
                 if carried:
                     self.b.emit(f"scf.yield {', '.join(o.name for o in outs)} : "
                                 f"{', '.join(o.type for o in outs)}")
         finally:
-            self.in_control_flow -= 1
-            body_scope = self.scope
             self.scope = pre
         lb, ub, st = bounds
         res = self.b.fresh()
+        attrs = self._loop_attributes(spec)
         if carried:
             inits = ", ".join(f"{a.name} = {v.name}" for a, (_, v) in zip(args, carried))
             types = ", ".join(v.type for _, v in carried)
@@ -610,10 +847,31 @@ class CodeGenerator(ast.NodeVisitor):
         else:
             self.b.lines.append(f"scf.for {iv.name} = {lb.name} to {ub.name} step {st.name} : {iv.type} {{")
         self.b.append_region(body)
-        self.b.emit("}")
+        self.b.emit("}" + attrs)
         for i, (n, v) in enumerate(carried):
             self.scope[n] = Value(f"{res}#{i}" if len(carried) > 1 else res, v.dtype, v.shape)
-        del body_scope
+
+    def _loop_attributes(self, spec) -> str:
+        """The attributes the loop's options give the ``scf.for``."""
+        return ""
+
+    def _exiting_loop(self, node, user_iv, iv_name, bounds, iv_dt):
+        """A counted loop that may break or return: an ``scf.while`` that
+        carries the counter and the flags, and goes on while the counter is
+        below its bound and no flag is set."""
+        lb, ub, st = bounds
+        counter = Value("", iv_dt)
+
+        def test(state):
+            return self.sem.compare("<", state[0], ub)
+
+        def body(state):
+            self.scope[iv_name] = user_iv(state[0])
+            self._visit_loop_body(node)
+            return [self.sem.binary("+", state[0], st)]
+
+        self._while(node, [n for n in _assigned_names(node.body) if n != iv_name],
+                    [(counter, lb)], test, body, pure_test=True)
 
     def _loop_yields(self, node, carried, pre) -> List[Value]:
         outs = []
@@ -637,37 +895,90 @@ class CodeGenerator(ast.NodeVisitor):
     def visit_While(self, node):
         if node.orelse:
             raise self.error(node, "while ... else is not supported")
-        names = _assigned_names(node.body)
-        carried = self._carried(node, names)
+
+        def test(state):
+            cond = tlc._unwrap(self.visit(node.test))
+            if isinstance(cond, Value) and cond.shape:
+                raise self.error(node.test, "the condition of `while` must be a scalar")
+            return self.sem.to_bool(cond) if isinstance(cond, Value) else \
+                self.sem.constant(bool(cond), tlc.int1, ())
+
+        def body(state):
+            self._visit_loop_body(node)
+            return []
+
+        self._while(node, _assigned_names(node.body), [], test, body, pure_test=False)
+
+    def _while(self, node, names, extra, test, body, pure_test):
+        """An ``scf.while``. It carries, in order: ``extra`` (pairs of a
+        typed placeholder and its initial value, such as a counter), the
+        variables of ``names`` defined before the loop, and the flags the
+        body may set (`break` and `return`). ``test(state)`` emits the
+        condition in the before region; ``body(state)`` visits the body in
+        the after region and returns the next values of ``extra``. The loop
+        goes on while no flag is set and the test holds; the test is not
+        evaluated once a flag is set (it may have effects) unless
+        ``pure_test``."""
+        flags = [f for f in (_BROKEN, _RETURNED) if f in _jumps(node.body)]
+        carried = [(None, Value(v.name, d.dtype, d.shape)) for d, v in extra] + self._carried(node, names)
+        carried += [(f, self.sem.constant(False, tlc.int1, ())) for f in flags]
+        n_extra, n_user = len(extra), len(carried) - len(extra) - len(flags)
         pre = dict(self.scope)
         before_args = [Value(self.b.fresh(), v.dtype, v.shape) for _, v in carried]
         after_args = [Value(self.b.fresh(), v.dtype, v.shape) for _, v in carried]
         types = [v.type for _, v in carried]
-        self.in_control_flow += 1
+
+        def bind(args):
+            self.scope = dict(pre)
+            for (n, _), a in zip(carried, args):
+                if n is not None:
+                    self.scope[n] = a
+
         try:
             with self.b.capture() as before:
-                self.scope = dict(pre)
-                for (n, _), a in zip(carried, before_args):
-                    self.scope[n] = a
-                cond = tlc._unwrap(self.visit(node.test))
-                if isinstance(cond, Value) and cond.shape:
-                    raise self.error(node.test, "the condition of `while` must be a scalar")
-                c = self.sem.to_bool(cond) if isinstance(cond, Value) else \
-                    self.sem.constant(bool(cond), tlc.int1, ())
+                bind(before_args)
+                for f in flags:
+                    self.scope[f] = False
+                stop = None
+                for a in before_args[n_extra + n_user:]:
+                    stop = a if stop is None else self.sem.logical("or", stop, a)
+                with self.b.capture() as test_lines:
+                    c = test(before_args)
+                if stop is None:
+                    self.b.lines.extend(test_lines)
+                elif pure_test or _is_pure(test_lines):
+                    self.b.lines.extend(test_lines)
+                    c = self.sem.logical("and", self.sem.logical_not(stop), c)
+                else:
+                    # Once a flag is set the test must not run: its effects
+                    # (an atomic in `while tl.atomic_cas(...)`) would repeat.
+                    with self.b.capture(test_lines):
+                        self.b.emit(f"scf.yield {c.name} : i1")
+                    with self.b.capture() as stopped:
+                        f = self.sem.constant(False, tlc.int1, ())
+                        self.b.emit(f"scf.yield {f.name} : i1")
+                    res = self.b.fresh()
+                    self.b.lines.append(f"{res} = scf.if {stop.name} -> (i1) {{")
+                    self.b.append_region(stopped)
+                    self.b.lines.append("} else {")
+                    self.b.append_region(test_lines)
+                    self.b.emit("}")
+                    c = Value(res, tlc.int1)
                 tail = f" {', '.join(a.name for a in before_args)} : {', '.join(types)}" if carried else ""
                 self.b.emit(f"scf.condition({c.name}){tail}")
             with self.b.capture() as after:
-                self.scope = dict(pre)
-                for (n, _), a in zip(carried, after_args):
-                    self.scope[n] = a
-                self.visit_body(node.body)
-                outs = self._loop_yields(node, carried, pre)
+                bind(after_args)
+                nexts = body(after_args[:n_extra])
+                outs = self._loop_yields(node, carried[n_extra:n_extra + n_user], pre)
+                for f in flags:
+                    v = tlc._unwrap(self.scope.get(f, False))
+                    outs.append(v if isinstance(v, Value) else self.sem.constant(bool(v), tlc.int1, ()))
+                outs = list(nexts) + outs
                 if carried:
                     self.b.emit(f"scf.yield {', '.join(o.name for o in outs)} : {', '.join(types)}")
                 else:
                     self.b.emit("scf.yield")
         finally:
-            self.in_control_flow -= 1
             self.scope = pre
         res = self.b.fresh()
         inits = ", ".join(f"{a.name} = {v.name}" for a, (_, v) in zip(before_args, carried))
@@ -680,7 +991,9 @@ class CodeGenerator(ast.NodeVisitor):
         self.b.append_region(after)
         self.b.emit("}")
         for i, (n, v) in enumerate(carried):
-            self.scope[n] = Value(f"{res}#{i}" if len(carried) > 1 else res, v.dtype, v.shape)
+            if n is not None and n != _BROKEN:
+                self.scope[n] = Value(f"{res}#{i}" if len(carried) > 1 else res, v.dtype, v.shape)
+        self.scope[_BROKEN] = self.scope[_CONTINUED] = False
 
     # -- expressions -------------------------------------------------------------------------------
 
@@ -1110,11 +1423,15 @@ class CodeGenerator(ast.NodeVisitor):
         self.sem.call_jit = self.call_jit
         try:
             self.visit_body(self.info.fndef.body)
-        except _Return:
-            pass
         finally:
             self.sem.call_jit = saved
-        return self.return_value
+        value = self.scope.get(_RETVAL)
+        if value is not None and self.scope.get(_RETURNED) is not True and \
+                not _always_returns(self.info.fndef.body):
+            raise self.error(self.info.fndef, f"{self.info.name}() returns a value on some paths "
+                                              "and nothing at its end; return on every path")
+        self.return_value = value
+        return value
 
 
 # ===----------------------------------------------------------------------===#
