@@ -4,8 +4,10 @@ autotuning store's inspector.
     ls                      one line per entry
     show KERNEL             every config of the matching entries, best first
     export --format json|csv [-o FILE]
-    clear [KERNEL]          remove every entry, or those of one kernel
-    plot KERNEL -o FILE.png time per config (needs matplotlib)
+    clear [KERNEL] [--yes]  remove every entry, or those of one kernel (asks first
+                            on a terminal; --yes to remove without asking)
+    plot KERNEL -o FILE.png time per config, the best and the pruned configs
+                            marked (needs matplotlib)
 
 ``--store PATH`` reads another store file than ``<cache dir>/autotune.json``
 (it must exist). KERNEL is a kernel name or a prefix (6+ characters) of an
@@ -166,10 +168,31 @@ def _write_file(path: str, write) -> None:
 
 
 def cmd_clear(store: _store.Store, args) -> int:
-    removed = store.clear(args.kernel)
     what = f"of {args.kernel!r} " if args.kernel else ""
+    if not args.yes and store.exists():
+        try:
+            count = str(len(_select(store.entries(), args.kernel)))
+        except (_store.StoreError, OSError):
+            count = "all"  # a store that does not validate: clear moves it aside
+        if count != "0" and not _confirm(f"remove {count} entries {what}from {store.path}?"):
+            print("nothing removed", file=sys.stderr)
+            return 1
+    removed = store.clear(args.kernel)
     print(printable(f"removed {removed} entries {what}from {store.path}"))
     return 0
+
+
+def _confirm(question: str) -> bool:
+    """Asks `question` on the terminal; CommandError when there is none."""
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        raise CommandError(f"clear would {question[:-1]}; pass --yes to do it without a terminal to ask on")
+    sys.stderr.write(printable(question) + " [y/N] ")
+    sys.stderr.flush()
+    try:
+        answer = sys.stdin.readline()
+    except KeyboardInterrupt:
+        answer = ""
+    return answer.strip().lower() in ("y", "yes")
 
 
 def cmd_plot(store: _store.Store, args) -> int:
@@ -180,6 +203,7 @@ def cmd_plot(store: _store.Store, args) -> int:
         import matplotlib
 
         matplotlib.use("Agg")
+        import matplotlib.patches
         import matplotlib.pyplot as plt
 
         # Labels come from the store: a '$' must not be read as mathtext.
@@ -188,12 +212,38 @@ def cmd_plot(store: _store.Store, args) -> int:
         print("plot needs matplotlib, which is not installed (pip install matplotlib); "
               "'export --format csv' gives the same data", file=sys.stderr)
         return 2
-    fig, axes = plt.subplots(len(entries), 1, figsize=(10, 1.5 + 0.35 * max(len(e["records"]) for _, e in entries)
+    fig, axes = plt.subplots(len(entries), 1, figsize=(10, 1.8 + 0.35 * max(len(e["records"]) for _, e in entries)
                                                       * len(entries)), squeeze=False)
+    colors = {"best": "tab:green", "ok": "tab:blue", "pruned": "tab:gray", "failed": "tab:red"}
     for ax, (eid, e) in zip(axes[:, 0], entries):
-        timed = [r for r in _sorted_records(e) if r.get("time_ms") is not None]
-        ax.barh([printable(r["config"]) for r in timed], [r["time_ms"] for r in timed])
+        records = _sorted_records(e)
+        best_id = (e.get("best") or {}).get("id")
+        times = [r["time_ms"] for r in records if r.get("time_ms") is not None]
+        longest = max(times, default=1.0)
+        labels, widths, kinds = [], [], []
+        for r in records:
+            kind = "best" if r.get("id") == best_id else r.get("status", "failed")
+            kind = kind if kind in colors else "failed"
+            labels.append(printable(r.get("config", "?")))
+            widths.append(r["time_ms"] if r.get("time_ms") is not None else 0.0)
+            kinds.append(kind)
+        bars = ax.barh(labels, widths, color=[colors[k] for k in kinds])
+        for bar, r, kind in zip(bars, records, kinds):
+            # Configs without a time say why, where their bar would be.
+            if kind in ("pruned", "failed"):
+                reason = printable(r.get("reason") or "")
+                text = f"{kind}: {reason[:80] + '...' if len(reason) > 80 else reason}"
+                ax.text(longest * 0.01, bar.get_y() + bar.get_height() / 2, text, va="center", fontsize=7,
+                        color=colors[kind])
+            elif kind == "best":
+                ax.text(bar.get_width(), bar.get_y() + bar.get_height() / 2, f"  best, {r['time_ms']:.4f} ms",
+                        va="center", fontsize=8, color=colors["best"], fontweight="bold")
+        handles = [matplotlib.patches.Patch(color=colors[k], label=label)
+                   for k, label in (("best", "best"), ("ok", "timed"), ("pruned", "pruned"), ("failed", "failed"))
+                   if k in kinds]
+        ax.legend(handles=handles, loc="lower right", fontsize=8)
         ax.invert_yaxis()
+        ax.set_xlim(0, longest * 1.25)
         ax.set_xlabel("time (ms)")
         # Two lines, so that long config labels leave the title room.
         ax.set_title(printable(f"{e.get('kernel')} [{_key_text(e)}]") + "\n" + printable(f"on {e.get('device')}"),
@@ -212,19 +262,29 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--store", help="the store file (default: <cache dir>/autotune.json)")
     # --store also after the command.
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--store", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-    sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("ls", parents=[common], help="one line per entry")
-    show = sub.add_parser("show", parents=[common], help="every config of one kernel's entries, best first")
-    show.add_argument("kernel")
-    export = sub.add_parser("export", parents=[common], help="the whole store as JSON or CSV")
-    export.add_argument("--format", choices=("json", "csv"), default="json")
+    common.add_argument("--store", default=argparse.SUPPRESS,
+                        help="the store file (default: <cache dir>/autotune.json)")
+    kernel_help = "a kernel name, or the first 6 or more characters of an entry id"
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                help="what to do (COMMAND --help describes each)")
+    sub.add_parser("ls", parents=[common], help="one line per entry", description="One line per entry.")
+    show = sub.add_parser("show", parents=[common], help="every config of one kernel's entries, best first",
+                          description="Every config of the matching entries, best first.")
+    show.add_argument("kernel", metavar="KERNEL", help=kernel_help)
+    export = sub.add_parser("export", parents=[common], help="the whole store as JSON or CSV",
+                            description="The whole store as JSON or as CSV (one row per config).")
+    export.add_argument("--format", choices=("json", "csv"), default="json", help="output format (default: json)")
     export.add_argument("-o", "--output", help="file to write (default: stdout)")
-    clear = sub.add_parser("clear", parents=[common], help="remove all entries, or one kernel's")
-    clear.add_argument("kernel", nargs="?")
-    plot = sub.add_parser("plot", parents=[common], help="PNG of time per config")
-    plot.add_argument("kernel")
-    plot.add_argument("-o", "--output", required=True)
+    clear = sub.add_parser("clear", parents=[common], help="remove all entries, or one kernel's",
+                           description="Remove every entry, or the matching ones. Asks first when run on a "
+                                       "terminal; elsewhere it needs --yes.")
+    clear.add_argument("kernel", nargs="?", metavar="KERNEL", help=kernel_help + " (default: every entry)")
+    clear.add_argument("-y", "--yes", action="store_true", help="remove without asking")
+    plot = sub.add_parser("plot", parents=[common], help="PNG of time per config",
+                          description="A PNG of the time of each config of the matching entries: the best "
+                                      "marked, pruned and failed configs listed with their reasons.")
+    plot.add_argument("kernel", metavar="KERNEL", help=kernel_help)
+    plot.add_argument("-o", "--output", required=True, help="the PNG file to write")
     args = parser.parse_args(argv)
     try:
         store = _store.Store(args.store)

@@ -96,11 +96,11 @@ def test_export_csv(filled, tmp_path):
 
 def test_clear(filled):
     ids = list(json.loads(filled.read_text())["entries"])
-    out = inspector(filled, "clear", ids[0][:10]).stdout
+    out = inspector(filled, "clear", "--yes", ids[0][:10]).stdout
     assert "removed 1 entries" in out
     assert list(json.loads(filled.read_text())["entries"]) == ids[1:]
-    assert "removed 0 entries" in inspector(filled, "clear", "other_kernel").stdout
-    assert "removed 1 entries" in inspector(filled, "clear").stdout
+    assert "removed 0 entries" in inspector(filled, "clear", "-y", "other_kernel").stdout
+    assert "removed 1 entries" in inspector(filled, "clear", "--yes").stdout
     assert "no entries" in inspector(filled, "ls").stdout
 
 

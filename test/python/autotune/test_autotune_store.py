@@ -263,8 +263,12 @@ def test_print_autotuning(env, monkeypatch, capsys):
 
 
 def test_plain_progress_bar(env, capsys, monkeypatch):
-    # The plain bar is what shows where tqdm is not installed (hide it here).
+    # The plain bar is what shows on a terminal where tqdm is not installed
+    # (hide it here, and take capsys's stderr for a terminal).
+    from tilelang.autotune import progress
+
     monkeypatch.setitem(sys.modules, "tqdm", None)
+    monkeypatch.setattr(progress, "_on_terminal", lambda stream: True)
     make(SPACE[:2], K.FakeTimer())[(1,)](*args())
     err = capsys.readouterr().err
     assert "autotune row_sum [" in err and "2/2" in err

@@ -21,7 +21,7 @@ from tilelang_testing import load_module
 
 K = load_module("autotune_kernels", pathlib.Path(__file__).with_name("autotune_kernels.py"))
 READ_ONLY = [["ls"], ["show", "k"], ["export"], ["export", "--format", "csv"], ["plot", "k", "-o", "unused.png"]]
-COMMANDS = READ_ONLY + [["clear"]]
+COMMANDS = READ_ONLY + [["clear", "--yes"]]
 
 
 def write_store(path, *entries):
@@ -119,7 +119,7 @@ def test_clear_on_a_missing_store_creates_nothing(tmp_path):
 
 def test_clear_moves_a_corrupt_store_aside_with_a_one_line_warning(store):
     store.write_text("{")
-    result = inspector("clear", "--store", store)
+    result = inspector("clear", "--yes", "--store", store)
     assert result.returncode == 0 and "removed 0 entries" in result.stdout
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("tilelang-autotune: warning: ") and "is corrupt" in lines[0]
@@ -156,7 +156,7 @@ def test_clear_on_a_full_disk_is_a_one_line_error_and_keeps_the_store(store, mon
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     monkeypatch.setattr(os, "fsync", full)
-    assert cli.main(["--store", str(store), "clear"]) == 1
+    assert cli.main(["--store", str(store), "clear", "--yes"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["tilelang-autotune: No space left on device"]
     assert store.read_bytes() == before

@@ -221,7 +221,7 @@ def check_clear(root: pathlib.Path, store: pathlib.Path, fault):
     problems = []
     was_valid, before = valid(store), snapshot(root)
     try:
-        code, out, err = run_cli(["clear", "row_sum", "--store", str(store)])
+        code, out, err = run_cli(["clear", "row_sum", "--yes", "--store", str(store)])
     except Exception:  # noqa: BLE001
         return [f"clear: raised\n{traceback.format_exc()}"]
     after = snapshot(root)
