@@ -4,16 +4,25 @@
 
 // Bad command lines are usage errors (exit status 2, no crash).
 // RUN: not tilelang-compile --bogus %s 2>&1 | FileCheck %s --check-prefix=UNKNOWN
-// UNKNOWN: tilelang-compile: error: unknown option '--bogus'
+// The command line is llvm::cl's; its messages come out as usage errors.
+// UNKNOWN: tilelang-compile: error: unknown command line argument '--bogus'
 // UNKNOWN-NEXT: (run tilelang-compile --help for usage)
 // RUN: not tilelang-compile 2>&1 | FileCheck %s --check-prefix=NOINPUT
 // NOINPUT: tilelang-compile: error: no input file
 // RUN: not tilelang-compile %s %s 2>&1 | FileCheck %s --check-prefix=TWOINPUTS
-// TWOINPUTS: tilelang-compile: error: more than one input file
+// TWOINPUTS: tilelang-compile: error: too many positional arguments specified
 // RUN: not tilelang-compile %s -o 2>&1 | FileCheck %s --check-prefix=NOOUTPUT
-// NOOUTPUT: tilelang-compile: error: -o needs a file name
+// NOOUTPUT: tilelang-compile: for the -o option: requires a value!
+// NOOUTPUT-NEXT: (run tilelang-compile --help for usage)
 // RUN: not tilelang-compile --num-warps=four %s 2>&1 | FileCheck %s --check-prefix=NOTNUMBER
-// NOTNUMBER: tilelang-compile: error: --num-warps expects a small non-negative integer, got 'four'
+// NOTNUMBER: tilelang-compile: for the --num-warps option: 'four' value invalid for uint argument!
+// RUN: not tilelang-compile --num-stages=2000 %s 2>&1 | FileCheck %s --check-prefix=TOOMANY
+// TOOMANY: tilelang-compile: error: --num-stages expects at most 1024, got 2000
+// RUN: not tilelang-compile --maxnreg=8 %s 2>&1 | FileCheck %s --check-prefix=MAXNREG
+// MAXNREG: tilelang-compile: error: --maxnreg expects 16 to 255 registers a thread, got 8
+// Every usage error exits with status 2.
+// RUN: tilelang-compile --bogus %s > /dev/null 2>&1; test $? -eq 2
+// RUN: tilelang-compile %s -o > /dev/null 2>&1; test $? -eq 2
 
 // Options that parse but cannot be compiled for.
 // RUN: not tilelang-compile --arch=sm_70 %s 2>&1 | FileCheck %s --check-prefix=ARCH
@@ -75,6 +84,9 @@
 // cannot be created is an error.
 // RUN: tilelang-compile %s --arch=sm_80 --num-warps=8 -o %t.ptx | count 0
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t.ptx
+// Options take their value after `=` or as the next argument.
+// RUN: tilelang-compile %s --arch sm_80 --num-warps 8 -o %t.spaced.ptx | count 0
+// RUN: FileCheck %s --check-prefix=PTX --input-file=%t.spaced.ptx
 // PTX: .target sm_80
 // PTX: .entry copy
 // PTX: .maxntid 256, 1, 1
@@ -86,7 +98,17 @@
 // STDIN: .entry copy
 
 // RUN: tilelang-compile --version | FileCheck %s --check-prefix=VERSION
+// RUN: tilelang-compile --help | FileCheck %s --check-prefix=HELP
 // VERSION: tilelang-compile {{[0-9]+\.[0-9]+\.[0-9]+}} (LLVM 22.
+// HELP: USAGE: tilelang-compile [options] <input.mlir | ->
+// HELP: tilelang-compile options:
+// HELP: --arch=<sm_XX>
+// HELP: --dump-ir[=<dir>]
+// HELP: --maxnreg=<n>
+// HELP: --num-stages=<n>
+// HELP: --num-warps=<n>
+// HELP: -o <file>
+// HELP: --report
 
 func.func @copy(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32},
                 %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}) {

@@ -3,11 +3,16 @@
 // Part of tilelang. Compiles a tile-IR kernel to PTX through libtilelang's
 // public API (the same path the Python package takes), optionally dumping
 // every stage's IR and a resource report from ptxas when it is installed.
+// The command line is parsed by llvm::cl (LLVMSupport, linked statically
+// into the tool; libtilelang keeps its own LLVM to itself).
 //
 //===----------------------------------------------------------------------===//
 
 #include "tilelang/Compiler/Compiler.h"
 #include "tilelang/Runtime/Occupancy.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <array>
 #include <cerrno>
@@ -24,27 +29,43 @@
 
 namespace {
 
-constexpr const char *kUsage = R"(usage: tilelang-compile [options] <input.mlir | ->
+namespace cl = llvm::cl;
 
-Compiles one tile-IR kernel to PTX.
+// The options, on llvm::cl: `--arch sm_80` and `--arch=sm_80` alike, and
+// --help generated from the descriptions.
+cl::OptionCategory toolOptions("tilelang-compile options");
 
-options:
-  -o <file>            write the PTX to <file> (default: standard output)
-  --arch=<sm_XX>       target GPU: sm_80, sm_86, sm_89, sm_90, sm_90a (default sm_90a)
-  --num-warps=<n>      warps per CTA, a power of two up to 32 (default 4)
-  --num-stages=<n>     software-pipelining depth (default 3)
-  --maxnreg=<n>        registers a thread may use at most, 16 to 255 (PTX
-                       .maxnreg; default: ptxas decides)
-  --dump-ir[=<dir>]    print the IR after every stage to standard error, or
-                       write <dir>/<stage>.mlir (and llvm-ir.ll)
-  --report             print kernel metadata and, if ptxas is found
-                       ($TILELANG_PTXAS, PATH, /usr/local/cuda/bin), its
-                       register, spill and shared-memory report, and for
-                       kernels without tensor-core products the blocks per
-                       SM the runtime's occupancy search would link for
-  --version            print the compiler version
-  -h, --help           print this help
-)";
+cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir | ->"),
+                               cl::cat(toolOptions));
+cl::opt<std::string>
+    outputFile("o", cl::value_desc("file"), cl::cat(toolOptions),
+               cl::desc("write the PTX to <file> (default: standard output)"));
+cl::opt<std::string>
+    archOption("arch", cl::value_desc("sm_XX"), cl::init("sm_90a"),
+               cl::cat(toolOptions),
+               cl::desc("target GPU: sm_80, sm_86, sm_89, sm_90, sm_90a "
+                        "(default sm_90a)"));
+cl::opt<unsigned> numWarpsOption(
+    "num-warps", cl::value_desc("n"), cl::init(4), cl::cat(toolOptions),
+    cl::desc("warps per CTA, a power of two up to 32 (default 4)"));
+cl::opt<unsigned> numStagesOption(
+    "num-stages", cl::value_desc("n"), cl::init(3), cl::cat(toolOptions),
+    cl::desc("software-pipelining depth (default 3)"));
+cl::opt<unsigned> maxnregOption(
+    "maxnreg", cl::value_desc("n"), cl::init(0), cl::cat(toolOptions),
+    cl::desc("registers a thread may use at most, 16 to 255 (PTX .maxnreg; "
+             "default: ptxas decides)"));
+cl::opt<std::string> dumpIrOption(
+    "dump-ir", cl::ValueOptional, cl::value_desc("dir"), cl::cat(toolOptions),
+    cl::desc("print the IR after every stage to standard error, or with "
+             "=<dir> write <dir>/<stage>.mlir (and llvm-ir.ll)"));
+cl::opt<bool> reportOption(
+    "report", cl::cat(toolOptions),
+    cl::desc("print kernel metadata and, if ptxas is found ($TILELANG_PTXAS, "
+             "PATH, /usr/local/cuda/bin), its register, spill and "
+             "shared-memory report, and for kernels without tensor-core "
+             "products the blocks per SM the runtime's occupancy search "
+             "would link for"));
 
 struct Arguments {
   std::string input, output, dumpDir;
@@ -58,65 +79,72 @@ struct Arguments {
   std::exit(2);
 }
 
-unsigned parseCount(const std::string &flag, const std::string &text) {
-  char *end = nullptr;
-  unsigned long value = std::strtoul(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || value > 1024)
-    usageError(flag + " expects a small non-negative integer, got '" + text +
-               "'");
-  return static_cast<unsigned>(value);
+/// llvm::cl's message for a bad command line, as one usage error: its
+/// "<program>: " prefix and "Try: ..." advice dropped, the first letter
+/// lowered. An option's bad value llvm::cl reports itself, on standard
+/// error ("for the --num-warps option: ..."): `message` is then empty and
+/// only the advice follows.
+[[noreturn]] void commandLineError(std::string message) {
+  if (message.empty()) {
+    std::cerr << "(run tilelang-compile --help for usage)\n";
+    std::exit(2);
+  }
+  std::string first = message.substr(0, message.find('\n'));
+  size_t colon = first.find(": ");
+  if (colon != std::string::npos && first.compare(0, colon, "tilelang-compile") == 0)
+    first = first.substr(colon + 2);
+  size_t advice = first.find("  Try: ");
+  if (advice != std::string::npos)
+    first = first.substr(0, advice);
+  while (!first.empty() && (first.back() == '.' || first.back() == ' ' ||
+                            first.back() == '!'))
+    first.pop_back();
+  if (!first.empty() && first[0] >= 'A' && first[0] <= 'Z' &&
+      !(first.size() > 1 && first[1] >= 'A' && first[1] <= 'Z'))
+    first[0] = char(first[0] - 'A' + 'a');
+  usageError(first.empty() ? "invalid command line" : first);
+}
+
+/// A count given on the command line, checked against `limit`.
+unsigned checkedCount(const cl::opt<unsigned> &option, unsigned limit) {
+  if (option > limit)
+    usageError("--" + option.ArgStr.str() + " expects at most " +
+               std::to_string(limit) + ", got " + std::to_string(option));
+  return option;
 }
 
 Arguments parseArguments(int argc, char **argv) {
+  cl::HideUnrelatedOptions(toolOptions);
+  cl::SetVersionPrinter([](llvm::raw_ostream &out) {
+    out << "tilelang-compile " << tilelang::getVersion() << "\n";
+  });
+  std::string errors;
+  llvm::raw_string_ostream errorStream(errors);
+  if (!cl::ParseCommandLineOptions(argc, argv,
+                                   "Compiles one tile-IR kernel to PTX.\n",
+                                   &errorStream))
+    commandLineError(errorStream.str());
   Arguments args;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&](const std::string &prefix) -> std::string {
-      return arg.substr(prefix.size());
-    };
-    if (arg == "-h" || arg == "--help") {
-      std::cout << kUsage;
-      std::exit(0);
-    } else if (arg == "--version") {
-      std::cout << "tilelang-compile " << tilelang::getVersion() << "\n";
-      std::exit(0);
-    } else if (arg == "-o") {
-      if (++i >= argc)
-        usageError("-o needs a file name");
-      args.output = argv[i];
-    } else if (arg.rfind("--arch=", 0) == 0) {
-      args.options.arch = value("--arch=");
-    } else if (arg.rfind("--num-warps=", 0) == 0) {
-      args.options.numWarps = parseCount("--num-warps", value("--num-warps="));
-    } else if (arg.rfind("--maxnreg=", 0) == 0) {
-      args.options.maxRegisters = parseCount("--maxnreg", value("--maxnreg="));
-      using Limits = tilelang::CompileOptions;
-      if (args.options.maxRegisters < Limits::kMinMaxRegisters ||
-          args.options.maxRegisters > Limits::kMaxMaxRegisters)
-        usageError("--maxnreg expects " +
-                   std::to_string(Limits::kMinMaxRegisters) + " to " +
-                   std::to_string(Limits::kMaxMaxRegisters) +
-                   " registers a thread, got '" + value("--maxnreg=") + "'");
-    } else if (arg.rfind("--num-stages=", 0) == 0) {
-      args.options.numStages =
-          parseCount("--num-stages", value("--num-stages="));
-    } else if (arg == "--dump-ir") {
-      args.dump = true;
-    } else if (arg.rfind("--dump-ir=", 0) == 0) {
-      args.dump = true;
-      args.dumpDir = value("--dump-ir=");
-    } else if (arg == "--report") {
-      args.report = true;
-    } else if (arg != "-" && arg.rfind('-', 0) == 0) {
-      usageError("unknown option '" + arg + "'");
-    } else if (!args.input.empty()) {
-      usageError("more than one input file");
-    } else {
-      args.input = arg;
-    }
-  }
-  if (args.input.empty())
+  if (inputFile.empty())
     usageError("no input file");
+  args.input = inputFile;
+  args.output = outputFile;
+  args.options.arch = archOption;
+  args.options.numWarps = checkedCount(numWarpsOption, 1024);
+  args.options.numStages = checkedCount(numStagesOption, 1024);
+  if (maxnregOption.getNumOccurrences()) {
+    using Limits = tilelang::CompileOptions;
+    if (maxnregOption < Limits::kMinMaxRegisters ||
+        maxnregOption > Limits::kMaxMaxRegisters)
+      usageError("--maxnreg expects " +
+                 std::to_string(Limits::kMinMaxRegisters) + " to " +
+                 std::to_string(Limits::kMaxMaxRegisters) +
+                 " registers a thread, got " + std::to_string(maxnregOption));
+    args.options.maxRegisters = maxnregOption;
+  }
+  args.dump = dumpIrOption.getNumOccurrences() > 0;
+  args.dumpDir = dumpIrOption;
+  args.report = reportOption;
   return args;
 }
 
@@ -236,24 +264,28 @@ long numberBefore(const std::string &report, const std::string &name,
 
 /// The runtime's occupancy search (docs/runtime.md), with ptxas standing in
 /// for the driver's JIT and the SM of `result.arch` for the device: what a
-/// kernel whose PTX asks for a minimum of blocks per SM would be linked for.
+/// kernel would be linked for (unless it caps its registers).
 void reportOccupancySearch(const std::string &ptxas,
                            const tilelang::CompileResult &result) {
   using namespace tilelang::runtime;
   EntryDirectives directives =
       readEntryDirectives(result.ptx, result.kernelName);
-  if (directives.minBlocksPerSM == 0)
+  if (directives.capsRegisters || directives.threadsPerBlock == 0)
     return;
   SMLimits limits = smLimitsOfArch(result.arch);
   int top = residentBlockLimit(limits, directives.threadsPerBlock,
                                result.sharedBytes);
   int base = directives.minBlocksPerSM;
+  // A count of 0 is the PTX as written, which asks for none.
   auto blocksText = [](int count) {
+    if (count == 0)
+      return std::string("as written");
     return std::to_string(count) + (count == 1 ? " block" : " blocks");
   };
   std::cerr << "occupancy search (the runtime's, with ptxas standing in for "
             << "the driver's JIT, whose choice may differ; the PTX asks for "
-            << blocksText(base) << " per SM, an " << result.arch
+            << (base ? blocksText(base) + " per SM" : std::string("nothing"))
+            << ", an " << result.arch
             << " SM holds " << top << " of " << directives.threadsPerBlock
             << " threads):\n";
   int baseRegisters = 0;
@@ -283,9 +315,9 @@ void reportOccupancySearch(const std::string &ptxas,
                                     : OccupancyTrial::Failed;
         return trial;
       });
-  std::cerr << "  kept: " << blocksText(kept) << " per SM";
+  std::cerr << "  kept: " << blocksText(kept) << (kept ? " per SM" : "");
   if (kept == base && baseRegisters > 0)
-    std::cerr << " (as the PTX asks; its " << baseRegisters
+    std::cerr << (base ? " (as the PTX asks; its " : " (its ") << baseRegisters
               << " registers allow "
               << std::min(top, blocksWithRegisters(limits,
                                                    directives.threadsPerBlock,
