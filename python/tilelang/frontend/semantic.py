@@ -821,10 +821,9 @@ class Semantic:
     def atomic_rmw(self, kind, ptr, val, mask, sem, scope):
         ptr = self._check_ptr(ptr, f"tl.atomic_{kind}")
         val, mask = _unwrap(val), _unwrap(mask)
-        shape = self.broadcast_shapes(ptr.shape, self.shape_of(val))
-        if isinstance(mask, Value):
-            shape = self.broadcast_shapes(shape, mask.shape)
-        ptr = self.broadcast_value(ptr, shape)
+        self._fits_pointer(f"tl.atomic_{kind}", "value", val, ptr)
+        self._fits_pointer(f"tl.atomic_{kind}", "mask", mask, ptr)
+        shape = ptr.shape
         elem = ptr.dtype.element_ty
         if elem.is_bool() or elem.is_ptr() or elem.is_fp8():
             self.error(f"tl.atomic_{kind} does not support {elem.name}")
@@ -849,9 +848,9 @@ class Semantic:
 
     def atomic_cas(self, ptr, cmp, val, sem, scope):
         ptr = self._check_ptr(ptr, "tl.atomic_cas")
-        shape = self.broadcast_shapes(ptr.shape, self.shape_of(_unwrap(cmp)))
-        shape = self.broadcast_shapes(shape, self.shape_of(_unwrap(val)))
-        ptr = self.broadcast_value(ptr, shape)
+        self._fits_pointer("tl.atomic_cas", "compared value", _unwrap(cmp), ptr)
+        self._fits_pointer("tl.atomic_cas", "value", _unwrap(val), ptr)
+        shape = ptr.shape
         elem = ptr.dtype.element_ty
         c = self.as_value(_unwrap(cmp), elem, shape)
         v = self.as_value(_unwrap(val), elem, shape)

@@ -2,184 +2,21 @@
 accept (issue 20, item 1).
 
 The run-time checks execute the emitted scalar tile IR (``asm["tile"]``) with
-a small interpreter below that follows the ops' semantics (``scf.for``
+a small interpreter (tile_machine.py) that follows the ops' semantics (``scf.for``
 compares its bounds as signed integers), so the tests see what a GPU would
 do without one."""
 
 import inspect
 import pathlib
 import re
-import struct
 
 import pytest
 
 import tilelang
 import tilelang.language as tl
+from tile_machine import Machine
 
 FILE = str(pathlib.Path(__file__).resolve())
-
-
-# -- a scalar interpreter for the printed tile IR ------------------------------------------
-
-
-class _Op:
-    def __init__(self, text):
-        self.text = text
-        self.regions = []
-
-
-def _parse(lines, i):
-    """The ops from ``lines[i]`` up to the ``}`` closing their region."""
-    ops = []
-    while i < len(lines):
-        text = lines[i]
-        if text.startswith("}"):
-            return ops, i
-        op = _Op(text)
-        i += 1
-        if text.endswith("{"):
-            while True:
-                body, i = _parse(lines, i)
-                op.regions.append(body)
-                closing = lines[i]
-                i += 1
-                if closing != "} else {":
-                    break
-        ops.append(op)
-    return ops, i
-
-
-def _bits(ty):
-    return 1 if ty == "i1" else int(re.match(r"i(\d+)", ty).group(1))
-
-
-def _signed(v, bits):
-    return v - (1 << bits) if v >= 1 << (bits - 1) else v
-
-
-class Machine:
-    """Runs one program of a kernel on scalar memory: ``memory[(buffer, offset)]``."""
-
-    def __init__(self, ir, memory=None):
-        lines = [line.strip() for line in ir.splitlines()]
-        lines = [line for line in lines if line and not line.startswith("module")]
-        func = next(i for i, line in enumerate(lines) if line.startswith("func.func"))
-        self.body, _ = _parse(lines, func + 1)
-        self.memory = {} if memory is None else memory
-        self.loads = []
-        self.atomics = 0
-
-    def run(self, args, pid=0):
-        env = {f"%arg{i}": v for i, v in enumerate(args)}
-        self.pid = pid
-        self._block(self.body, env)
-        return self.memory
-
-    def _block(self, ops, env):
-        for op in ops:
-            text = op.text
-            if text.startswith("scf.yield"):
-                return [env[n] for n in re.findall(r"%[\w#-]+", text.partition(":")[0])]
-            if text == "return":
-                return []
-            m = re.match(r"(%[\w-]+)(?::\d+)? = (\S+)\s*(.*)$", text)
-            res, name, rest = m.groups() if m else (None, text.split(" ")[0], text.partition(" ")[2])
-            if name == "scf.for":
-                self._for(op, res, rest, env)
-                continue
-            if name == "scf.if":
-                cond = env[re.match(r"(%[\w#-]+)", rest).group(1)]
-                region = op.regions[0] if cond else (op.regions[1] if len(op.regions) > 1 else [])
-                outs = self._block(region, dict(env))
-                if res is not None:
-                    env[res] = outs[0]
-                continue
-            value = self._op(name, rest, env)
-            if res is not None:
-                env[res] = value
-        return []
-
-    def _for(self, op, res, rest, env):
-        m = re.match(r"(%[\w-]+) = (%[\w#-]+) to (%[\w#-]+) step (%[\w#-]+)"
-                     r"(?: iter_args\((.*?)\))?.*: (i\d+) \{$", rest)
-        iv, lb, ub, step, inits, ty = m.groups()
-        bits = _bits(ty)
-        names, values = [], []
-        for pair in (inits.split(", ") if inits else []):
-            name, _, init = pair.partition(" = ")
-            names.append(name)
-            values.append(env[init])
-        i = env[lb]
-        for _ in range(10_000):
-            if not _signed(i, bits) < _signed(env[ub], bits):
-                break
-            inner = dict(env)
-            inner[iv] = i
-            inner.update(zip(names, values))
-            values = self._block(op.regions[0], inner)
-            i = (i + env[step]) & ((1 << bits) - 1)
-        else:
-            raise AssertionError("the loop runs more than 10000 times")
-        if res is not None:
-            env[res] = values[0]
-
-    def _op(self, name, rest, env):
-        operands, _, ty = rest.rpartition(" : ")
-        if name == "arith.constant":
-            text = rest.partition(" : ")[0].strip()
-            if text in ("true", "false"):
-                return int(text == "true")
-            if ty == "f32":
-                return float(text) if not text.startswith("0x") else \
-                    struct.unpack("<f", struct.pack("<I", int(text, 16)))[0]
-            return int(text) & ((1 << _bits(ty)) - 1)
-        if name == "tile.program_id":
-            return self.pid
-        vals = [env[n] for n in re.findall(r"%[\w#-]+", operands)]
-        if name == "tile.addptr":
-            (buf, off), delta = vals
-            return buf, off + _signed(delta, _bits(ty.split(", ")[1]))
-        if name == "tile.load":
-            if len(vals) > 1 and not vals[1]:
-                return vals[2] if len(vals) > 2 else 0
-            self.loads.append(vals[0])
-            return self.memory[vals[0]]
-        if name == "tile.store":
-            if len(vals) < 3 or vals[2]:
-                self.memory[vals[0]] = vals[1]
-            return None
-        if name == "tile.atomic_rmw":
-            kind = operands.split(",")[0]
-            assert kind == "add", kind
-            self.atomics += 1
-            old = self.memory.get(vals[0], 0)
-            self.memory[vals[0]] = (old + vals[1]) & 0xFFFFFFFF
-            return old
-        if name in ("arith.extui", "arith.extsi", "arith.trunci"):
-            src, _, dst = ty.partition(" to ")
-            a = vals[0]
-            if name == "arith.extsi":
-                a = _signed(a, _bits(src))
-            return a & ((1 << _bits(dst)) - 1)
-        if name == "arith.select":
-            return vals[1] if vals[0] else vals[2]
-        bits = _bits(ty)
-        mask = (1 << bits) - 1
-        if name == "arith.cmpi":
-            pred = operands.split(",")[0]
-            a, b = vals
-            sa, sb = _signed(a, bits), _signed(b, bits)
-            return int({"eq": a == b, "ne": a != b, "slt": sa < sb, "sle": sa <= sb, "sgt": sa > sb,
-                        "sge": sa >= sb, "ult": a < b, "ule": a <= b, "ugt": a > b, "uge": a >= b}[pred])
-        a, b = vals
-        if name in ("arith.divsi", "arith.remsi"):
-            assert b != 0, "division by zero"
-            q = abs(_signed(a, bits)) // abs(_signed(b, bits))
-            q = q if (_signed(a, bits) >= 0) == (_signed(b, bits) >= 0) else -q
-            return (q if name == "arith.divsi" else _signed(a, bits) - q * _signed(b, bits)) & mask
-        return {"arith.addi": lambda: a + b, "arith.subi": lambda: a - b, "arith.muli": lambda: a * b,
-                "arith.xori": lambda: a ^ b, "arith.andi": lambda: a & b,
-                "arith.ori": lambda: a | b}[name]() & mask
 
 
 def tile_ir(kernel, signature, constexprs=None):
@@ -430,6 +267,31 @@ def load_scalar_with_block_other(x_ptr, y, BLOCK: tl.constexpr):
 
 
 @tilelang.jit
+def atomic_add_outer_sum(y, x_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.atomic_add(y + offs, x[:, None] + x[None, :])
+
+
+@tilelang.jit
+def atomic_max_with_wide_mask(y, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.atomic_max(y + offs, 1.0, mask=offs[:, None] < n)
+
+
+@tilelang.jit
+def atomic_cas_block_on_a_scalar(y, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.atomic_cas(y, offs, offs + 1)
+
+
+@tilelang.jit
+def atomic_mask_and_value_broadcast_to_the_pointer(y, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.atomic_add(y + offs[:, None] * BLOCK + offs[None, :], 1.0, mask=offs[None, :] < n)
+
+
+@tilelang.jit
 def mask_and_value_broadcast_to_the_pointer(x_ptr, y, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     ptrs = offs[:, None] * BLOCK + offs[None, :]
@@ -445,6 +307,10 @@ POINTER_BROADCASTS = [
     (store_with_wide_mask, "*fp32,i32", "tl.store(y + offs", "the mask (int1[4, 1]) does not fit"),
     (load_with_wide_mask, "*fp32,*fp32,i32", "tl.load(x_ptr + offs", "tl.load: the mask (int1[4, 4])"),
     (load_scalar_with_block_other, "*fp32,*fp32", "tl.load(x_ptr, ", "tl.load: the other (fp32[4])"),
+    # Atomics too (found by the kernel fuzzer): 16 additions to 4 addresses.
+    (atomic_add_outer_sum, "*fp32,*fp32", "tl.atomic_add(y + offs", "tl.atomic_add: the value (fp32[4, 4])"),
+    (atomic_max_with_wide_mask, "*fp32,i32", "tl.atomic_max(y + offs", "tl.atomic_max: the mask (int1[4, 1])"),
+    (atomic_cas_block_on_a_scalar, "*i32", "tl.atomic_cas(y, ", "tl.atomic_cas: the compared value (int32[4])"),
 ]
 
 
@@ -460,6 +326,8 @@ def test_mask_value_and_other_still_broadcast_to_the_pointer():
     ir = tile_ir(mask_and_value_broadcast_to_the_pointer, "*fp32,*fp32,i32", {"BLOCK": 4})
     assert re.search(r"tile.load %\w+, %\w+, %\w+ : tensor<4x4x!tile.ptr<f32>>", ir), ir
     assert re.search(r"tile.store %\w+, %\w+, %\w+ : tensor<4x4x!tile.ptr<f32>>", ir), ir
+    ir = tile_ir(atomic_mask_and_value_broadcast_to_the_pointer, "*fp32,i32", {"BLOCK": 4})
+    assert re.search(r"tile.atomic_rmw fadd, \w+, \w+, %\w+, %\w+, %\w+ : tensor<4x4x!tile.ptr<f32>>", ir), ir
 
 
 # -- run-time values where a constexpr flag is required ---------------------------------------------
