@@ -23,6 +23,7 @@ EntryDirectives readEntryDirectives(const std::string &ptx,
   size_t body = close == std::string::npos ? close : ptx.find('{', close);
   if (body == std::string::npos)
     return result;
+  result.bodyBegin = body;
   // The integers after `directive` (and a blank) within the directives,
   // with the span of the first one's digits; empty when it is absent.
   auto values = [&](const std::string &directive, size_t &firstBegin,
@@ -58,12 +59,16 @@ EntryDirectives readEntryDirectives(const std::string &ptx,
     result.minBlocksBegin = begin;
     result.minBlocksEnd = end;
   }
+  result.capsRegisters = !values(".maxnreg", unusedBegin, unusedEnd).empty();
   return result;
 }
 
 std::string withMinBlocksPerSM(const std::string &ptx,
                                const EntryDirectives &directives,
                                int blocks) {
+  if (directives.minBlocksBegin == std::string::npos)
+    return ptx.substr(0, directives.bodyBegin) + ".minnctapersm " +
+           std::to_string(blocks) + "\n" + ptx.substr(directives.bodyBegin);
   return ptx.substr(0, directives.minBlocksBegin) + std::to_string(blocks) +
          ptx.substr(directives.minBlocksEnd);
 }

@@ -355,7 +355,10 @@ Status linkPTX(const std::string &ptx, const std::string &name,
   result.minBlocksPerSM = base;
   DeviceInfo device;
   SMLimits limits;
-  if (options.searchOccupancy && base > 0 && driver.cuModuleUnload &&
+  // A register cap is the user's choice; every other kernel is searched,
+  // from what its PTX asks for (tensor-core kernels ask for nothing).
+  if (options.searchOccupancy && !directives.capsRegisters &&
+      driver.cuModuleUnload &&
       getCurrentDevice(device).ok)
     limits = device.sm;
   int top = residentBlockLimit(limits, directives.threadsPerBlock,

@@ -187,7 +187,8 @@ def test_bulk_copy_kernels_get_their_tensor_maps_encoded(library):
         assert encoded["strides"] == [cols * 2]
         assert encoded["box"] == box
         assert encoded["swizzle"] == 3  # 128-byte swizzle
-    # Tensor-core kernels keep the whole register file: one link, no search.
+    # 32 registers already allow the one block shared memory leaves room
+    # for: the PTX as written, one link.
     assert report["link_info"] == {"min_blocks_per_sm": 0, "links": 1}
     assert report["encodes"] == 3
     assert report["encodes_after_repeat"] == 3
@@ -265,6 +266,51 @@ def test_the_occupancy_search_keeps_the_most_blocks_that_do_not_spill(library, r
     assert report["unloaded_n_regs"] is None
     assert report["cached_info"] == report["info"]
     assert report["links_after_cached"] == links
+
+
+TENSOR_CORE_OCCUPANCY = PRELUDE + """
+import re
+from tilelang_testing import load_module, REPO_ROOT
+from tilelang.jit import _current_arch
+kernels = load_module("bench_kernels", REPO_ROOT / "bench" / "kernels.py").define(tilelang.jit, tl)
+# 128x128x64 tiles in 3 stages: 96 KB of shared memory, so an sm_90 SM
+# holds 2 blocks of 8 warps.
+config = {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8,
+          "num_warps": 8, "num_stages": 3}
+m, n, k = 300, 520, 200
+a = Tensor((m, k), "bfloat16", 0x7F0000100000)
+b = Tensor((k, n), "bfloat16", 0x7F0000200000)
+c = Tensor((m, n), "bfloat16", 0x7F0000300000)
+descs = [tilelang.TensorDescriptor.from_tensor(a, [128, 64]),
+         tilelang.TensorDescriptor.from_tensor(b, [64, 128]),
+         tilelang.TensorDescriptor.from_tensor(c, [128, 128])]
+compiled = kernels["matmul_descriptor_kernel"][(6,)](*descs, m, n, k, **config)
+arch = _current_arch()
+report["info"] = compiled.link_info[arch]
+report["ptx_asks"] = ".minnctapersm" in compiled.asm["ptx"]
+asked = re.search(r"\\.minnctapersm (\\d+)", compiled._cubin[arch].decode())
+report["cubin_asks"] = int(asked.group(1)) if asked else 0
+report["registers"] = compiled.launchable(arch).registers
+print(json.dumps(report))
+"""
+
+
+@pytest.mark.parametrize("registers, blocks, links, used", [
+    # 200 registers allow 1 block; squeezed to 128 for 2 it still fits: 2.
+    ("200,120", 2, 2, 128),
+    # Not squeezable: 2 blocks spill, the PTX as written stays.
+    ("200", 0, 2, 200),
+    # 96 already allow the 2 blocks shared memory leaves room for: one link.
+    ("96", 0, 1, 96),
+])
+def test_tensor_core_kernels_are_searched_from_the_ptx_as_written(library, registers, blocks, links, used):
+    # Their PTX asks for no blocks per SM; the search adds the directive
+    # only where more blocks fit without local memory.
+    report = fakecuda.run_script(library, TENSOR_CORE_OCCUPANCY, env={"FAKE_CUDA_REGISTERS": registers})
+    assert report["ptx_asks"] is False
+    assert report["info"] == {"min_blocks_per_sm": blocks, "links": links}
+    assert report["cubin_asks"] == blocks
+    assert report["registers"] == used
 
 
 LINK_FAILURE = PRELUDE + """

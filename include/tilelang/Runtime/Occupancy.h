@@ -26,6 +26,11 @@ struct EntryDirectives {
   /// The value of `.minnctapersm`, 0 when absent, and where its digits are.
   int minBlocksPerSM = 0;
   size_t minBlocksBegin = std::string::npos, minBlocksEnd = 0;
+  /// Where the entry's body starts (its `{`), after every directive.
+  size_t bodyBegin = std::string::npos;
+  /// Whether the entry caps its registers (`.maxnreg`, a user's choice the
+  /// occupancy search leaves alone).
+  bool capsRegisters = false;
 };
 
 /// The directives of entry `name` in `ptx` (between its parameter list and
@@ -34,7 +39,7 @@ TILELANG_API EntryDirectives readEntryDirectives(const std::string &ptx,
                                                  const std::string &name);
 
 /// `ptx` with the `.minnctapersm` of `directives` (read from it) set to
-/// `blocks`.
+/// `blocks`; added before the entry's body when it has none.
 TILELANG_API std::string withMinBlocksPerSM(const std::string &ptx,
                                             const EntryDirectives &directives,
                                             int blocks);
@@ -74,7 +79,7 @@ struct OccupancyTrial {
 };
 
 /// The blocks per SM to compile a kernel for, given the count its PTX asks
-/// for (`base`), the most an SM holds (`top`, residentBlockLimit) and
+/// for (`base`; 0 when it asks for none), the most an SM holds (`top`, residentBlockLimit) and
 /// `tryBlocks`, which compiles it for a count and says how that went
 /// (`base` meaning the PTX as written). Returns `base` unless another count
 /// Fits where `base` spills, or a larger count Fits and beats what `base`'s

@@ -14,6 +14,7 @@
 #include "TileGPUToLLVM.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -387,11 +388,19 @@ struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
                                                      int(transposeA),
                                                      int(transposeB))
                                            .str();
-    std::string text =
-        llvm::formatv("wgmma.mma_async.sync.aligned.m64n{0}k16.f32.{1}.{1} "
-                      "{{{2}}, {3}, ${4}, 1, 1, 1, {5};",
-                      instrN, type, outputs, aText, bIndex, flags)
-            .str();
+    // scale-d 0 makes an instruction overwrite its accumulator (d = a * b)
+    // rather than add to it.
+    auto instructionText = [&](int scaleD) {
+      return llvm::formatv("wgmma.mma_async.sync.aligned.m64n{0}k16.f32.{1}.{1} "
+                           "{{{2}}, {3}, ${4}, {5}, 1, 1, {6};",
+                           instrN, type, outputs, aText, bIndex, scaleD, flags)
+          .str();
+    };
+    std::string text = instructionText(1);
+    // A product from zero (S = Q K^T in attention) starts each output tile
+    // with scale-d 0: no registers are zeroed for it in every iteration.
+    bool fromZero = matchPattern(op.getC(), m_AnyZeroFloat());
+    std::string firstText = fromZero ? instructionText(0) : text;
     std::string constraints;
     for (unsigned r = 0; r < perInstr; ++r)
       constraints += r ? ",=f" : "=f";
@@ -402,6 +411,9 @@ struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
     for (unsigned i = 0; i < repM; ++i) {
       for (unsigned j = 0; j < repN; ++j) {
         MutableArrayRef<Value> slice(&acc[(i * repN + j) * perInstr], perInstr);
+        if (fromZero)
+          for (Value &value : slice)
+            value = LLVM::UndefOp::create(rewriter, loc, rewriter.getF32Type());
         for (unsigned kk = 0; kk < repK; ++kk) {
           SmallVector<Value> operands(slice.begin(), slice.end());
           if (aInRegisters) {
@@ -415,8 +427,8 @@ struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
           }
           operands.push_back(
               descriptor(bOperand, j * tile->ctaTile[1], kk * 16));
-          auto product = emitInlineAsm(rewriter, loc, accTypes, operands, text,
-                                       constraints);
+          auto product = emitInlineAsm(rewriter, loc, accTypes, operands,
+                                       kk == 0 ? firstText : text, constraints);
           for (unsigned r = 0; r < perInstr; ++r)
             slice[r] = LLVM::ExtractValueOp::create(
                 rewriter, loc, product.getResult(0), ArrayRef<int64_t>{r});

@@ -1,8 +1,9 @@
-// tilegpu-pipeline keeps a wgmma product in flight only when nothing but
-// the next iteration's product reads it. Here the loop also stores the
-// running accumulator every iteration, so each product completes in its
-// own iteration (a synchronous warp_group_dot, no wait ops, no guard), and
-// the copies keep their place before the product.
+// tilegpu-pipeline carries a wgmma product in flight across iterations
+// only when nothing but the next iteration's product reads it. Here the loop
+// also stores the running accumulator every iteration: the product is
+// issued asynchronously, the copies of a later iteration follow it while it
+// runs, and a wait retires it before the store. Nothing is carried: no
+// guard after the loop, and no barrier besides the one after the stage wait.
 // RUN: tilelang-opt %s --pass-pipeline="builtin.module(convert-tile-to-tilegpu{num-warps=4 target=sm_90a},tilegpu-coalesce,tilegpu-accelerate-matmul,tilegpu-remove-layout-conversions,canonicalize,cse,tilegpu-pipeline{num-stages=4},canonicalize,cse)" | FileCheck %s
 
 // CHECK-LABEL: func.func @running_sum_kernel
@@ -11,15 +12,15 @@
 // CHECK: scf.for
 // CHECK: tilegpu.async_wait {pending = 2 : i32}
 // CHECK-NEXT: tilegpu.barrier
+// CHECK: %[[D:.*]] = tilegpu.warp_group_dot {{.*}} {isAsync}
+// CHECK-NOT: tilegpu.barrier
 // CHECK: tilegpu.async_copy_global_to_local
 // CHECK: tilegpu.async_commit_group
-// CHECK: %[[D:.*]] = tilegpu.warp_group_dot
-// CHECK-NOT: isAsync
-// CHECK-SAME: -> tensor<128x128xf32, #mma>
-// CHECK: tilegpu.convert_layout %[[D]]
+// CHECK: %[[W:.*]] = tilegpu.warp_group_dot_wait %[[D]] {pendings = 0 : i32}
+// CHECK-NEXT: tilegpu.convert_layout %[[W]]
 // CHECK: tile.store
+// CHECK: scf.yield %[[W]]
 // CHECK-NOT: warp_group_dot_wait
-// CHECK: scf.yield %[[D]]
 
 func.func @running_sum_kernel(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %b: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %c: !tile.ptr<f32> {tile.divisibility = 16 : i32},
                          %M: i32 {tile.divisibility = 16 : i32}, %N: i32 {tile.divisibility = 16 : i32}, %K: i32 {tile.divisibility = 16 : i32}) {

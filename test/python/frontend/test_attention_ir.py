@@ -92,6 +92,9 @@ PTXSTATS = load_module("ptxstats", REPO_ROOT / "bench" / "parity" / "ptxstats.py
 # wgmma with A in 4 registers (P) and B through a descriptor.
 REGISTER_A_WGMMA = re.compile(r"wgmma\.mma_async\.sync\.aligned\.m64n\d+k16\.f32\.(?:f16|bf16)\.(?:f16|bf16) "
                               r"\{[^}]*\}, \{%r\d+,%r\d+,%r\d+,%r\d+\}, %rd\d+")
+# wgmma from shared memory that overwrites its accumulator (scale-d 0).
+SCALE_D_ZERO_WGMMA = re.compile(r"wgmma\.mma_async\.sync\.aligned\.m64n\d+k16\.f32\.\w+\.\w+ "
+                                r"\{[^}]*\}, %rd\d+, %rd\d+, 0, 1, 1,")
 
 
 @pytest.mark.parametrize("head_dim", [64, 128])
@@ -100,15 +103,21 @@ def test_attention_loop_stays_in_registers(dtype, head_dim, tmp_path):
     """The main loop of full attention keeps the softmax in the wgmma
     accumulator's layout and feeds P to the second product from registers
     (layout propagation, reductions on mma layouts, wgmma's register A): no
-    shared-memory stores or loads besides the K/V copies, one barrier, a
-    handful of shuffles for the two row reductions, no spills."""
+    shared-memory stores or loads besides the K/V copies, a handful of
+    shuffles for the two row reductions, no spills. Both products are
+    asynchronous: one wgmma wait per iteration (S's, which also retires the
+    previous P V), two barriers (after the stage wait, and before refilling
+    the stage the previous P V read), and S starts from zero through wgmma's
+    scale-d rather than zeroed registers."""
     compiled, _ = compile_attention(dtype, head_dim, False, 4096)
     ptx = compiled.to_ptx("sm_90a").ptx
     loop = PTXSTATS.analyze(ptx)["loop"]
     assert loop["shared_stores"] == 0 and loop["shared_loads"] == 0, loop
-    assert loop["barriers"] == 1 and loop["shuffles"] <= 16 and loop["local"] == 0, loop
+    assert loop["barriers"] == 2 and loop["shuffles"] <= 16 and loop["local"] == 0, loop
+    assert loop["wgmma_waits"] == 1, loop
     assert loop["cp_async"] > 0 and loop["wgmma"] > 0, loop
     assert REGISTER_A_WGMMA.search(ptx), "P does not reach wgmma from registers"
+    assert SCALE_D_ZERO_WGMMA.search(ptx), "S is not started with scale-d 0"
     if os.path.exists(PTXAS):
         report = ptxas_report(ptx, "sm_90a", tmp_path)
         assert " 0 bytes spill stores" in report, report

@@ -4,14 +4,16 @@
 // feed tensor-core operands in a loop into asynchronous copies issued
 // num_stages - 1 iterations ahead into rotating shared-memory buffers
 // (cp.async, or on sm_90 bulk tensor copies signalling one mbarrier per
-// stage), and keeps a loop-carried wgmma product in flight across
-// iterations. Descriptor stores kept for bulk copies become bulk stores;
+// stage), and keeps the loop's wgmma products in flight as long as their
+// readers allow (AsyncProducts.cpp). Descriptor stores kept for bulk copies become bulk stores;
 // descriptor loads it cannot copy in bulk become pointer loads. Copies of
 // loop-invariant tensors to shared memory move before their loops.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tilelang/Dialect/TileGPU/Transforms/Passes.h"
+
+#include "AsyncProducts.h"
 
 #include "tilelang/Analysis/AxisInfo.h"
 #include "tilelang/Dialect/Tile/Transforms/DescriptorAccess.h"
@@ -23,6 +25,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
@@ -143,16 +146,6 @@ private:
                                            Operation *consumer,
                                            SharedEncodingAttr encoding,
                                            RankedTensorType type);
-  /// The loop's wgmma product if it can stay in flight while the next
-  /// iteration starts: it reads only pipelined stages and accumulates into
-  /// an iter_arg that nothing else reads. Null otherwise.
-  WarpGroupDotOp findAsyncDot();
-  /// Makes `asyncDot` asynchronous and waits, right after issuing it, for
-  /// all but that newest product; returns the wait.
-  Operation *waitInLoop();
-  /// Waits for the last product after `newLoop` (the rewritten loop);
-  /// returns the op whose results replace the original loop's.
-  Operation *keepDotInFlight(scf::ForOp newLoop);
   /// Adds the ops computing `value` in the loop body to the slice; false if
   /// one of them cannot be recomputed for another iteration.
   bool addToSlice(Value value);
@@ -177,7 +170,8 @@ private:
   /// Whether the stages are filled by bulk tensor copies (every load is a
   /// descriptor load) rather than cp.async.
   bool bulk = false;
-  WarpGroupDotOp asyncDot;
+  /// The wgmma products issued asynchronously.
+  SmallVector<AsyncProduct> products;
   const ModuleAxisInfo &axisInfo;
   SmallVector<OperandLoad> loads;
   /// With bulk copies: one mbarrier per stage (a [num_stages x 1] buffer of
@@ -326,68 +320,12 @@ bool LoopPipeliner::analyze() {
     for (Value operand : load.load->getOperands())
       if (!addToSlice(operand))
         return false;
-  asyncDot = findAsyncDot();
-  return true;
-}
-
-WarpGroupDotOp LoopPipeliner::findAsyncDot() {
-  auto dots = body->getOps<WarpGroupDotOp>();
-  if (!llvm::hasSingleElement(dots))
-    return nullptr;
-  WarpGroupDotOp dot = *dots.begin();
-  auto isStage = [&](Value operand) {
+  products = findAsyncProducts(loop, [&](Value operand) {
     return llvm::any_of(loads, [&](const OperandLoad &load) {
       return load.consumer->getResult(0) == operand;
     });
-  };
-  auto acc = dyn_cast<BlockArgument>(dot.getC());
-  if (!isStage(dot.getA()) || !isStage(dot.getB()) || !acc ||
-      acc.getOwner() != body || acc.getArgNumber() == 0 || !acc.hasOneUse() ||
-      !dot.getD().hasOneUse())
-    return nullptr;
-  OpOperand &use = *dot.getD().getUses().begin();
-  if (use.getOwner() != body->getTerminator() ||
-      use.getOperandNumber() + 1 != acc.getArgNumber())
-    return nullptr;
-  return dot;
-}
-
-Operation *LoopPipeliner::waitInLoop() {
-  Location loc = asyncDot.getLoc();
-  asyncDot.setIsAsync(true);
-  OpBuilder builder(asyncDot->getContext());
-  builder.setInsertionPointAfter(asyncDot);
-  auto inLoop = WarpGroupDotWaitOp::create(
-      builder, loc, ValueRange{asyncDot.getD()}, /*pendings=*/1);
-  asyncDot.getD().replaceAllUsesExcept(inLoop.getOutputs()[0], inLoop);
-  return inLoop;
-}
-
-Operation *LoopPipeliner::keepDotInFlight(scf::ForOp newLoop) {
-  Location loc = asyncDot.getLoc();
-  OpBuilder builder(asyncDot->getContext());
-
-  // The last product is still in flight when the loop exits. The wait for
-  // it goes on the loop's own exit path: ptxas serializes every wgmma when
-  // the wait sits where the loop's exit meets the path that skips a loop
-  // of zero iterations.
-  builder.setInsertionPoint(newLoop);
-  Value runs =
-      arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt,
-                            newLoop.getLowerBound(), newLoop.getUpperBound());
-  auto guard = scf::IfOp::create(builder, loc, newLoop.getResultTypes(), runs,
-                                 /*withElseRegion=*/true);
-  newLoop->moveBefore(guard.thenBlock(), guard.thenBlock()->end());
-  builder.setInsertionPointToEnd(guard.thenBlock());
-  unsigned index = cast<BlockArgument>(asyncDot.getC()).getArgNumber() - 1;
-  SmallVector<Value> results(newLoop.getResults());
-  results[index] = WarpGroupDotWaitOp::create(
-                       builder, loc, ValueRange{results[index]}, /*pendings=*/0)
-                       .getOutputs()[0];
-  scf::YieldOp::create(builder, loc, results);
-  builder.setInsertionPointToEnd(guard.elseBlock());
-  scf::YieldOp::create(builder, loc, newLoop.getInitArgs());
-  return guard;
+  });
+  return true;
 }
 
 void LoopPipeliner::cloneSlice(OpBuilder &builder, IRMapping &mapping) {
@@ -538,12 +476,16 @@ void LoopPipeliner::rewrite() {
 
   // Wait for this iteration's stage; the barrier also tells every thread
   // that all have finished reading the stage the copies below refill (with
-  // a product in flight, the barrier after its wait does).
+  // a product carried in flight across iterations, the barrier after the
+  // wait for it does).
+  bool carriesProducts = llvm::any_of(products, [](const AsyncProduct &p) {
+    return p.carriedIndex >= 0;
+  });
   builder.setInsertionPointToStart(body);
   if (bulk) {
     WaitBarrierOp::create(builder, loc, getStageBarrier(builder, loc, readStage),
                           readPhase);
-    if (!asyncDot)
+    if (!carriesProducts)
       BarrierOp::create(builder, loc);
   } else {
     AsyncWaitOp::create(builder, loc, AsyncTokenType::get(context),
@@ -569,12 +511,14 @@ void LoopPipeliner::rewrite() {
   }
 
   // Then start the copies for iteration i + num_stages - 1, into the stage
-  // that iteration i - 1 read. A product in flight still reads it: the
-  // copies follow the wait for it and a barrier (for the other warpgroups'
-  // products), while this iteration's product runs.
-  if (asyncDot) {
-    builder.setInsertionPointAfter(waitInLoop());
-    BarrierOp::create(builder, loc);
+  // that iteration i - 1 read, while this iteration's products run: after
+  // its last product. Products carried in flight from iteration i - 1 may
+  // still read the stage: the copies also follow the wait that retires them
+  // and a barrier (for the other warpgroups' products).
+  if (!products.empty()) {
+    builder.setInsertionPointAfter(placeProductWaits(body, products));
+    if (carriesProducts)
+      BarrierOp::create(builder, loc);
   } else {
     builder.setInsertionPointAfter(lastRead);
   }
@@ -610,7 +554,9 @@ void LoopPipeliner::rewrite() {
   }
   yield->setOperands(yielded);
 
-  Operation *replacement = asyncDot ? keepDotInFlight(newLoop) : newLoop;
+  Operation *replacement =
+      products.empty() ? newLoop.getOperation()
+                       : waitAfterLoop(newLoop, products);
 
   // After the loop: drain the copies past the end (bulk copies past the end
   // were never issued, and every thread has passed its last barrier wait
@@ -638,18 +584,41 @@ void LoopPipeliner::rewrite() {
 /// loop. Its lowering stores, fences the stores for the async proxy and
 /// waits at a barrier where it now stands, so wgmma in the loop still
 /// reads complete data. Allocations the loop frees (local_dealloc) stay.
+/// Then a copy of a tensor already copied by a dominating local_alloc of
+/// the same type reuses that buffer (causal attention's two loops read one
+/// Q), so the tensor's registers die at the first copy.
 static void hoistInvariantSharedCopies(ModuleOp module) {
   for (bool changed = true; changed;) {
     changed = false;
     module.walk([&](LocalAllocOp alloc) {
-      auto loop = dyn_cast_or_null<LoopLikeOpInterface>(alloc->getParentOp());
-      if (!loop || !alloc.getSrc() || alloc.getType().getMutableMemory() ||
-          !loop.isDefinedOutsideOfLoop(alloc.getSrc()) ||
-          llvm::any_of(alloc->getUsers(), llvm::IsaPred<LocalDeallocOp>))
+      if (!isLoopInvariantSharedCopy(alloc))
         return;
-      loop.moveOutOfLoop(alloc);
+      cast<LoopLikeOpInterface>(alloc->getParentOp()).moveOutOfLoop(alloc);
       changed = true;
     });
+  }
+  auto isSharable = [](LocalAllocOp alloc) {
+    return alloc.getSrc() && !alloc.getType().getMutableMemory() &&
+           llvm::none_of(alloc->getUsers(), llvm::IsaPred<LocalDeallocOp>);
+  };
+  DominanceInfo dominance(module);
+  llvm::DenseMap<Value, SmallVector<LocalAllocOp>> copiesOf;
+  SmallVector<LocalAllocOp> allocs;
+  module.walk([&](LocalAllocOp alloc) { allocs.push_back(alloc); });
+  for (LocalAllocOp alloc : allocs) {
+    if (!isSharable(alloc))
+      continue;
+    SmallVector<LocalAllocOp> &earlier = copiesOf[alloc.getSrc()];
+    auto first = llvm::find_if(earlier, [&](LocalAllocOp copy) {
+      return copy.getType() == alloc.getType() &&
+             dominance.properlyDominates(copy.getOperation(), alloc);
+    });
+    if (first == earlier.end()) {
+      earlier.push_back(alloc);
+      continue;
+    }
+    alloc.replaceAllUsesWith(first->getResult());
+    alloc.erase();
   }
 }
 
@@ -661,6 +630,7 @@ struct TileGPUPipelinePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    hoistInvariantSharedCopies(module);
     if (numStages >= 2) {
       SmallVector<scf::ForOp> loops;
       module.walk([&](scf::ForOp loop) { loops.push_back(loop); });
@@ -673,7 +643,6 @@ struct TileGPUPipelinePass
     }
     if (failed(lowerRemainingDescriptorAccesses(module)))
       return signalPassFailure();
-    hoistInvariantSharedCopies(module);
   }
 
   /// Lowers the descriptor accesses kept for bulk copies that no pipeline

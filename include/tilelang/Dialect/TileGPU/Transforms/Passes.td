@@ -118,15 +118,31 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::ModuleOp"> {
     overlaps the tensor-core work. One barrier per iteration orders a
     stage's reads before it is refilled and publishes each copy to the CTA.
 
-    A wgmma product that accumulates into an iter_arg nothing else reads
-    stays in flight while the next iteration starts: it becomes an
-    asynchronous warp_group_dot followed by a wait for all but the newest
-    product (`pendings = 1`). Its stage is then still being read when the
-    next iteration issues its copies into it, so those copies move after
-    that wait and a second barrier (the other warpgroups' products). The
-    last product is waited for on the loop's exit path, inside an scf.if
-    that skips a loop of zero iterations: a wait where the exit meets the
-    zero-trip path makes ptxas serialize every wgmma of the kernel.
+    First, at any `num-stages`: a local_alloc in a loop's body that copies a
+    tensor defined outside the loop into an immutable buffer (a wgmma
+    operand that does not change, such as attention's Q block) moves before
+    the loop, so the tensor is written to shared memory once; the buffer is
+    then live across the loop. Allocations the loop frees stay. A copy of a
+    tensor that a dominating copy of the same type already holds reuses its
+    buffer (causal attention's two loops read one Q buffer).
+
+    The wgmma products of a pipelined loop whose shared operands are stages,
+    loop invariants or buffers of the iteration become asynchronous
+    warp_group_dots. Each one is waited for (warp_group_dot_wait, which
+    retires it and every older group) right before the first op that reads
+    its result; a later product may accumulate into a result in flight. A
+    product whose only reader is the yield (an accumulator), with operands
+    that outlive the iteration, stays in flight across the back edge and is
+    retired by the first wait of the next iteration that needs it: in flash
+    attention the wait for S = Q K^T also retires the previous O += P V, one
+    wait per iteration. The copies of the loop follow its last product, so
+    they are issued while the products run; when a product was carried in
+    from the previous iteration, its stage is refilled only after the wait
+    that retires it and a second barrier (the other warpgroups' products).
+    Products still in flight at the exit are waited for on the loop's exit
+    path, inside an scf.if that skips a loop of zero iterations: a wait
+    where the exit meets the zero-trip path makes ptxas serialize every
+    wgmma of the kernel.
 
     The addresses and masks of future iterations come from cloning the ops
     that compute them, with the induction variable advanced and the
@@ -161,12 +177,6 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::ModuleOp"> {
     pipeline took (num-stages below 2, a loop that also has pointer loads,
     an address the pipeline cannot recompute) becomes a masked pointer load
     in its own layout.
-
-    Last, at any `num-stages`: a local_alloc in a loop's body that copies a
-    tensor defined outside the loop into an immutable buffer (a wgmma
-    operand that does not change, such as attention's Q block) moves before
-    the loop, so the tensor is written to shared memory once; the buffer is
-    then live across the loop. Allocations the loop frees stay.
   }];
   let options = [
     Option<"numStages", "num-stages", "unsigned", "3",

@@ -1,0 +1,235 @@
+//===- AsyncProducts.cpp - wgmma products kept in flight ------------------===//
+//
+// Part of tilelang. Makes the wgmma products of a pipelined loop
+// asynchronous and waits for each one as late as its readers allow: a
+// product runs while the warpgroup issues the next instructions, and a
+// product whose result is only carried to the next iteration (an
+// accumulator) stays in flight across the back edge. Flash attention's
+// loop (S = Q K^T, then the softmax, then O += P V) retires the previous
+// iteration's P V with the wait for this iteration's S: one wait per
+// iteration, and the tensor cores never wait for the loop's bookkeeping.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AsyncProducts.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+
+using namespace mlir;
+using namespace tilelang;
+using namespace tilelang::tilegpu;
+
+bool tilelang::tilegpu::isLoopInvariantSharedCopy(LocalAllocOp alloc) {
+  auto loop = dyn_cast_or_null<LoopLikeOpInterface>(alloc->getParentOp());
+  return loop && alloc.getSrc() && !alloc.getType().getMutableMemory() &&
+         loop.isDefinedOutsideOfLoop(alloc.getSrc()) &&
+         llvm::none_of(alloc->getUsers(), llvm::IsaPred<LocalDeallocOp>);
+}
+
+SmallVector<AsyncProduct>
+tilelang::tilegpu::findAsyncProducts(scf::ForOp loop,
+                                     function_ref<bool(Value)> isStage) {
+  Block *body = loop.getBody();
+  Operation *yield = body->getTerminator();
+  SmallVector<AsyncProduct> products;
+  for (WarpGroupDotOp dot : body->getOps<WarpGroupDotOp>()) {
+    SmallVector<Value> shared{dot.getB()};
+    if (!dot.isAInRegisters())
+      shared.push_back(dot.getA());
+    // Whether each shared operand stays unchanged while the product is in
+    // flight: within the iteration, and into the next one.
+    bool usable = true, outlivesIteration = true;
+    for (Value operand : shared) {
+      if (isStage(operand) || loop.isDefinedOutsideOfLoop(operand))
+        continue;
+      auto alloc = operand.getDefiningOp<LocalAllocOp>();
+      if (alloc && alloc->getBlock() == body && alloc.getSrc() &&
+          !alloc.getType().getMutableMemory()) {
+        outlivesIteration &= isLoopInvariantSharedCopy(alloc);
+        continue;
+      }
+      usable = false;
+    }
+    if (!usable)
+      continue;
+    AsyncProduct product{dot};
+    Value result = dot.getD();
+    if (outlivesIteration && result.hasOneUse() &&
+        result.getUses().begin()->getOwner() == yield)
+      product.carriedIndex = result.getUses().begin()->getOperandNumber();
+    products.push_back(product);
+  }
+  return products;
+}
+
+namespace {
+
+/// A product's result that may still be computed: the value standing for it
+/// (its result, an iter_arg carrying it, or a wait's output passing it on).
+struct InFlight {
+  Value value;
+  /// The product of this iteration, null for one carried in from the last.
+  const AsyncProduct *product;
+};
+
+/// Walks a loop body in order, tracking the products in flight (oldest
+/// first: wgmma groups retire in order) and inserting waits.
+class WaitPlacer {
+public:
+  WaitPlacer(Block *body, ArrayRef<AsyncProduct> products)
+      : body(body), products(products) {}
+
+  Operation *run();
+
+private:
+  /// Whether `use` of `entry`'s value may see it unfinished: as the
+  /// accumulator of a later product (wgmma accumulates into registers in
+  /// flight), or as the carried product's own yield operand.
+  bool mayReadInFlight(OpOperand &use, const InFlight &entry) const;
+  /// Whether `value` is used at or after `op` (or inside such an op).
+  bool isUsedFrom(Value value, Operation *op) const;
+  /// Inserts before `before` a wait that retires `inFlight[0..newest]`,
+  /// passing on every value in flight that is used from there on; returns
+  /// the wait.
+  Operation *retire(Operation *before, unsigned newest);
+
+  Block *body;
+  ArrayRef<AsyncProduct> products;
+  SmallVector<InFlight> inFlight;
+};
+
+} // namespace
+
+bool WaitPlacer::mayReadInFlight(OpOperand &use,
+                                 const InFlight &entry) const {
+  Operation *user = use.getOwner();
+  if (auto dot = dyn_cast<WarpGroupDotOp>(user))
+    if (use.get() == dot.getC() && dot.getIsAsync() &&
+        dot->getBlock() == body)
+      return true;
+  return user == body->getTerminator() && entry.product &&
+         entry.product->carriedIndex ==
+             static_cast<int>(use.getOperandNumber());
+}
+
+bool WaitPlacer::isUsedFrom(Value value, Operation *op) const {
+  return llvm::any_of(value.getUsers(), [&](Operation *user) {
+    Operation *ancestor = body->findAncestorOpInBlock(*user);
+    return ancestor && !ancestor->isBeforeInBlock(op);
+  });
+}
+
+Operation *WaitPlacer::retire(Operation *before, unsigned newest) {
+  SmallVector<Value> passed;
+  SmallVector<unsigned> passedIndices;
+  for (auto [index, entry] : llvm::enumerate(inFlight)) {
+    if (isUsedFrom(entry.value, before)) {
+      passed.push_back(entry.value);
+      passedIndices.push_back(index);
+    }
+  }
+  OpBuilder builder(before);
+  unsigned pendings = inFlight.size() - 1 - newest;
+  auto wait = WarpGroupDotWaitOp::create(builder, before->getLoc(), passed,
+                                         pendings);
+  for (auto [value, output] : llvm::zip_equal(passed, wait.getOutputs())) {
+    value.replaceUsesWithIf(output, [&](OpOperand &use) {
+      Operation *ancestor = body->findAncestorOpInBlock(*use.getOwner());
+      return ancestor && ancestor != wait && !ancestor->isBeforeInBlock(wait);
+    });
+  }
+  for (auto [position, index] : llvm::enumerate(passedIndices))
+    inFlight[index].value = wait.getOutputs()[position];
+  inFlight.erase(inFlight.begin(), inFlight.begin() + newest + 1);
+  return wait;
+}
+
+Operation *WaitPlacer::run() {
+  llvm::DenseMap<Operation *, const AsyncProduct *> productOf;
+  for (const AsyncProduct &product : products) {
+    WarpGroupDotOp dot = product.dot;
+    dot.setIsAsync(true);
+    productOf[product.dot] = &product;
+  }
+  // The previous iteration's carried products, in the order they were
+  // issued in.
+  for (const AsyncProduct &product : products)
+    if (product.carriedIndex >= 0)
+      inFlight.push_back(
+          {body->getArgument(product.carriedIndex + 1), /*product=*/nullptr});
+
+  Operation *lastProduct = products.back().dot;
+  Operation *copiesAfter = nullptr;
+  for (Operation *op = &body->front(); op; op = op->getNextNode()) {
+    // Retire up to the newest product this op reads.
+    std::optional<unsigned> newest;
+    for (auto [index, entry] : llvm::enumerate(inFlight))
+      for (OpOperand &use : entry.value.getUses())
+        if (body->findAncestorOpInBlock(*use.getOwner()) == op &&
+            !mayReadInFlight(use, entry))
+          newest = index;
+    if (newest)
+      retire(op, *newest);
+
+    auto found = productOf.find(op);
+    if (found == productOf.end())
+      continue;
+    WarpGroupDotOp dot = found->second->dot;
+    inFlight.push_back({dot.getD(), found->second});
+    if (op != lastProduct)
+      continue;
+    // The stages the previous iteration read are refilled after here: its
+    // products must be complete.
+    std::optional<unsigned> newestCarried;
+    for (auto [index, entry] : llvm::enumerate(inFlight))
+      if (!entry.product)
+        newestCarried = index;
+    copiesAfter = op;
+    if (newestCarried) {
+      copiesAfter = retire(op->getNextNode(), *newestCarried);
+      op = copiesAfter;
+    }
+  }
+  return copiesAfter;
+}
+
+Operation *
+tilelang::tilegpu::placeProductWaits(Block *body,
+                                     ArrayRef<AsyncProduct> products) {
+  return WaitPlacer(body, products).run();
+}
+
+Operation *tilelang::tilegpu::waitAfterLoop(scf::ForOp loop,
+                                            ArrayRef<AsyncProduct> products) {
+  SmallVector<unsigned> carried;
+  for (const AsyncProduct &product : products)
+    if (product.carriedIndex >= 0)
+      carried.push_back(product.carriedIndex);
+  if (carried.empty())
+    return loop;
+
+  // The wait goes on the loop's own exit path: ptxas serializes every wgmma
+  // when the wait sits where the loop's exit meets the path that skips a
+  // loop of zero iterations.
+  Location loc = loop.getLoc();
+  OpBuilder builder(loop);
+  Value runs = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt,
+                                     loop.getLowerBound(), loop.getUpperBound());
+  auto guard = scf::IfOp::create(builder, loc, loop.getResultTypes(), runs,
+                                 /*withElseRegion=*/true);
+  loop->moveBefore(guard.thenBlock(), guard.thenBlock()->end());
+  builder.setInsertionPointToEnd(guard.thenBlock());
+  SmallVector<Value> results(loop.getResults());
+  SmallVector<Value> inputs;
+  for (unsigned index : carried)
+    inputs.push_back(results[index]);
+  auto wait = WarpGroupDotWaitOp::create(builder, loc, inputs, /*pendings=*/0);
+  for (auto [index, output] : llvm::zip_equal(carried, wait.getOutputs()))
+    results[index] = output;
+  scf::YieldOp::create(builder, loc, results);
+  builder.setInsertionPointToEnd(guard.elseBlock());
+  scf::YieldOp::create(builder, loc, loop.getInitArgs());
+  return guard;
+}

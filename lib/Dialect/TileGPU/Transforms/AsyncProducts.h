@@ -1,0 +1,63 @@
+//===- AsyncProducts.h - wgmma products kept in flight ----------*- C++ -*-===//
+//
+// Part of tilelang. How tilegpu-pipeline keeps the wgmma products of a
+// pipelined loop asynchronous: which products may be, where each one is
+// waited for, and where the copies that refill a stage may go.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILELANG_LIB_DIALECT_TILEGPU_TRANSFORMS_ASYNCPRODUCTS_H
+#define TILELANG_LIB_DIALECT_TILEGPU_TRANSFORMS_ASYNCPRODUCTS_H
+
+#include "tilelang/Dialect/TileGPU/IR/TileGPUOps.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+namespace tilelang::tilegpu {
+
+/// A wgmma product of a loop body that is issued asynchronously.
+struct AsyncProduct {
+  WarpGroupDotOp dot;
+  /// The yield operand its result is carried through, still in flight, to
+  /// the next iteration; -1 when it is waited for within its iteration.
+  int carriedIndex = -1;
+};
+
+/// Whether `alloc` copies a tensor defined outside its loop into an
+/// immutable buffer the loop never frees: a copy that moves before the loop
+/// (tilegpu-pipeline's last step), so the buffer outlives every iteration.
+bool isLoopInvariantSharedCopy(LocalAllocOp alloc);
+
+/// The products of `loop`'s body (not nested) that can be asynchronous:
+/// each shared operand is `isStage` (a pipeline stage, which is refilled
+/// only after the copies' wait) or a buffer of the iteration (a local_alloc
+/// in the body). A product whose only use is the yield and whose operands
+/// outlive the iteration (stages, values defined outside the loop, and
+/// copies of them to shared memory, which move before the loop) stays in
+/// flight across the back edge.
+llvm::SmallVector<AsyncProduct>
+findAsyncProducts(mlir::scf::ForOp loop,
+                  llvm::function_ref<bool(mlir::Value)> isStage);
+
+/// Marks `products` asynchronous and inserts, before every op that reads a
+/// product's result (or the iter_arg a carried product arrives through),
+/// the warp_group_dot_wait that retires it and the products issued before
+/// it; a later product may accumulate into a result in flight. Right after
+/// the last product, the previous iteration's products must be complete
+/// (the stage they read gets refilled): a wait is placed there when none
+/// has retired them yet. Returns the op after which the refilling copies
+/// go (that wait, or the last product).
+mlir::Operation *placeProductWaits(mlir::Block *body,
+                                   llvm::ArrayRef<AsyncProduct> products);
+
+/// The results of `loop` at the carried products' indices, waited for
+/// after it; `loop` is the rewritten loop, `products` its products.
+/// Returns the op whose results replace the loop's: a guard that waits on
+/// the loop's exit path and skips a loop of zero iterations.
+mlir::Operation *waitAfterLoop(mlir::scf::ForOp loop,
+                               llvm::ArrayRef<AsyncProduct> products);
+
+} // namespace tilelang::tilegpu
+
+#endif // TILELANG_LIB_DIALECT_TILEGPU_TRANSFORMS_ASYNCPRODUCTS_H

@@ -1,0 +1,87 @@
+// tilegpu-pipeline with two wgmma products per iteration, the loop of flash
+// attention reduced to its dependences: S = Q K^T from a Q block that does
+// not change, then P = f(S), a rescale of the running O, and O += P V.
+// RUN: tilelang-opt %s --pass-pipeline="builtin.module(convert-tile-to-tilegpu{num-warps=4 target=sm_90a},tilegpu-coalesce,tilegpu-accelerate-matmul,tilegpu-remove-layout-conversions,canonicalize,cse,tilegpu-pipeline{num-stages=3},canonicalize,cse)" | FileCheck %s
+
+// Q goes to shared memory once, before the loop. In the loop, after the
+// stage wait and its barrier, S is issued asynchronously from zero; the
+// first reader of S waits for it and, with the same wait (groups retire in
+// order), for the previous iteration's P V, which arrives in flight through
+// the iter_arg: one wait per iteration. The rescale reads O through that
+// wait; P V is issued asynchronously and yielded in flight. The copies
+// refill the stage the previous P V read: after it was retired, after this
+// iteration's last product and a second barrier. The last P V is waited for
+// on the loop's exit path.
+// CHECK-LABEL: func.func @two_products_kernel
+// CHECK: %[[Q:.*]] = tilegpu.local_alloc %{{.*}} : (tensor<64x64xf16, {{.*}}>) -> !tilegpu.memdesc<64x64xf16
+// CHECK: scf.if
+// CHECK: scf.for {{.*}} iter_args(%[[O:[^ ]*]] = %{{[^,]*}},
+// CHECK: tilegpu.async_wait {pending = 1 : i32}
+// CHECK-NEXT: tilegpu.barrier
+// CHECK-NOT: tilegpu.local_alloc %
+// CHECK: %[[S:.*]] = tilegpu.warp_group_dot %[[Q]], %{{.*}}, %[[ZERO:[^ ]*]] {isAsync}
+// CHECK-NEXT: %[[W:.*]]:2 = tilegpu.warp_group_dot_wait %[[O]], %[[S]] {pendings = 0 : i32}
+// CHECK-NOT: warp_group_dot_wait
+// CHECK: arith.mulf %[[W]]#0
+// CHECK-NOT: warp_group_dot_wait
+// CHECK: %[[PV:.*]] = tilegpu.warp_group_dot %{{.*}}, %{{.*}}, %{{.*}} {isAsync} : tensor<64x64xf16, #{{.*}}dot_op
+// CHECK-NEXT: tilegpu.barrier
+// CHECK: tilegpu.async_copy_global_to_local
+// CHECK-NOT: warp_group_dot_wait
+// CHECK: scf.yield %[[PV]],
+// CHECK: %[[LAST:.*]] = tilegpu.warp_group_dot_wait %{{.*}}#0 {pendings = 0 : i32}
+// CHECK-NEXT: scf.yield %[[LAST]]
+
+func.func @two_products_kernel(%q: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %k: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+                               %v: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %o: !tile.ptr<f32> {tile.divisibility = 16 : i32},
+                               %n: i32 {tile.divisibility = 16 : i32}) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %c4096 = arith.constant 4096 : i32
+  %r64 = tile.make_range 0 to 64 : tensor<64xi32>
+  %rows = tile.expand_dims %r64 {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %cols = tile.expand_dims %r64 {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %c64_col = tile.splat %c64 : i32 -> tensor<64x1xi32>
+  %c64_row = tile.splat %c64 : i32 -> tensor<1x64xi32>
+  // Row-major offsets r * 64 + c, and their transpose c * 64 + r (K^T).
+  %row_off = arith.muli %rows, %c64_col : tensor<64x1xi32>
+  %row_off_b = tile.broadcast %row_off : tensor<64x1xi32> -> tensor<64x64xi32>
+  %cols_b = tile.broadcast %cols : tensor<1x64xi32> -> tensor<64x64xi32>
+  %offs = arith.addi %row_off_b, %cols_b : tensor<64x64xi32>
+  %col_off = arith.muli %cols, %c64_row : tensor<1x64xi32>
+  %col_off_b = tile.broadcast %col_off : tensor<1x64xi32> -> tensor<64x64xi32>
+  %rows_b = tile.broadcast %rows : tensor<64x1xi32> -> tensor<64x64xi32>
+  %offs_t = arith.addi %col_off_b, %rows_b : tensor<64x64xi32>
+
+  %q_base = tile.splat %q : !tile.ptr<f16> -> tensor<64x64x!tile.ptr<f16>>
+  %q_ptrs = tile.addptr %q_base, %offs : tensor<64x64x!tile.ptr<f16>>, tensor<64x64xi32>
+  %q_tile = tile.load %q_ptrs : tensor<64x64x!tile.ptr<f16>>
+  %k_base = tile.splat %k : !tile.ptr<f16> -> tensor<64x64x!tile.ptr<f16>>
+  %k_ptrs0 = tile.addptr %k_base, %offs_t : tensor<64x64x!tile.ptr<f16>>, tensor<64x64xi32>
+  %v_base = tile.splat %v : !tile.ptr<f16> -> tensor<64x64x!tile.ptr<f16>>
+  %v_ptrs0 = tile.addptr %v_base, %offs : tensor<64x64x!tile.ptr<f16>>, tensor<64x64xi32>
+
+  // Each iteration takes the next 64 keys and values.
+  %step = tile.splat %c4096 : i32 -> tensor<64x64xi32>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %half = arith.constant dense<0.5> : tensor<64x64xf32>
+  %acc, %k_end, %v_end = scf.for %i = %c0 to %n step %c64
+      iter_args(%o_in = %zero, %k_ptrs = %k_ptrs0, %v_ptrs = %v_ptrs0)
+      -> (tensor<64x64xf32>, tensor<64x64x!tile.ptr<f16>>, tensor<64x64x!tile.ptr<f16>>) : i32 {
+    %k_tile = tile.load %k_ptrs : tensor<64x64x!tile.ptr<f16>>
+    %s = tile.dot %q_tile, %k_tile, %zero : tensor<64x64xf16> * tensor<64x64xf16> -> tensor<64x64xf32>
+    %e = math.exp2 %s : tensor<64x64xf32>
+    %p = arith.truncf %e : tensor<64x64xf32> to tensor<64x64xf16>
+    %o_scaled = arith.mulf %o_in, %half : tensor<64x64xf32>
+    %v_tile = tile.load %v_ptrs : tensor<64x64x!tile.ptr<f16>>
+    %o_out = tile.dot %p, %v_tile, %o_scaled : tensor<64x64xf16> * tensor<64x64xf16> -> tensor<64x64xf32>
+    %k_next = tile.addptr %k_ptrs, %step : tensor<64x64x!tile.ptr<f16>>, tensor<64x64xi32>
+    %v_next = tile.addptr %v_ptrs, %step : tensor<64x64x!tile.ptr<f16>>, tensor<64x64xi32>
+    scf.yield %o_out, %k_next, %v_next : tensor<64x64xf32>, tensor<64x64x!tile.ptr<f16>>, tensor<64x64x!tile.ptr<f16>>
+  }
+
+  %o_base = tile.splat %o : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>>
+  %o_ptrs = tile.addptr %o_base, %offs : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
+  tile.store %o_ptrs, %acc : tensor<64x64x!tile.ptr<f32>>
+  return
+}
