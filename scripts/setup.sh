@@ -63,22 +63,30 @@ fi
 step "Installing Python build and test dependencies"
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q "scikit-build-core>=0.10" "pybind11>=2.12" "pytest>=7"
-# Triton, for the parity harness and its static test: pyproject's [parity]
-# extra, read from there so that the pin lives in one place (tomllib needs
-# Python 3.11; older ones skip the harness).
-parity=$(.venv/bin/python - <<'PY'
+# pyproject's extras the tests exercise, read from there so that each pin
+# lives in one place (tomllib needs Python 3.11; older ones skip them):
+# [parity] (Triton, for the parity harness and its static test), [plot]
+# (matplotlib: perf_report's and the inspector's PNGs) and [progress] (tqdm).
+# Never [torch]: CI stays without it (the GPU tests run on the GPU host).
+extras=$(.venv/bin/python - <<'PY'
 try:
     import tomllib
 except ImportError:
     raise SystemExit(0)
 with open("pyproject.toml", "rb") as f:
-    print(" ".join(tomllib.load(f)["project"]["optional-dependencies"]["parity"]))
+    extras = tomllib.load(f)["project"]["optional-dependencies"]
+print(" ".join(extras["parity"] + extras["plot"] + extras["progress"]))
 PY
 )
-if [[ -n $parity ]]; then
-  .venv/bin/python -m pip install -q $parity
+if [[ -n $extras ]]; then
+  .venv/bin/python -m pip install -q $extras
 else
-  echo "note: Python < 3.11, the parity harness's Triton is not installed"
+  echo "note: Python < 3.11, the parity harness's Triton, matplotlib and tqdm are not installed"
+fi
+# The distribution was called "tilelang" before it became "tilelang-mlir";
+# an install under the old name would sit beside the new one.
+if .venv/bin/python -m pip show -q tilelang > /dev/null 2>&1; then
+  .venv/bin/python -m pip uninstall -q -y tilelang
 fi
 
 step "Building and installing tilelang (build tree: build/py; progress below)"

@@ -16,7 +16,9 @@
 
 namespace tilelang {
 
-std::string getVersion() { return "0.1.0 (LLVM " LLVM_VERSION_STRING ")"; }
+std::string getVersion() {
+  return TILELANG_VERSION_STRING " (LLVM " LLVM_VERSION_STRING ")";
+}
 
 namespace {
 

@@ -12,7 +12,7 @@ from tilelang.ir import CompiledIR, compile_ir, compiler_version, run_pipeline, 
 from tilelang.jit import CompiledKernel, JITFunction, cdiv, jit, next_power_of_2
 from tilelang.tensor_descriptor import TensorDescriptor
 
-__version__ = "0.1.0"
+from tilelang._version import __version__
 
 # Load the frontend and the compiled extension now rather than in a
 # kernel's first call: that call is what a warm start from the disk cache
