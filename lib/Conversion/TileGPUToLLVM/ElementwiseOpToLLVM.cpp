@@ -13,6 +13,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
+#include <limits>
+
 
 using namespace mlir;
 using namespace tilelang;
@@ -306,6 +308,114 @@ Value emitErf(OpBuilder &b, Location loc, Value x) {
   return LLVM::CopySignOp::create(b, loc, erfAbs, x);
 }
 
+/// sum(coefficients[i] * x^i) by Horner's rule, in f32.
+Value f32Polynomial(OpBuilder &b, Location loc, Value x,
+                    ArrayRef<double> coefficients) {
+  Value result = f32Constant(b, loc, coefficients.back());
+  for (int i = int(coefficients.size()) - 2; i >= 0; --i)
+    result = LLVM::FMAOp::create(b, loc, result, x,
+                                 f32Constant(b, loc, coefficients[i]));
+  return result;
+}
+
+Value f32Compare(OpBuilder &b, Location loc, LLVM::FCmpPredicate predicate,
+                 Value lhs, double rhs) {
+  return LLVM::FCmpOp::create(b, loc, predicate, lhs, f32Constant(b, loc, rhs));
+}
+
+/// ln(1 + x). Near 0, where lg2.approx(1 + x) would lose every digit that
+/// 1 + x rounds away, the series 2 atanh(s) = 2 (s + s^3/3 + ... + s^9/9)
+/// with s = x / (2 + x): for |x| < 1/4, |s| < 1/7 and the first term left out
+/// is below f32 rounding. Elsewhere lg2.approx(1 + x) ln 2, whose absolute
+/// error is small next to |ln(1 + x)| > 0.22 there.
+Value emitLog1p(OpBuilder &b, Location loc, Value x) {
+  Type f32 = b.getF32Type();
+  Value s = LLVM::FDivOp::create(
+      b, loc, x, LLVM::FAddOp::create(b, loc, x, f32Constant(b, loc, 2.0)));
+  Value series = LLVM::FMulOp::create(
+      b, loc, s,
+      f32Polynomial(b, loc, LLVM::FMulOp::create(b, loc, s, s),
+                    {2.0, 2.0 / 3, 2.0 / 5, 2.0 / 7, 2.0 / 9}));
+  Value far = LLVM::FMulOp::create(
+      b, loc,
+      callIntrinsic(b, loc, "llvm.nvvm.lg2.approx.ftz.f", f32,
+                    LLVM::FAddOp::create(b, loc, x, f32Constant(b, loc, 1.0))),
+      f32Constant(b, loc, kLn2));
+  Value small = f32Compare(b, loc, LLVM::FCmpPredicate::olt,
+                           LLVM::FAbsOp::create(b, loc, x), 0.25);
+  return LLVM::SelectOp::create(b, loc, small, series, far);
+}
+
+/// e^x - 1. Near 0, where ex2.approx(x log2 e) - 1 would cancel, the Taylor
+/// series to x^9/9! (for |x| < 1/2 the first term left out is below f32
+/// rounding); elsewhere ex2.approx(x log2 e) - 1, at least 0.39 in
+/// magnitude there.
+Value emitExpm1(OpBuilder &b, Location loc, Value x) {
+  Type f32 = b.getF32Type();
+  SmallVector<double> inverseFactorials;
+  double factorial = 1;
+  for (int n = 1; n <= 9; ++n) {
+    factorial *= n;
+    inverseFactorials.push_back(1.0 / factorial);
+  }
+  Value series =
+      LLVM::FMulOp::create(b, loc, x, f32Polynomial(b, loc, x, inverseFactorials));
+  Value far = LLVM::FSubOp::create(
+      b, loc,
+      callIntrinsic(b, loc, kEx2, f32,
+                    LLVM::FMulOp::create(b, loc, x, f32Constant(b, loc, kLog2E))),
+      f32Constant(b, loc, 1.0));
+  Value small = f32Compare(b, loc, LLVM::FCmpPredicate::olt,
+                           LLVM::FAbsOp::create(b, loc, x), 0.5);
+  return LLVM::SelectOp::create(b, loc, small, series, far);
+}
+
+/// tanh(x) = -t / (t + 2) with t = e^(-2|x|) - 1 (emitExpm1, accurate near
+/// 0 and never overflowing), with the sign of x.
+Value emitTanh(OpBuilder &b, Location loc, Value x) {
+  Value absX = LLVM::FAbsOp::create(b, loc, x);
+  Value t = emitExpm1(
+      b, loc, LLVM::FMulOp::create(b, loc, absX, f32Constant(b, loc, -2.0)));
+  Value r = LLVM::FDivOp::create(
+      b, loc, LLVM::FNegOp::create(b, loc, t),
+      LLVM::FAddOp::create(b, loc, t, f32Constant(b, loc, 2.0)));
+  return LLVM::CopySignOp::create(b, loc, r, x);
+}
+
+/// x^y as C's powf: 2^(y lg2|x|), negated for a negative base and an odd
+/// integer exponent, NaN for a negative base and a non-integer exponent,
+/// and 1 when y == 0 or x == 1 (even for a NaN other operand).
+Value emitPow(OpBuilder &b, Location loc, Value x, Value y) {
+  Type f32 = b.getF32Type();
+  Value magnitude = callIntrinsic(
+      b, loc, kEx2, f32,
+      LLVM::FMulOp::create(
+          b, loc, y,
+          callIntrinsic(b, loc, "llvm.nvvm.lg2.approx.ftz.f", f32,
+                        LLVM::FAbsOp::create(b, loc, x))));
+  Value halfY = LLVM::FMulOp::create(b, loc, y, f32Constant(b, loc, 0.5));
+  Value isInteger = LLVM::FCmpOp::create(b, loc, LLVM::FCmpPredicate::oeq,
+                                         LLVM::FTruncOp::create(b, loc, y), y);
+  Value isOdd = LLVM::AndOp::create(
+      b, loc, isInteger,
+      LLVM::FCmpOp::create(b, loc, LLVM::FCmpPredicate::une,
+                           LLVM::FTruncOp::create(b, loc, halfY), halfY));
+  Value negative = f32Compare(b, loc, LLVM::FCmpPredicate::olt, x, 0.0);
+  Value result = LLVM::SelectOp::create(
+      b, loc, LLVM::AndOp::create(b, loc, negative, isOdd),
+      LLVM::FNegOp::create(b, loc, magnitude), magnitude);
+  Value notInteger = LLVM::XOrOp::create(
+      b, loc, isInteger,
+      LLVM::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(true)));
+  result = LLVM::SelectOp::create(
+      b, loc, LLVM::AndOp::create(b, loc, negative, notInteger),
+      f32Constant(b, loc, std::numeric_limits<double>::quiet_NaN()), result);
+  Value one = LLVM::OrOp::create(
+      b, loc, f32Compare(b, loc, LLVM::FCmpPredicate::oeq, y, 0.0),
+      f32Compare(b, loc, LLVM::FCmpPredicate::oeq, x, 1.0));
+  return LLVM::SelectOp::create(b, loc, one, f32Constant(b, loc, 1.0), result);
+}
+
 /// x - 2 pi round(x / 2 pi): sin.approx and cos.approx are accurate on
 /// [-pi, pi] only. 2 pi is split in two parts to keep the reduction exact.
 Value reduceToPi(OpBuilder &b, Location loc, Value x) {
@@ -349,17 +459,8 @@ struct ScalarMathLowering : public ConvertOpToLLVMPattern<OpT> {
     else if constexpr (std::is_same_v<OpT, math::CosOp>)
       return callIntrinsic(b, loc, "llvm.nvvm.cos.approx.ftz.f", f32,
                            reduceToPi(b, loc, args[0]));
-    else if constexpr (std::is_same_v<OpT, math::TanhOp>) {
-      // tanh(x) = 1 - 2 / (exp(2x) + 1), saturating correctly at +-inf.
-      Value twoX = LLVM::FMulOp::create(b, loc, args[0],
-                                        f32Constant(b, loc, 2.0 * kLog2E));
-      Value expTwoX = callIntrinsic(b, loc, kEx2, f32, twoX);
-      Value denominator =
-          LLVM::FAddOp::create(b, loc, expTwoX, f32Constant(b, loc, 1.0));
-      return LLVM::FSubOp::create(
-          b, loc, f32Constant(b, loc, 1.0),
-          LLVM::FDivOp::create(b, loc, f32Constant(b, loc, 2.0), denominator));
-    }
+    else if constexpr (std::is_same_v<OpT, math::TanhOp>)
+      return emitTanh(b, loc, args[0]);
     else if constexpr (std::is_same_v<OpT, math::ErfOp>)
       return emitErf(b, loc, args[0]);
     else if constexpr (std::is_same_v<OpT, math::Log10Op>)
@@ -368,19 +469,9 @@ struct ScalarMathLowering : public ConvertOpToLLVMPattern<OpT> {
           callIntrinsic(b, loc, "llvm.nvvm.lg2.approx.ftz.f", f32, args),
           f32Constant(b, loc, kLog10Of2));
     else if constexpr (std::is_same_v<OpT, math::Log1pOp>)
-      return LLVM::FMulOp::create(
-          b, loc,
-          callIntrinsic(b, loc, "llvm.nvvm.lg2.approx.ftz.f", f32,
-                        LLVM::FAddOp::create(b, loc, args[0],
-                                             f32Constant(b, loc, 1.0))),
-          f32Constant(b, loc, kLn2));
+      return emitLog1p(b, loc, args[0]);
     else if constexpr (std::is_same_v<OpT, math::ExpM1Op>)
-      return LLVM::FSubOp::create(
-          b, loc,
-          callIntrinsic(b, loc, kEx2, f32,
-                        LLVM::FMulOp::create(b, loc, args[0],
-                                             f32Constant(b, loc, kLog2E))),
-          f32Constant(b, loc, 1.0));
+      return emitExpm1(b, loc, args[0]);
     else if constexpr (std::is_same_v<OpT, math::TanOp>) {
       Value x = reduceToPi(b, loc, args[0]);
       return LLVM::FDivOp::create(
@@ -388,12 +479,7 @@ struct ScalarMathLowering : public ConvertOpToLLVMPattern<OpT> {
           callIntrinsic(b, loc, "llvm.nvvm.cos.approx.ftz.f", f32, x));
     }
     else if constexpr (std::is_same_v<OpT, math::PowFOp>)
-      return callIntrinsic(
-          b, loc, kEx2, f32,
-          LLVM::FMulOp::create(
-              b, loc, args[1],
-              callIntrinsic(b, loc, "llvm.nvvm.lg2.approx.ftz.f", f32,
-                            args[0])));
+      return emitPow(b, loc, args[0], args[1]);
     else
       static_assert(sizeof(OpT) == 0, "unhandled math op");
   }

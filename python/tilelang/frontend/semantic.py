@@ -380,10 +380,47 @@ class Semantic:
             return self.b.op(f"arith.{op} {v.name} : {tin} to {tout}", dt, v.shape)
         self.error(f"cannot cast {src.name} to {dt.name}")
 
-    def to(self, v, dt, fp_downcast_rounding=None, bitcast=False):
-        v = self.require_value(v, "the operand of .to()")
-        return self.cast(v, self.const_dtype(dt, "the dtype of .to()"),
-                         self.const_bool(bitcast, "the bitcast flag of .to()"))
+    def to(self, v, dt, fp_downcast_rounding=None, bitcast=False, what=".to()"):
+        """``x.to(dtype)`` and ``tl.cast(x, dtype)``. ``fp_downcast_rounding``
+        ("rtne", the default, or "rtz") applies to floating-point
+        conversions to a narrower type only, as in Triton."""
+        v = self.require_value(v, f"the operand of {what}")
+        dt = self.const_dtype(dt, f"the dtype of {what}")
+        bitcast = self.const_bool(bitcast, f"the bitcast flag of {what}")
+        rounding = _unwrap(fp_downcast_rounding)
+        if rounding is None:
+            return self.cast(v, dt, bitcast)
+        if rounding not in ("rtne", "rtz"):
+            self.error(f"fp_downcast_rounding of {what} must be 'rtne' or 'rtz', got {rounding!r}")
+        src = v.dtype
+        if bitcast or not (src.is_floating() and dt.is_floating()
+                           and dt.primitive_bitwidth < src.primitive_bitwidth):
+            self.error(f"fp_downcast_rounding of {what} applies only to floating-point conversions to a "
+                       f"narrower type, not {src.name} to {dt.name}" + (" as a bitcast" if bitcast else ""))
+        nearest = self.cast(v, dt)
+        if rounding == "rtne" or dt.is_fp8():
+            return nearest
+        return self._toward_zero(v, nearest)
+
+    def _toward_zero(self, v: Value, nearest: Value) -> Value:
+        """Rounding toward zero from the nearest rounding: that is the same
+        value, or one unit in the last place further from zero. In the
+        latter case the bit pattern less one is the answer (floats are
+        sign-magnitude; an overflow to infinity steps back to the largest
+        finite value, as rounding toward zero gives); NaN compares false and
+        stays."""
+        dt = nearest.dtype
+        back = self.cast(nearest, v.dtype)
+        mag_back = self.b.op(f"math.absf {back.name} : {back.type}", v.dtype, v.shape)
+        mag_v = self.b.op(f"math.absf {v.name} : {v.type}", v.dtype, v.shape)
+        too_far = self.b.op(f"arith.cmpf ogt, {mag_back.name}, {mag_v.name} : {v.type}", tlc.int1, v.shape)
+        ity = {16: tlc.int16, 32: tlc.int32}[dt.primitive_bitwidth]
+        bits = self.cast(nearest, ity, bitcast=True)
+        one = self.constant(1, ity, v.shape)
+        less = self.b.op(f"arith.subi {bits.name}, {one.name} : {bits.type}", ity, v.shape)
+        stepped = self.cast(less, dt, bitcast=True)
+        types = f"{too_far.type}, {nearest.type}" if v.shape else nearest.type
+        return self.b.op(f"arith.select {too_far.name}, {stepped.name}, {nearest.name} : {types}", dt, v.shape)
 
     # -- broadcasting -----------------------------------------------------------------
 
@@ -1036,7 +1073,9 @@ class Semantic:
 
     _FLOAT_MATH = {"exp": "exp", "exp2": "exp2", "log": "log", "log2": "log2", "sqrt": "sqrt",
                    "sqrt_rn": "sqrt", "rsqrt": "rsqrt", "sin": "sin", "cos": "cos", "erf": "erf",
-                   "floor": "floor", "ceil": "ceil"}
+                   "floor": "floor", "ceil": "ceil", "tanh": "tanh", "log1p": "log1p",
+                   "expm1": "expm1", "log10": "log10", "tan": "tan", "trunc": "trunc",
+                   "round": "round", "rint": "roundeven"}
 
     def math_unary(self, name: str, x):
         x = _unwrap(x)
@@ -1060,7 +1099,78 @@ class Semantic:
             one = self.constant(1.0, dt, v.shape)
             den = self.b.op(f"arith.addf {one.name}, {e.name} : {v.type}", dt, v.shape)
             return self.divf(one, den, dt, ieee=False)
+        if name in ("sinh", "cosh"):
+            # (e^x -+ e^-x) / 2; sinh from expm1 so that it is exact near 0.
+            fn = "expm1" if name == "sinh" else "exp"
+            up = self.b.op(f"math.{fn} {v.name} : {v.type}", dt, v.shape)
+            neg = self.negate(v)
+            down = self.b.op(f"math.{fn} {neg.name} : {v.type}", dt, v.shape)
+            op = "subf" if name == "sinh" else "addf"
+            both = self.b.op(f"arith.{op} {up.name}, {down.name} : {v.type}", dt, v.shape)
+            half = self.constant(0.5, dt, v.shape)
+            return self.b.op(f"arith.mulf {both.name}, {half.name} : {v.type}", dt, v.shape)
+        if name == "exp10":
+            scale = self.constant(math.log2(10.0), dt, v.shape)
+            scaled = self.b.op(f"arith.mulf {v.name}, {scale.name} : {v.type}", dt, v.shape)
+            return self.b.op(f"math.exp2 {scaled.name} : {v.type}", dt, v.shape)
         return self.b.op(f"math.{self._FLOAT_MATH[name]} {v.name} : {v.type}", dt, v.shape)
+
+    # Two-operand float functions: name -> the op on prepared operands.
+    _FLOAT_MATH2 = {"pow": "math.powf", "copysign": "math.copysign", "fmod": "arith.remf"}
+
+    def math_binary(self, name: str, x, y):
+        """``pow``, ``copysign``, ``fmod`` and ``hypot``
+        on floating-point operands (integers are an error, as in Triton's
+        libdevice), with Triton's promotion and broadcasting."""
+        x, y = _unwrap(x), _unwrap(y)
+        if is_const(x) and is_const(y):
+            x = self.require_value(x, f"{name}'s first operand")
+        dt = self.computation_type(x, y, False)
+        if not dt.is_floating():
+            self.error(f"{name} expects floating-point operands, got {describe(dt, ())}")
+        a, b = self.prepare(x, y, dt)
+        if name == "hypot":
+            aa = self.b.op(f"arith.mulf {a.name}, {a.name} : {a.type}", dt, a.shape)
+            sq = self.b.op(f"math.fma {b.name}, {b.name}, {aa.name} : {a.type}", dt, a.shape)
+            return self.b.op(f"math.sqrt {sq.name} : {a.type}", dt, a.shape)
+        return self.b.op(f"{self._FLOAT_MATH2[name]} {a.name}, {b.name} : {a.type}", dt, a.shape)
+
+    def float_class(self, kind: str, x):
+        """``isnan``, ``isinf``, ``isfinite`` and ``signbit`` of a float:
+        int1 (Triton's libdevice gives int32 0/1; int1 converts to it)."""
+        v = self.require_value(_unwrap(x), f"{kind}'s operand")
+        if not v.dtype.is_floating():
+            self.error(f"{kind} expects a floating-point operand, got {describe(v.dtype, v.shape)}")
+        if kind == "isnan":
+            return self.b.op(f"arith.cmpf uno, {v.name}, {v.name} : {v.type}", tlc.int1, v.shape)
+        if kind == "signbit":
+            ity = {8: tlc.int8, 16: tlc.int16, 32: tlc.int32, 64: tlc.int64}[v.dtype.primitive_bitwidth]
+            return self.compare("<", self.cast(v, ity, bitcast=True), 0)
+        a = self.b.op(f"math.absf {v.name} : {v.type}", v.dtype, v.shape)
+        inf = self.constant(math.inf, v.dtype, v.shape)
+        pred = "oeq" if kind == "isinf" else "olt"
+        return self.b.op(f"arith.cmpf {pred}, {a.name}, {inf.name} : {v.type}", tlc.int1, v.shape)
+
+    def bit_count(self, kind: str, x):
+        """``clz`` (leading zeros) and ``popc`` (set bits) of an integer, as int32."""
+        v = self.require_value(_unwrap(x), f"{kind}'s operand")
+        if not v.dtype.is_int() or v.dtype.is_bool():
+            self.error(f"{kind} expects an integer operand, got {describe(v.dtype, v.shape)}")
+        op = {"clz": "math.ctlz", "popc": "math.ctpop"}[kind]
+        # A count fits any width as a non-negative number, so either extension is right.
+        return self.cast(self.b.op(f"{op} {v.name} : {v.type}", v.dtype, v.shape), tlc.int32)
+
+    def mulhi(self, x, y):
+        """The high half of the signed product (libdevice's mulhi)."""
+        x, y = _unwrap(x), _unwrap(y)
+        dt = self.computation_type(x, y, False)
+        if not dt.is_int():
+            self.error(f"mulhi needs integer operands, got {dt.name}")
+        a, b = self.prepare(x, y, dt)
+        op = "mulsi_extended" if dt.is_int_signed() else "mului_extended"
+        res = self.b.fresh()
+        self.b.emit(f"{res}:2 = arith.{op} {a.name}, {b.name} : {a.type}")
+        return Value(f"{res}#1", dt, a.shape)
 
     def fma(self, x, y, z):
         dt = self.computation_type(x, y, False)

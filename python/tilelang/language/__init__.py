@@ -4,12 +4,12 @@ Everything here is used inside ``@tilelang.jit`` functions; see
 docs/language.md for the supported subset and the type rules.
 """
 
-from tilelang.language import math
+from tilelang.language import extra, math
 from tilelang.language.core import *  # noqa: F401,F403
 from tilelang.language.core import (  # noqa: F401
     abs, arange, argmax, argmin, associative_scan, atomic_add, atomic_and, atomic_cas,
     atomic_max, atomic_min, atomic_or, atomic_xchg, atomic_xor, bfloat16, broadcast,
-    broadcast_to, cdiv, ceil, clamp, constexpr, cos, cumprod, cumsum, device_assert,
+    broadcast_to, cast, cdiv, ceil, clamp, constexpr, cos, cumprod, cumsum, device_assert,
     device_print, div_rn, dot, dtype, erf, exp, exp2, expand_dims, fdiv, float8e4nv,
     float8e5, float16, float32, float64, floor, fma, full, int1, int8, int16, int32, int64,
     load, load_tensor_descriptor, log, log2, make_tensor_descriptor, max, max_contiguous, maximum, min, minimum, multiple_of, num_programs,

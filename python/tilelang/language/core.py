@@ -471,6 +471,16 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None,
                          max_num_imprecise_acc, out_dtype)
 
 
+# -- casts ----------------------------------------------------------------------------
+
+
+@builtin
+def cast(input, dtype, fp_downcast_rounding=None, bitcast=False, _semantic=None):
+    """``input.to(dtype)``; ``fp_downcast_rounding`` is "rtne" (default) or
+    "rtz" for floating-point conversions to a narrower type."""
+    return _semantic.to(input, dtype, fp_downcast_rounding, bitcast, what="tl.cast")
+
+
 # -- shapes ---------------------------------------------------------------------------
 
 
