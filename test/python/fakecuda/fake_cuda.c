@@ -23,7 +23,12 @@
  * (bytes, 232448 by default), FAKE_CUDA_LAUNCH_ERROR (a CUresult that every
  * launch returns), FAKE_CUDA_REGISTERS, FAKE_CUDA_SHARED_PER_SM (bytes,
  * 233472 by default), FAKE_CUDA_LINK_FAIL_AT (a count of blocks per SM whose
- * PTX fails to link).
+ * PTX fails to link), FAKE_CUDA_FAULT_AT (N: the Nth launch "faults").
+ *
+ * A fault is modelled as a GPU reports one: the launch itself succeeds (it
+ * is asynchronous), and the context is lost from then on: every later call
+ * that uses it (linking, loading, functions, launches) returns
+ * CUDA_ERROR_ILLEGAL_ADDRESS, a sticky error.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -71,6 +76,14 @@ static uintptr_t moduleCount;
 static char *linkedImage;
 static size_t linkedSize;
 static int primaryContext;
+static int contextLost; /* set by a faulting launch: see FAKE_CUDA_FAULT_AT */
+
+/* The error every call on a lost context returns. */
+#define RETURN_IF_CONTEXT_LOST()                                               \
+  do {                                                                         \
+    if (contextLost)                                                           \
+      return 700; /* CUDA_ERROR_ILLEGAL_ADDRESS */                             \
+  } while (0)
 
 static const char *envOr(const char *name, const char *fallback) {
   const char *value = getenv(name);
@@ -311,6 +324,7 @@ CUresult cuCtxGetDevice(int *device) {
 CUresult cuLinkCreate_v2(unsigned count, int *options, void **values,
                          void **state) {
   (void)count, (void)options, (void)values;
+  RETURN_IF_CONTEXT_LOST();
   free(linkedImage);
   linkedImage = NULL;
   linkedSize = 0;
@@ -323,6 +337,7 @@ CUresult cuLinkAddData_v2(void *state, int type, void *data, size_t size,
                           void **values) {
   (void)state, (void)type, (void)name, (void)count, (void)options,
       (void)values;
+  RETURN_IF_CONTEXT_LOST();
   /* FAKE_CUDA_LINK_FAIL_AT=B: PTX asking for B blocks per SM does not link. */
   const char *failAt = getenv("FAKE_CUDA_LINK_FAIL_AT");
   const char *asked = strstr((const char *)data, ".minnctapersm ");
@@ -339,6 +354,7 @@ CUresult cuLinkAddData_v2(void *state, int type, void *data, size_t size,
 
 CUresult cuLinkComplete(void *state, void **image, size_t *size) {
   (void)state;
+  RETURN_IF_CONTEXT_LOST();
   ++linkCount;
   *image = linkedImage;
   *size = linkedSize;
@@ -353,6 +369,7 @@ CUresult cuLinkDestroy(void *state) {
 CUresult cuModuleLoadData(void **module, const void *image) {
   /* Handles are serial numbers: images are the caller's buffers, and an
    * address can come back for another module once one is freed. */
+  RETURN_IF_CONTEXT_LOST();
   uintptr_t handle = ++moduleCount;
   if (readEntries((const char *)image, handle) != 0) {
     freeModule(handle);
@@ -368,6 +385,7 @@ CUresult cuModuleUnload(void *module) {
 }
 
 CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
+  RETURN_IF_CONTEXT_LOST();
   for (int i = functionCount - 1; i >= 0; --i)
     if (functions[i].module == (uintptr_t)module &&
         strcmp(functions[i].name, name) == 0) {
@@ -379,10 +397,12 @@ CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
 
 CUresult cuFuncSetAttribute(void *function, int attribute, int value) {
   (void)function, (void)attribute, (void)value;
+  RETURN_IF_CONTEXT_LOST();
   return 0;
 }
 
 CUresult cuFuncGetAttribute(int *value, int attribute, void *function) {
+  RETURN_IF_CONTEXT_LOST();
   const FakeFunction *callee = function;
   /* "preferred[,minimum]": what the kernel takes when it may, and the least
    * it can be squeezed to without spilling. */
@@ -419,6 +439,7 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
     error = atoi(envOr("FAKE_CUDA_LAUNCH_ERROR", "0"));
   if (error)
     return error;
+  RETURN_IF_CONTEXT_LOST();
   const FakeFunction *callee = function;
   last.grid[0] = gx, last.grid[1] = gy, last.grid[2] = gz;
   last.block[0] = bx, last.block[1] = by, last.block[2] = bz;
@@ -434,6 +455,11 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
     last.used += size;
   }
   ++launchCount;
+  static long long faultAt = -1;
+  if (faultAt < 0)
+    faultAt = atoll(envOr("FAKE_CUDA_FAULT_AT", "0"));
+  if (launchCount == faultAt)
+    contextLost = 1;
   return 0;
 }
 

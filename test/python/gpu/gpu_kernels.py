@@ -324,6 +324,15 @@ def store_at_offset_kernel(out_ptr, offset, BLOCK: tl.constexpr):
     tl.store(out_ptr + offset + offs, offs.to(tl.float32))
 
 
+@tilelang.jit
+def spin_kernel(flag_ptr, out_ptr):
+    # Waits for *flag_ptr to become non-zero: forever, when nothing sets it.
+    v = tl.load(flag_ptr, volatile=True)
+    while v == 0:
+        v = tl.load(flag_ptr, volatile=True)
+    tl.store(out_ptr, v)
+
+
 # ---------------------------------------------------------------------------
 # Launching a compiled kernel directly (the loaded kernel's own launch(),
 # which takes raw addresses and __cuda_array_interface__ objects)

@@ -8,6 +8,13 @@ print a Python traceback naming the illegal address and exit with a status
 above 0 (an uncaught exception), not a negative one (killed by a signal).
 After a fault, a further launch through tilelang's launcher must raise too.
 A control case checks that the same child runs a valid store cleanly.
+
+A kernel that never ends (it spins on a flag nothing sets) cannot be
+interrupted from inside its process: tilelang has no watchdog, and the
+synchronize that waits for it waits forever. The documented path
+(docs/runtime.md) is a subprocess with a timeout: the child is killed, the
+driver tears its context down, and the GPU serves the next process; the test
+checks exactly that.
 Skipped without a GPU or without torch."""
 
 import os
@@ -55,6 +62,15 @@ def launch():
         K.store_at_offset_kernel[(1,)](out, 0, BLOCK=128)
 
 
+if mode == "spin":
+    flag = torch.zeros(1, dtype=torch.int32, device="cuda")
+    seen = torch.zeros(1, dtype=torch.int32, device="cuda")
+    torch.cuda.synchronize()
+    K.spin_kernel[(1,)](flag, seen)
+    print("spinning", flush=True)
+    torch.cuda.synchronize()  # never returns
+    print("NOT REACHED: the spin ended", flush=True)
+    sys.exit(0)
 if mode == "relaunch":
     try:
         launch()
@@ -80,14 +96,14 @@ print("NOT REACHED", flush=True)
 ILLEGAL = re.compile(r"illegal memory access|illegal address|ILLEGAL_ADDRESS", re.IGNORECASE)
 
 
-def run_child(mode):
+def run_child(mode, timeout=300):
     env = dict(os.environ)
     # The same tilelang as this process, ahead of whatever PYTHONPATH held.
     root = str(pathlib.Path(tilelang.__file__).resolve().parents[1])
     env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     try:
         proc = subprocess.run([sys.executable, "-c", CHILD, str(KERNELS), mode], env=env, capture_output=True,
-                              text=True, timeout=300)
+                              text=True, timeout=timeout)
     except subprocess.TimeoutExpired as exc:
         pytest.fail(f"the child hung (mode {mode}); stdout:\n{exc.stdout}\nstderr:\n{exc.stderr}")
     report = f"mode {mode}, exit status {proc.returncode}\n--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr}"
@@ -117,3 +133,20 @@ def test_launch_after_a_fault_raises():
     assert "Traceback (most recent call last)" in proc.stderr, report
     # The uncaught exception is the launcher's RuntimeError naming the CUDA error.
     assert re.search(r"^RuntimeError: .*(illegal memory access|ILLEGAL_ADDRESS)", proc.stderr, re.M), report
+
+
+def test_kernel_that_never_ends_is_stopped_by_the_subprocess_timeout():
+    """The child hangs in synchronize; the timeout kills it (SIGKILL), and a
+    new process then runs a kernel on the same GPU."""
+    env = dict(os.environ)
+    root = str(pathlib.Path(tilelang.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    with pytest.raises(subprocess.TimeoutExpired) as info:
+        subprocess.run([sys.executable, "-c", CHILD, str(KERNELS), "spin"], env=env, capture_output=True,
+                       text=True, timeout=20)
+    stdout = info.value.stdout or b""
+    stdout = stdout.decode() if isinstance(stdout, bytes) else stdout
+    assert "spinning" in stdout and "NOT REACHED" not in stdout, stdout
+    proc, report = run_child("valid")
+    assert proc.returncode == 0, report
+    assert "valid run ok" in proc.stdout, report
