@@ -25,6 +25,7 @@
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -393,9 +394,11 @@ Verdict corrupt(std::string reason) {
   return {CacheLookup::Corrupt, std::move(reason)};
 }
 
-/// Reads and verifies entry `key` in shard `shardFd`, changing nothing.
+/// Reads and verifies entry `key` in shard `shardFd` (of its files, those
+/// in `only` when given), changing nothing.
 Verdict inspectEntry(int shardFd, const std::string &key, CacheFiles &files,
-                     std::string &fields) {
+                     std::string &fields,
+                     const std::vector<std::string> *only) {
   files.clear();
   fields.clear();
   FileDescriptor entry;
@@ -445,6 +448,9 @@ Verdict inspectEntry(int shardFd, const std::string &key, CacheFiles &files,
     if (!size || *size < 0 || uint64_t(*size) > DiskCache::kMaxFileBytes ||
         !sha || !isPlainFileName(name.str()))
       return corrupt("metadata.json describes '" + name.str() + "' badly");
+    if (only &&
+        std::find(only->begin(), only->end(), name.str()) == only->end())
+      continue;
     std::string data;
     reason =
         readFileAt(entry.get(), name.str(), uint64_t(*size), data, untrusted);
@@ -527,7 +533,8 @@ std::string DiskCache::entryPath(const std::string &key) const {
 }
 
 CacheLookup DiskCache::lookup(const std::string &key, CacheFiles &files,
-                              std::string &fields, std::string &reason) const {
+                              std::string &fields, std::string &reason,
+                              const std::vector<std::string> *only) const {
   files.clear();
   fields.clear();
   reason.clear();
@@ -556,7 +563,7 @@ CacheLookup DiskCache::lookup(const std::string &key, CacheFiles &files,
     discardAt(root.get(), shardName);
     return untrusted ? CacheLookup::Untrusted : CacheLookup::Corrupt;
   }
-  Verdict verdict = inspectEntry(shard.get(), key, files, fields);
+  Verdict verdict = inspectEntry(shard.get(), key, files, fields, only);
   reason = verdict.reason;
   if (verdict.state == CacheLookup::Corrupt ||
       verdict.state == CacheLookup::Untrusted) {
@@ -731,7 +738,9 @@ Status DiskCache::publish(const std::string &key, const CacheFiles &files,
     CacheFiles existingFiles;
     std::string existingFields;
     if (!replace &&
-        inspectEntry(shard.get(), key, existingFiles, existingFields).state ==
+        inspectEntry(shard.get(), key, existingFiles, existingFields,
+                     /*only=*/nullptr)
+                .state ==
             CacheLookup::Hit)
       return Status::success();
     discardAt(shard.get(), key);

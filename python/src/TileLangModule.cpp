@@ -17,6 +17,7 @@
 
 #include <cstring>
 #include <limits>
+#include <optional>
 
 namespace py = pybind11;
 
@@ -104,13 +105,15 @@ void bindCache(py::module_ &m) {
       .def("entry_path", &DiskCache::entryPath, py::arg("key"))
       .def(
           "lookup",
-          [](const DiskCache &cache, const std::string &key) {
+          [](const DiskCache &cache, const std::string &key,
+             std::optional<std::vector<std::string>> only) {
             tilelang::runtime::CacheFiles files;
             std::string fields, reason;
             CacheLookup found;
             {
               py::gil_scoped_release release;
-              found = cache.lookup(key, files, fields, reason);
+              found = cache.lookup(key, files, fields, reason,
+                                   only ? &*only : nullptr);
             }
             py::dict contents;
             for (const auto &[name, data] : files)
@@ -122,7 +125,8 @@ void bindCache(py::module_ &m) {
                                                                   : "refused";
             return py::make_tuple(state, contents, fields, reason);
           },
-          py::arg("key"))
+          py::arg("key"), py::arg("only") = py::none(),
+          "only: the names of the files to read (default: all of them).")
       .def(
           "publish",
           [](const DiskCache &cache, const std::string &key, py::dict files,

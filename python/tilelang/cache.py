@@ -30,7 +30,7 @@ import re
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence
 
 from tilelang import knobs
 
@@ -41,6 +41,11 @@ FORMAT = "tilelang-kernel-2"
 STAGE_FILES = {"tile": "tile.mlir", "tilegpu": "tilegpu.mlir", "llvm": "llvm.mlir",
                "llvm-ir": "llvm-ir.ll", "ptx": "kernel.ptx"}
 CUBIN_FILE = "kernel.cubin"
+#: What a launch reads of an entry: the cubin and the PTX (the kernel's
+#: entry, checked by _invalid). The other stages' IR (megabytes for a
+#: tensor-core kernel) is read when first asked for (read_stages), so that
+#: a warm start does not read and checksum it.
+LAUNCH_FILES = (STAGE_FILES["ptx"], CUBIN_FILE)
 
 
 @dataclass
@@ -129,7 +134,7 @@ def kernel_key(tile_ir: str, arch: str, num_warps: int, num_stages: int, maxnreg
     return _native().DiskCache.hash_key(parts)
 
 
-def lookup(key: str, expect: Optional[dict] = None) -> Optional[Entry]:
+def lookup(key: str, expect: Optional[dict] = None, only: Optional[Sequence[str]] = None) -> Optional[Entry]:
     """The entry under ``key``, or None (missing, disabled, forced
     recompilation, or unusable). An entry that is corrupt, incomplete or
     not the user's alone is counted in ``stats``, warned of once and
@@ -139,7 +144,8 @@ def lookup(key: str, expect: Optional[dict] = None) -> Optional[Entry]:
     ``expect`` holds what the caller knows the entry must say: ``arch``,
     ``num_warps``, ``num_stages``, and ``descriptor_ranks`` (the block rank
     of each tensor descriptor argument); an entry that says otherwise is
-    corrupt."""
+    corrupt. ``only`` names the files to read (e.g. LAUNCH_FILES); the
+    others are neither read nor checked, and are absent from the entry."""
     root = directory()
     if root is None:
         return None
@@ -147,7 +153,7 @@ def lookup(key: str, expect: Optional[dict] = None) -> Optional[Entry]:
         stats.misses += 1
         return None
     disk = _native().DiskCache(root)
-    state, files, fields, reason = disk.lookup(key)
+    state, files, fields, reason = disk.lookup(key, None if only is None else list(only))
     if state == "refused":
         _refused.add(root)
     else:
@@ -179,6 +185,23 @@ def lookup(key: str, expect: Optional[dict] = None) -> Optional[Entry]:
                    f"(make the directory the user's alone, or set TILELANG_CACHE_DIR to another one)")
     stats.misses += 1
     return None
+
+
+def read_stages(key: str) -> Optional[Dict[str, str]]:
+    """The IR of each stage stored in entry ``key`` (tile, tilegpu, llvm,
+    llvm-ir, ptx), read and checked now; None when the entry is gone or
+    no longer validates (it is then removed, and the caller compiles the
+    text again). Not counted as a lookup in ``stats``."""
+    root = directory()
+    if root is None:
+        return None
+    state, files, _, _ = _native().DiskCache(root).lookup(key, list(STAGE_FILES.values()))
+    if state != "hit":
+        return None
+    try:
+        return {stage: files[name].decode() for stage, name in STAGE_FILES.items() if name in files}
+    except UnicodeDecodeError:
+        return None
 
 
 _NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import MutableMapping
 from typing import List, Optional
 
 from tilelang.errors import CompilationError, Diagnostic
@@ -107,11 +108,13 @@ class CompiledIR:
     @classmethod
     def from_parts(cls, name: str, ptx: str, shared_bytes: int, num_warps: int, arch: str, asm: dict,
                    tensor_maps=()):
-        """A CompiledIR from stored parts (the on-disk cache)."""
+        """A CompiledIR from stored parts (the on-disk cache). ``asm`` is
+        kept as it is when it is a mutable mapping (stages that are read
+        when first asked for stay unread)."""
         self = cls.__new__(cls)
         self.name, self.ptx, self.shared_bytes, self.num_warps, self.arch = name, ptx, shared_bytes, num_warps, arch
         self.tensor_maps = [dict(entry) for entry in tensor_maps]
-        self.asm = dict(asm)
+        self.asm = asm if isinstance(asm, MutableMapping) else dict(asm)
         self.asm["ptx"] = ptx
         return self
 

@@ -66,6 +66,20 @@ class StageIR(MutableMapping):
         else:
             del self._texts[stage]
 
+    def __contains__(self, stage) -> bool:
+        # Without computing anything (Mapping's default would).
+        return stage in self._texts or stage in self._lazy
+
+    def share(self, stage: str, source) -> None:
+        """``stage``'s text from the mapping ``source``: copied if it is
+        there already, otherwise read from ``source`` when first asked for
+        (so that a lazy stage stays unread)."""
+        if isinstance(source, StageIR) and stage not in source._texts:
+            self._texts.pop(stage, None)
+            self._lazy[stage] = lambda: source[stage]
+        else:
+            self[stage] = source[stage]
+
     def __iter__(self):
         return iter(list(self._texts) + [stage for stage in self._lazy if stage not in self._texts])
 
@@ -113,6 +127,8 @@ class CompiledKernel:
         self._loaded: Dict[str, Any] = {}
         # The parameters the kernel may write through (see _may_write).
         self._written: Optional[frozenset] = None
+        # Per arch: stage texts read from a cache entry when first asked for.
+        self._stage_texts: Dict[str, Dict[str, str]] = {}
 
     def __repr__(self) -> str:
         sig = ", ".join(f"{k}: {v}" for k, v in self.signature.items())
@@ -138,12 +154,17 @@ class CompiledKernel:
             ranks = [len(tlc.dtype_from_string(text).block_shape) for text in self.signature.values()
                      if text.startswith("tensordesc<")]
             entry = cache.lookup(key, expect={"arch": arch, "num_warps": self.num_warps,
-                                              "num_stages": self.num_stages, "descriptor_ranks": ranks})
+                                              "num_stages": self.num_stages, "descriptor_ranks": ranks},
+                                 only=cache.LAUNCH_FILES)
             if entry is not None:
                 fields = entry.fields
+                # The stages before PTX are read from the entry when first
+                # asked for: a warm launch needs only the cubin.
+                stages = StageIR({}, {stage: functools.partial(self._cached_stage, key, arch, stage)
+                                      for stage in cache.STAGE_FILES if stage != "ptx"})
                 compiled = CompiledIR.from_parts(fields["name"], entry.files[cache.STAGE_FILES["ptx"]].decode(),
                                                  int(fields["shared_bytes"]), int(fields["num_warps"]), arch,
-                                                 entry.stage_texts(), fields.get("tensor_maps", ()))
+                                                 stages, fields.get("tensor_maps", ()))
                 cubin = entry.files.get(cache.CUBIN_FILE)
                 if "links" in fields:
                     self.link_info[arch] = {k: int(fields[k]) for k in ("min_blocks_per_sm", "links")}
@@ -176,8 +197,25 @@ class CompiledKernel:
                 self._cubin[arch] = cubin
         for stage in ("tilegpu", "llvm", "llvm-ir", "ptx"):
             if stage in compiled.asm:
-                self.asm[stage] = compiled.asm[stage]
+                self.asm.share(stage, compiled.asm)
         return compiled, cubin
+
+    def _cached_stage(self, key: str, arch: str, stage: str) -> str:
+        """``stage``'s IR for ``arch`` from cache entry ``key``; compiled
+        again if the entry has gone or no longer validates since the
+        launch read it."""
+        from tilelang import cache
+        from tilelang.ir import compile_ir
+
+        texts = self._stage_texts.get(arch)
+        if texts is None or stage not in texts:
+            texts = cache.read_stages(key)
+            if texts is None or stage not in texts:
+                texts = compile_ir(self.asm["tile-src"], arch=arch, num_warps=self.num_warps,
+                                   num_stages=self.num_stages, maxnreg=self.maxnreg,
+                                   source_name=f"<tile-ir of {self.name}>", keep_stages=True).asm
+            self._stage_texts[arch] = texts
+        return texts[stage]
 
     def _loaded_attribute(self, name: str):
         """`name` of the kernel loaded for the current GPU, or None before

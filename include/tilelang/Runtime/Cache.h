@@ -79,9 +79,13 @@ public:
 
   /// Reads entry `key` into `files` and `fields` (the caller's metadata, a
   /// JSON object as text). On Corrupt, Untrusted and Refused, `reason` says
-  /// what was wrong.
+  /// what was wrong. With `only`, just the files named there (and listed by
+  /// the entry) are read and checked against their checksums, the others
+  /// not even opened: a launch needs the cubin, not megabytes of
+  /// intermediate IR; a later lookup can read those.
   CacheLookup lookup(const std::string &key, CacheFiles &files,
-                     std::string &fields, std::string &reason) const;
+                     std::string &fields, std::string &reason,
+                     const std::vector<std::string> *only = nullptr) const;
 
   /// Publishes `files` and `fields` (a JSON object as text) under `key`.
   /// When another process published a valid entry first, theirs is kept
