@@ -8,6 +8,14 @@ func.func private @f(tensor<16x16xf32, #bad>)
 
 // -----
 
+// A thread cannot hold more elements than a tensor may (lowering such a layout
+// ran out of time and memory; found by the IR fuzzer).
+// expected-error @+1 {{sizePerThread multiplies to more than 1048576 (2^20) elements, the most a tensor may hold}}
+#bad = #tilegpu.blocked<sizePerThread = [2048, 1024], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]>
+func.func private @f(tensor<16x16xf32, #bad>)
+
+// -----
+
 // Every per-dimension list has one entry per dimension.
 // expected-error @+1 {{sizePerThread, threadsPerWarp and warpsPerCTA must have one entry per dimension, got 2, 1 and 2}}
 #bad = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [32], warpsPerCTA = [1, 1], order = [1, 0]>

@@ -17,13 +17,15 @@ the pair, in one of two families:
   else b`` runs.
 - ``tensor``: block kernels (1-D and 2-D, several element types, ``num_warps``
   1-8, blocks from 1 to 2^13 elements) with loops over u32/u64/i64 bounds,
-  merges, reductions, scans, atomics and deep expressions, into which one
-  misuse of the issue's classes may be planted: a pointer broadcast to its
-  value's or mask's shape, a run-time value where a constexpr is needed, a
-  tensor as ``tl.maximum``'s third argument, an effect under a tensor
+  merges, reductions, scans, atomics, products and deep expressions, into
+  which one misuse may be planted: those of the issue (a pointer broadcast to
+  its value's or mask's shape, a run-time value where a constexpr is needed,
+  a tensor as ``tl.maximum``'s third argument, an effect under a tensor
   condition, a block over the 2^20-element cap or not a power of two, a
-  constexpr tower, ``min()``. A kernel with a misuse must be refused with a
-  located error; one without must compile to PTX.
+  constexpr tower, ``min()``) and others (products under 16, missing axes,
+  reshapes to another size, types changed by a loop or a branch, tensor
+  conditions of ``if``/``while``, undefined names). A kernel with a misuse
+  must be refused with a located error; one without must compile to PTX.
 
 The generator only emits programs whose model it knows: every operator has
 at least one run-time operand (so no constexpr arithmetic with Python's
@@ -455,6 +457,19 @@ MISUSES = [
     ("arange over the cap", ["acc = acc + tl.sum(tl.arange(0, BLOCK * 2 ** {k}), 0)"]),
     ("constexpr tower", ["acc = acc + (BLOCK + 7) ** (BLOCK + 7) ** (BLOCK + 7)"]),
     ("min of nothing", ["acc = acc + min()"]),
+    ("product of tiles under 16", ["t = tl.dot(tl.zeros((8, 8), tl.float16), tl.zeros((8, 8), tl.float16))",
+                                   "acc = acc + tl.sum(tl.sum(t, 1), 0)"]),
+    ("reduction over a missing axis", ["acc = acc + tl.sum(acc, axis=2)"]),
+    ("reshape to another size", ["acc = acc + tl.sum(tl.reshape(acc, (BLOCK + 1,)), 0)"]),
+    ("static_range over a run-time bound", ["for i in tl.static_range(n):", "    acc = acc + 1.0"]),
+    ("arange not a power of two", ["acc = acc + tl.sum(tl.arange(0, 3), 0)"]),
+    ("loop-carried type change", ["for i in range(m):", "    acc = acc.to(tl.float16)"]),
+    ("branch type change", ["if n > 0:", "    acc = acc.to(tl.int32)"]),
+    ("undefined name", ["acc = acc + bogus"]),
+    ("store through a non-pointer", ["tl.store(n, acc)"]),
+    ("while over a tensor condition", ["while acc > 0:", "    acc = acc - 1.0"]),
+    ("if over a tensor condition", ["if acc > 0:", "    acc = acc - 1.0"]),
+    ("run-time program_id axis", ["acc = acc + tl.program_id(n)"]),
 ]
 
 
@@ -483,7 +498,7 @@ def _tensor_case(rng) -> Case:
     ]
     groups = []  # statements, each a list of lines (a misuse goes between two)
     menu = ["arith", "loop", "range2", "merge", "same", "reduce", "scan", "scalar_effect", "atomic",
-            "where", "bitcast", "two_d", "deep", "while"]
+            "where", "bitcast", "two_d", "deep", "while", "dot"]
     for _ in range(rng.randint(1, 5)):
         what = rng.choice(menu)
         if what == "arith":
@@ -519,6 +534,9 @@ def _tensor_case(rng) -> Case:
             groups.append(["acc = acc" + " + x" * deep])
             if deep > 300:
                 expect = "any"  # valid, or "the kernel is nested too deeply" at its line
+        elif what == "dot" and 16 <= block <= 64 and dtype != "i32":
+            groups.append(["a = tl.load(x_ptr + offs[:, None] * BLOCK + offs[None, :], mask=offs[:, None] < n, "
+                           "other=0)", "t = tl.dot(a, a)", "acc = acc + tl.sum(t, axis=1)"])
         elif what == "while":
             groups.append(["j = 0", "while j < m:", "    acc = acc + 1.0", "    j += 1"])
     why = ""

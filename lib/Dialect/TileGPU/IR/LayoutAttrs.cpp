@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tilelang/Dialect/Tile/IR/TileDialect.h"
 #include "tilelang/Dialect/TileGPU/IR/TileGPUDialect.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -112,6 +113,17 @@ LogicalResult BlockedEncodingAttr::verify(EmitErrorFn emitError,
     return emitError() << "threadsPerWarp must multiply to "
                        << TileGPUDialect::kThreadsPerWarp << ", got "
                        << product(threadsPerWarp);
+  // A thread holds at least sizePerThread's product of elements of every
+  // tensor of this layout; past the tensor cap, lowering would spend its
+  // time and memory on registers no kernel can have.
+  int64_t perThread = 1;
+  for (unsigned size : sizePerThread) {
+    perThread *= size;
+    if (perThread > tile::kMaxTensorElements)
+      return emitError() << "sizePerThread multiplies to more than "
+                         << tile::kMaxTensorElements
+                         << " (2^20) elements, the most a tensor may hold";
+  }
   return verifyOrder(emitError, order, rank);
 }
 
