@@ -88,6 +88,18 @@ struct MemDescIndexLowering : public ConvertOpToLLVMPattern<MemDescIndexOp> {
   }
 };
 
+/// memdesc_trans -> the same address: only the view's type changes.
+struct MemDescTransLowering : public ConvertOpToLLVMPattern<MemDescTransOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(MemDescTransOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getSrc());
+    return success();
+  }
+};
+
 /// async_copy_global_to_local -> cp.async of 4, 8 or 16 bytes per vector.
 struct AsyncCopyLowering
     : public ConvertOpToLLVMPattern<AsyncCopyGlobalToLocalOp> {
@@ -195,6 +207,7 @@ void tilelang::lowering::populateAsyncCopyToLLVMPatterns(
     TileGPUTypeConverter &converter, RewritePatternSet &patterns,
     const ModuleAxisInfo &axisInfo) {
   patterns.add<LocalAllocLowering, LocalDeallocLowering, MemDescIndexLowering,
-               AsyncCommitGroupLowering, AsyncWaitLowering>(converter);
+               MemDescTransLowering, AsyncCommitGroupLowering,
+               AsyncWaitLowering>(converter);
   patterns.add<AsyncCopyLowering>(converter, axisInfo);
 }

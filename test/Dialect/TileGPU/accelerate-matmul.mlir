@@ -87,6 +87,7 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_80"} {
 
 #a = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #b = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#bt = #tilegpu.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]>
 #acc = #tilegpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
 // On sm_90a a 16-bit product goes to wgmma: one warpgroup of 4 warps along
 // M, each m64n128k16 instruction covering its whole N; both operands are
@@ -109,6 +110,18 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
       scf.yield %d : tensor<128x128xf32, #acc>
     }
     return %r : tensor<128x128xf32, #acc>
+  }
+
+  // b.T of a tile held as N x K: the tile goes to shared memory as it is
+  // (K contiguous) and wgmma reads it through a transposed view.
+  // CHECK-LABEL: func @wgmma_transposed_b
+  // CHECK: %[[BT:.*]] = tilegpu.local_alloc %arg1 : (tensor<128x64xf16, #{{.*}}>) -> !tilegpu.memdesc<128x64xf16, #[[SW]]>
+  // CHECK: %[[V:.*]] = tilegpu.memdesc_trans %[[BT]] : !tilegpu.memdesc<128x64xf16, #[[SW]]> -> !tilegpu.memdesc<64x128xf16, #[[SWT:.*]]>
+  // CHECK: tilegpu.warp_group_dot %{{.*}}, %[[V]], %{{.*}} : !tilegpu.memdesc<128x64xf16, #[[SW]]> * !tilegpu.memdesc<64x128xf16, #[[SWT]]>
+  func.func @wgmma_transposed_b(%a: tensor<128x64xf16, #a>, %bt: tensor<128x64xf16, #a>, %c: tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc> {
+    %b = tile.trans %bt {order = array<i32: 1, 0>} : tensor<128x64xf16, #a> -> tensor<64x128xf16, #bt>
+    %d = tile.dot %a, %b, %c : tensor<128x64xf16, #a> * tensor<64x128xf16, #bt> -> tensor<128x128xf32, #acc>
+    return %d : tensor<128x128xf32, #acc>
   }
 }
 

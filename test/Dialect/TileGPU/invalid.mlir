@@ -331,6 +331,16 @@ func.func @f(%m: !tilegpu.memdesc<128xf16, #shared, mutable>, %i: i32) {
 
 // -----
 
+#shared = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @f(%m: !tilegpu.memdesc<128x64xf16, #shared>) {
+  // A transposed view swaps the shape and the layout's order, nothing else.
+  // expected-error @+1 {{result must be '!tilegpu.memdesc<64x128xf16, #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1]>>'}}
+  %t = tilegpu.memdesc_trans %m : !tilegpu.memdesc<128x64xf16, #shared> -> !tilegpu.memdesc<64x128xf16, #shared>
+  return
+}
+
+// -----
+
 #shared = #tilegpu.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [0]>
 func.func @f(%m: !tilegpu.memdesc<2x128xf16, #shared, mutable>, %i: i32) {
   // The selected stage keeps everything but the leading dimension.

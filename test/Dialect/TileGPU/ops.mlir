@@ -27,6 +27,8 @@ module attributes {tilegpu.num_warps = 4 : i32} {
     %b = tilegpu.local_alloc : () -> !tilegpu.memdesc<3x64x64xf16, #shared, mutable>
     // CHECK: %[[S:.*]] = tilegpu.memdesc_index %[[B]][%{{.*}}] : !tilegpu.memdesc<3x64x64xf16, #shared, mutable> -> !tilegpu.memdesc<64x64xf16, #shared, mutable>
     %s = tilegpu.memdesc_index %b[%i] : !tilegpu.memdesc<3x64x64xf16, #shared, mutable> -> !tilegpu.memdesc<64x64xf16, #shared, mutable>
+    // CHECK: tilegpu.memdesc_trans %[[S]] : !tilegpu.memdesc<64x64xf16, #shared, mutable> -> !tilegpu.memdesc<64x64xf16, #{{.*}}, mutable>
+    %t = tilegpu.memdesc_trans %s : !tilegpu.memdesc<64x64xf16, #shared, mutable> -> !tilegpu.memdesc<64x64xf16, #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1]>, mutable>
     // CHECK: tilegpu.local_store %{{.*}}, %[[S]] : tensor<64x64xf16, #blocked> -> !tilegpu.memdesc<64x64xf16, #shared, mutable>
     tilegpu.local_store %x, %s : tensor<64x64xf16, #blocked> -> !tilegpu.memdesc<64x64xf16, #shared, mutable>
     // CHECK: tilegpu.barrier

@@ -44,7 +44,15 @@ bool isBulkCopy(Operation *access) {
   if (!hasBulkCopyBlocks(load.getDesc()) ||
       !isa_and_nonnull<scf::ForOp>(load->getParentOp()) || !load->hasOneUse())
     return false;
-  OpOperand &use = *load->getUses().begin();
+  // The operand read transposed (b.T of a block loaded as N x K) is the
+  // block as loaded, seen through a transposed view in shared memory.
+  Value operand = load.getResult();
+  if (auto trans = dyn_cast<TransOp>(*load->getUsers().begin());
+      trans && trans.getOrder() == ArrayRef<int32_t>{1, 0})
+    operand = trans.getResult();
+  if (!operand.hasOneUse())
+    return false;
+  OpOperand &use = *operand.getUses().begin();
   return isa<DotOp>(use.getOwner()) && use.getOperandNumber() < 2;
 }
 

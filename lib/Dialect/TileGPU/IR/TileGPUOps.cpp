@@ -140,6 +140,38 @@ LogicalResult LocalStoreOp::verify() {
                                    getDst().getType());
 }
 
+MemDescType MemDescTransOp::getTransposedType(MemDescType src) {
+  ArrayRef<int64_t> shape = src.getShape();
+  auto shared = cast<SharedEncodingAttr>(src.getEncoding());
+  // Dimension d of the source is dimension 1 - d of the view.
+  SmallVector<unsigned> order;
+  for (unsigned dim : shared.getOrder())
+    order.push_back(1 - dim);
+  auto encoding =
+      SharedEncodingAttr::get(src.getContext(), shared.getVec(),
+                              shared.getPerPhase(), shared.getMaxPhase(), order);
+  return MemDescType::get(src.getContext(), {shape[1], shape[0]},
+                          src.getElementType(), encoding,
+                          src.getMutableMemory());
+}
+
+void MemDescTransOp::build(OpBuilder &builder, OperationState &state,
+                           Value src) {
+  build(builder, state,
+        getTransposedType(cast<MemDescType>(src.getType())), src);
+}
+
+LogicalResult MemDescTransOp::verify() {
+  MemDescType src = getSrc().getType();
+  if (src.getShape().size() != 2 ||
+      !isa_and_nonnull<SharedEncodingAttr>(src.getEncoding()))
+    return emitOpError("transposes 2-D tiles with a #tilegpu.shared layout");
+  MemDescType expected = getTransposedType(src);
+  if (getType() != expected)
+    return emitOpError("result must be ") << expected << ", got " << getType();
+  return success();
+}
+
 LogicalResult MemDescIndexOp::verify() {
   MemDescType src = getSrc().getType(), result = getType();
   if (src.getShape().size() < 2)

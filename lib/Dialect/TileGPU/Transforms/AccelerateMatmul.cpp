@@ -106,12 +106,25 @@ static SmallVector<unsigned> getSharedOrder(Value value) {
   return {1, 0};
 }
 
+/// The order `value` is seen in from shared memory: its own, or for a
+/// transpose (stored as its source, read through a transposed view) its
+/// source's with the dimensions swapped.
+static SmallVector<unsigned> getViewOrder(Value value) {
+  auto trans = value.getDefiningOp<tile::TransOp>();
+  if (!trans || trans.getOrder() != ArrayRef<int32_t>{1, 0})
+    return getSharedOrder(value);
+  SmallVector<unsigned> order;
+  for (unsigned dim : getSharedOrder(trans.getSrc()))
+    order.push_back(1 - dim);
+  return order;
+}
+
 /// Whether wgmma's matrix descriptors can address `value` (a 16-bit tile)
 /// in its shared layout: swizzled rows of 32 bytes or more, and N-major
 /// instructions that start on a swizzle pattern.
 static bool fitsWgmmaDescriptors(Value value, unsigned instrN, bool isB) {
   auto type = cast<RankedTensorType>(value.getType());
-  SmallVector<unsigned> order = getSharedOrder(value);
+  SmallVector<unsigned> order = getViewOrder(value);
   int64_t blockLength = getSwizzleBlockLength(
       getSwizzledSharedEncoding(value.getContext(), type.getShape(), order, 16),
       type.getDimSize(order[0]));
@@ -224,14 +237,25 @@ LogicalResult DotAccelerator::accelerate(tile::DotOp dot) {
     c = arith::ExtFOp::create(builder, loc, wideType, c);
   Value d;
   if (mma.getVersion() == 3) {
+    // A transposed tile (b.T of a tile loaded as N x K) goes to shared
+    // memory as computed and is read through a transposed view: the same
+    // bytes as a copy of the transpose, without the trip through registers
+    // a transpose takes, and the load stays one a pipeline can take.
     auto toShared = [&](Value value) -> Value {
-      auto type = cast<RankedTensorType>(value.getType());
+      auto trans = value.getDefiningOp<tile::TransOp>();
+      bool viewTransposed =
+          trans && trans.getOrder() == ArrayRef<int32_t>{1, 0};
+      Value stored = viewTransposed ? trans.getSrc() : value;
+      auto type = cast<RankedTensorType>(stored.getType());
       auto encoding = getSwizzledSharedEncoding(context, type.getShape(),
-                                                getSharedOrder(value), 16);
+                                                getSharedOrder(stored), 16);
       auto bufferType =
           MemDescType::get(context, type.getShape(), type.getElementType(),
                            encoding, /*mutableMemory=*/false);
-      return LocalAllocOp::create(builder, loc, bufferType, value);
+      Value buffer = LocalAllocOp::create(builder, loc, bufferType, stored);
+      if (viewTransposed)
+        buffer = MemDescTransOp::create(builder, loc, buffer);
+      return buffer;
     };
     Value a = aInRegisters
                   ? convert(dot.getA(),

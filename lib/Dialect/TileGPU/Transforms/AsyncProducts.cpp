@@ -42,6 +42,9 @@ tilelang::tilegpu::findAsyncProducts(scf::ForOp loop,
     // flight: within the iteration, and into the next one.
     bool usable = true, outlivesIteration = true;
     for (Value operand : shared) {
+      // A transposed view reads the tile it views.
+      while (auto view = operand.getDefiningOp<MemDescTransOp>())
+        operand = view.getSrc();
       if (isStage(operand) || loop.isDefinedOutsideOfLoop(operand))
         continue;
       auto alloc = operand.getDefiningOp<LocalAllocOp>();

@@ -504,6 +504,11 @@ void LoopPipeliner::rewrite() {
       read = LocalLoadOp::create(builder, loc,
                                  load.consumer->getResult(0).getType(), view);
     load.consumer->replaceAllUsesWith(read->getResults());
+    // Transposed views of the stage are as mutable as the stage.
+    for (Operation *user : read->getUsers())
+      if (auto trans = dyn_cast<MemDescTransOp>(user))
+        trans.getResult().setType(
+            MemDescTransOp::getTransposedType(trans.getSrc().getType()));
     load.consumer->erase();
     load.load->erase();
     if (!lastRead || lastRead->isBeforeInBlock(read))

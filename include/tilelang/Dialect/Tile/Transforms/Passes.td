@@ -27,7 +27,9 @@ def TileExpandTensorDescriptors
     that tilegpu-pipeline can instead make bulk tensor copies stay: those of
     2-D blocks of 16-bit floats with at least 8 rows of at least 32 bytes,
     through a descriptor with a host-encoded tensor map, that are stores or
-    loads in a loop whose only use is a tl.dot operand.
+    loads in a loop whose only use is a tl.dot operand, directly or through
+    a 2-D transpose (`b.T` of a block loaded as N x K: the block is copied as
+    loaded and the product reads it through a transposed view).
 
     Descriptors left without uses are erased.
   }];

@@ -166,6 +166,32 @@ def TileGPU_MemDescIndexOp : TileGPU_Op<"memdesc_index", [Pure]> {
   let hasVerifier = 1;
 }
 
+def TileGPU_MemDescTransOp : TileGPU_Op<"memdesc_trans", [Pure]> {
+  let summary = "View a 2-D tile in shared memory transposed";
+  let description = [{
+    The same bytes read with the two dimensions swapped: the shape and the
+    shared layout's order are permuted, nothing moves. A product that reads
+    `b.T` of a tile loaded as (N, K) reads the tile as stored, K-major,
+    instead of transposing it through registers, and the load feeding it
+    stays a plain copy to shared memory that a pipeline can take.
+
+    ```mlir
+    %t = tilegpu.memdesc_trans %m : !tilegpu.memdesc<256x64xf16, #shared> -> !tilegpu.memdesc<64x256xf16, #shared1>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDesc:$src);
+  let results = (outs TileGPU_MemDesc:$result);
+  let builders = [OpBuilder<(ins "::mlir::Value":$src)>];
+  let assemblyFormat = [{
+    $src attr-dict `:` qualified(type($src)) `->` qualified(type($result))
+  }];
+  let extraClassDeclaration = [{
+    /// The type of `src` seen transposed.
+    static MemDescType getTransposedType(MemDescType src);
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Warpgroup matrix product
 //===----------------------------------------------------------------------===//
