@@ -306,10 +306,11 @@ void gridDimensions(py::handle grid, unsigned dims[3]) {
     // Beyond 64 bits is out of range as well.
     int overflow = 0;
     long long value = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
-    if (overflow || value < 1 || value > kGridLimits[i])
+    // 0 is allowed: an empty grid launches nothing (as Triton's).
+    if (overflow || value < 0 || value > kGridLimits[i])
       throw py::value_error("grid dimension " + std::to_string(i) + " is " +
                             std::string(py::str(index)) +
-                            "; it must be in [1, " +
+                            "; it must be in [0, " +
                             std::to_string(kGridLimits[i]) + "]");
     dims[i] = unsigned(value);
   }
@@ -596,10 +597,19 @@ void packLaunch(const LaunchableKernel &kernel, py::handle grid,
   }
 }
 
+/// Whether the grid has no block (a dimension of 0): the arguments are
+/// checked and packed, but nothing is launched, as in Triton (inputs with
+/// a batch of 0 rely on it).
+bool isEmptyGrid(const PackedLaunch &packed) {
+  return packed.dims[0] == 0 || packed.dims[1] == 0 || packed.dims[2] == 0;
+}
+
 /// One cuLaunchKernel without the GIL (it blocks when the launch queue is
-/// full).
+/// full); none for an empty grid.
 runtime::Status launchReleased(const LaunchableKernel &kernel,
                                PackedLaunch &packed, std::uintptr_t stream) {
+  if (isEmptyGrid(packed))
+    return runtime::Status::success();
   PyThreadState *thread = PyEval_SaveThread();
   runtime::Status status =
       kernel.kernel->launch(packed.dims[0], packed.dims[1], packed.dims[2],
@@ -637,7 +647,7 @@ double timeLaunches(const LaunchableKernel &kernel, py::handle grid,
     // As kernel[grid] does: the GIL released around each launch.
     for (size_t i = 0; i < launches && status.ok; ++i)
       status = launchReleased(kernel, packed, stream);
-  } else {
+  } else if (!isEmptyGrid(packed)) {
     py::gil_scoped_release release;
     for (size_t i = 0; i < launches && status.ok; ++i)
       status = kernel.kernel->launch(packed.dims[0], packed.dims[1],

@@ -116,6 +116,14 @@ class CompiledKernel:
         # Registers a thread may use at most (PTX .maxnreg), or None.
         self.maxnreg: Optional[int] = maxnreg
         self.asm: Dict[str, str] = asm
+        if isinstance(asm, StageIR):
+            # Triton's asm has "ptx" and "cubin" (bytes) once a kernel is
+            # compiled; here they are made when first read, for the current
+            # GPU (PTX for sm_90a without one; a cubin needs the driver).
+            if "ptx" not in asm:
+                asm._lazy["ptx"] = lambda: self._build(_arch_or_default(), need_cubin=False)[0].ptx
+            if "cubin" not in asm:
+                asm._lazy["cubin"] = lambda: self._build(_current_arch(), need_cubin=True)[1]
         self.arg_names = arg_names
         self.frontend_seconds: float = frontend_seconds
         # Per arch: how the cubin was linked ("min_blocks_per_sm": the
@@ -296,6 +304,14 @@ def _current_arch() -> str:
         arch = f"sm_{major}{minor}"
         _ARCH.append(arch + "a" if (major, minor) == (9, 0) else arch)
     return _ARCH[0]
+
+
+def _arch_or_default() -> str:
+    """The current GPU's sm_XX, or sm_90a where no GPU or driver is found."""
+    try:
+        return _current_arch()
+    except Exception:  # noqa: BLE001 - no driver, no device: compile for Hopper
+        return "sm_90a"
 
 
 _TORCH_DTYPES = {

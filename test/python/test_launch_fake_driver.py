@@ -64,10 +64,24 @@ report["specialized"] = len(specialized)
 report["launches"] = fakecuda.launch_count()
 
 report["zero_grid"] = error_of(lambda: axpy[(0,)](x, y, 1000, 1.0, BLOCK=128))
+report["empty_grids"] = [error_of(lambda g=g: axpy[g](x, y, 1000, 1.0, BLOCK=128))
+                         for g in ((4, 0), (1, 1, 0), lambda meta: (0,))]
+report["launches_after_empty"] = fakecuda.launch_count()
+report["negative_grid"] = error_of(lambda: axpy[(-1,)](x, y, 1000, 1.0, BLOCK=128))
+report["empty_host_tensor"] = error_of(lambda: axpy[(0,)](Tensor((8,), "float32", is_cuda=False), y, 8, 1.0,
+                                                           BLOCK=128))
 report["tall_grid"] = error_of(lambda: axpy[(1, 70000)](x, y, 1000, 1.0, BLOCK=128))
 report["host_tensor"] = error_of(lambda: axpy[(1,)](Tensor((8,), "float32", is_cuda=False), y, 8, 1.0,
                                                      BLOCK=128))
 report["launches_after_errors"] = fakecuda.launch_count()
+
+# Triton's asm["ptx"] and asm["cubin"] right after compiling.
+fresh = axpy.warmup(x, y, 1000, 1.0, BLOCK=64, grid=(1,))
+report["asm_stages"] = sorted(stage for stage in ("ptx", "cubin") if stage in fresh.asm)
+cubin = fresh.asm["cubin"]
+from tilelang.jit import _current_arch
+report["asm_cubin"] = [type(cubin).__name__, cubin == fresh._cubin[_current_arch()],
+                       ".entry axpy" in fresh.asm["ptx"]]
 print(json.dumps(report))
 """
 
@@ -156,9 +170,22 @@ def test_ints_beyond_32_bits_and_multiples_of_16_specialize_anew(launches):
     assert launches["launches"] == 4
 
 
+def test_an_empty_grid_launches_nothing(launches):
+    # As Triton: a grid with a dimension of 0 (a batch of 0) is no launch and
+    # no error, but its arguments are still checked.
+    assert launches["zero_grid"] is None and launches["empty_grids"] == [None, None, None]
+    assert launches["launches_after_empty"] == launches["launches"]
+    assert "is on the CPU; kernels take CUDA tensors" in launches["empty_host_tensor"]
+
+
+def test_asm_has_ptx_and_cubin_after_compiling(launches):
+    assert launches["asm_stages"] == ["cubin", "ptx"]
+    assert launches["asm_cubin"] == ["bytes", True, True]
+
+
 def test_bad_grids_and_host_tensors_raise_before_the_driver_is_called(launches):
-    assert launches["zero_grid"].startswith("ValueError: grid dimension 0 is 0")
-    assert "grid dimension 1 is 70000; it must be in [1, 65535]" in launches["tall_grid"]
+    assert launches["negative_grid"].startswith("ValueError: grid dimension 0 is -1; it must be in [0, ")
+    assert "grid dimension 1 is 70000; it must be in [0, 65535]" in launches["tall_grid"]
     assert "is on the CPU; kernels take CUDA tensors" in launches["host_tensor"]
     assert launches["launches_after_errors"] == launches["launches"]
 

@@ -177,12 +177,12 @@ report["launches"] = fakecuda.launch_count()
 def test_grids_beyond_64_bits_are_value_errors_naming_the_dimension(library):
     report = run(library, GRIDS)
     expected = {
-        "huge": "grid dimension 0 is 18446744073709551616; it must be in [1, 2147483647]",
-        "huge_list": "grid dimension 0 is 18446744073709551616; it must be in [1, 2147483647]",
-        "huge_second": "grid dimension 1 is 18446744073709551616; it must be in [1, 65535]",
-        "very_negative": "grid dimension 0 is -1180591620717411303424; it must be in [1, 2147483647]",
-        "huge_int": "grid dimension 0 is 18446744073709551616; it must be in [1, 2147483647]",
-        "callable": "grid dimension 0 is 18446744073709551616; it must be in [1, 2147483647]",
+        "huge": "grid dimension 0 is 18446744073709551616; it must be in [0, 2147483647]",
+        "huge_list": "grid dimension 0 is 18446744073709551616; it must be in [0, 2147483647]",
+        "huge_second": "grid dimension 1 is 18446744073709551616; it must be in [0, 65535]",
+        "very_negative": "grid dimension 0 is -1180591620717411303424; it must be in [0, 2147483647]",
+        "huge_int": "grid dimension 0 is 18446744073709551616; it must be in [0, 2147483647]",
+        "callable": "grid dimension 0 is 18446744073709551616; it must be in [0, 2147483647]",
     }
     for name, message in expected.items():
         for path in ("fast_", "slow_"):
@@ -371,7 +371,7 @@ class Interface:
 axpy[(1,)](x, y, 1000, 2.0, BLOCK=128)
 cases = {
     "fast_grid": lambda: axpy[(2**64,)](x, y, 1000, 2.0, BLOCK=128),
-    "slow_grid": lambda: axpy[(0,)](x, y, 1024, 2.0, BLOCK=128),
+    "slow_grid": lambda: axpy[(-1,)](x, y, 1024, 2.0, BLOCK=128),
     "option": lambda: axpy[(1,)](x, y, 1000, 2.0, BLOCK=128, num_warps=3),
     "missing": lambda: axpy[(1,)](x, y, 1000, BLOCK=128),
     "unknown_keyword": lambda: axpy[(1,)](x, y, 1000, 2.0, BLOCK=128, blocks=4),
@@ -394,8 +394,8 @@ report["script"] = __file__
 def test_argument_errors_are_raised_from_the_callers_line(library):
     report = run(library, TRACEBACKS)
     expected = {
-        "fast_grid": "ValueError: grid dimension 0 is 18446744073709551616; it must be in [1, 2147483647]",
-        "slow_grid": "ValueError: grid dimension 0 is 0; it must be in [1, 2147483647]",
+        "fast_grid": "ValueError: grid dimension 0 is 18446744073709551616; it must be in [0, 2147483647]",
+        "slow_grid": "ValueError: grid dimension 0 is -1; it must be in [0, 2147483647]",
         "option": "ValueError: num_warps=3: it must be a power of two from 1 to 32",
         "missing": "TypeError: axpy(): missing a required argument: 'alpha'",
         "unknown_keyword": "TypeError: axpy(): got an unexpected keyword argument 'blocks'",

@@ -17,6 +17,7 @@ import inspect
 import math as pymath
 import operator
 import re
+import warnings
 from typing import Any, Dict, List, Optional
 
 from tilelang.errors import CompilationError, Diagnostic
@@ -51,7 +52,8 @@ _TENSOR_METHODS = {
     "max": tlc.max, "min": tlc.min, "argmax": tlc.argmax, "argmin": tlc.argmin,
     "cumsum": tlc.cumsum, "cumprod": tlc.cumprod, "reduce": tlc.reduce, "exp": tlc.exp,
     "log": tlc.log, "sqrt": tlc.sqrt, "abs": tlc.abs, "sigmoid": tlc.sigmoid,
-    "associative_scan": tlc.associative_scan, "xor_sum": tlc.xor_sum,
+    "associative_scan": tlc.associative_scan, "xor_sum": tlc.xor_sum, "split": tlc.split,
+    "flip": tlc.flip, "interleave": tlc.interleave,
 }
 
 _MAX_INLINE_DEPTH = 32
@@ -134,11 +136,29 @@ class BoundMethod:
 
 
 class RangeSpec:
-    """What ``range(...)``/``tl.range``/``tl.static_range`` evaluate to in a kernel."""
+    """What ``range(...)``/``tl.range``/``tl.static_range`` evaluate to in a
+    kernel; ``num_stages`` is ``tl.range``'s, or None."""
 
-    def __init__(self, static: bool, args: List[Any]):
+    def __init__(self, static: bool, args: List[Any], num_stages: Optional[int] = None):
         self.static = static
         self.args = args
+        self.num_stages = num_stages
+
+
+# tl.range's options that tilelang does not act on, with their defaults, in
+# the order of Triton's signature (after num_stages): a kernel that sets one
+# is warned once per option and process.
+_IGNORED_RANGE_OPTIONS = {"loop_unroll_factor": None, "disallow_acc_multi_buffer": False,
+                          "flatten": False, "warp_specialize": False, "disable_licm": False}
+_warned_range_options: set = set()
+
+
+def _warn_ignored_range_option(name: str, where: str) -> None:
+    if name in _warned_range_options:
+        return
+    _warned_range_options.add(name)
+    warnings.warn(f"{where}: tl.range's {name} is accepted and ignored by tilelang "
+                  "(num_stages is honoured)", UserWarning, stacklevel=2)
 
 
 # Early exits. scf has no way to leave a region early, so `return`, `break`
@@ -852,8 +872,12 @@ class CodeGenerator(ast.NodeVisitor):
             self.scope[n] = Value(f"{res}#{i}" if len(carried) > 1 else res, v.dtype, v.shape)
 
     def _loop_attributes(self, spec) -> str:
-        """The attributes the loop's options give the ``scf.for``."""
-        return ""
+        """The attributes the loop's options give the ``scf.for``: the
+        pipeliner reads ``tile.num_stages`` in place of the kernel's
+        ``num_stages`` (0 or 1: not pipelined)."""
+        if spec is None or spec.num_stages is None:
+            return ""
+        return f" {{tile.num_stages = {spec.num_stages} : i32}}"
 
     def _exiting_loop(self, node, user_iv, iv_name, bounds, iv_dt):
         """A counted loop that may break or return: an ``scf.while`` that
@@ -1309,14 +1333,32 @@ class CodeGenerator(ast.NodeVisitor):
         if isinstance(fn, JITFunction):
             return self.inline(fn, args, kwargs, node)
         if fn is builtins.range or fn is tlc.range:
+            num_stages = None
             if fn is tlc.range:
-                kwargs = {k: v for k, v in kwargs.items() if k != "num_stages" and k != "loop_unroll_factor"
-                          and k != "flatten" and k != "warp_specialize"}
+                kwargs = dict(kwargs)
+                positional = ("arg1", "arg2", "step", "num_stages") + tuple(_IGNORED_RANGE_OPTIONS)
+                if len(args) > 3:  # options given by position
+                    for name, value in zip(positional[3:], args[3:]):
+                        kwargs[name] = value
+                    args = args[:3]
+                stages = tlc._unwrap(kwargs.pop("num_stages", None))
+                if stages is not None:
+                    num_stages = self.sem.const_int(stages, "tl.range's num_stages")
+                    if num_stages < 0:
+                        raise self.error(node, f"tl.range's num_stages must be at least 0, got {num_stages}")
+                for name, default in _IGNORED_RANGE_OPTIONS.items():
+                    if name in kwargs:
+                        value = tlc._unwrap(kwargs.pop(name))
+                        if isinstance(value, Value):
+                            raise self.error(node, f"tl.range's {name} must be a constexpr")
+                        if value != default:
+                            file, line, _ = self.info.location(node)
+                            _warn_ignored_range_option(name, f"{file}:{line}")
             if kwargs:
                 raise self.error(node, f"unexpected keyword arguments to range: {', '.join(kwargs)}")
             if not 1 <= len(args) <= 3:
                 raise self.error(node, f"range expects 1 to 3 arguments, got {len(args)}")
-            return RangeSpec(False, args)
+            return RangeSpec(False, args, num_stages)
         if fn is tlc.static_range:
             if kwargs or not 1 <= len(args) <= 3:
                 raise self.error(node, "static_range expects 1 to 3 positional arguments")

@@ -1004,6 +1004,97 @@ class Semantic:
         return self.b.op(f"tile.trans {x.name} {{order = array<i32: {', '.join(map(str, order))}>}} : "
                          f"{x.type} -> {type_str(x.dtype, shape)}", x.dtype, shape)
 
+    # -- joining, splitting and flipping ------------------------------------------------
+    #
+    # No op of the tile dialect moves elements between positions other than
+    # reshape and trans, so these are built from selects, reshapes and
+    # xor-reductions over axes of size 2 (exact on the bits, in any order).
+
+    def _bits(self, v: Value):
+        """``v`` as integers of its width, and the function that turns such
+        integers back into ``v``'s type."""
+        dt = v.dtype
+        if dt.is_ptr():
+            return self.cast(v, tlc.int64), lambda b: self.cast(b, dt)
+        if dt.is_bool():
+            return self.cast(v, tlc.int8), lambda b: self.cast(b, dt)
+        if dt.is_floating():
+            ity = {8: tlc.int8, 16: tlc.int16, 32: tlc.int32, 64: tlc.int64}[dt.primitive_bitwidth]
+            return self.cast(v, ity, bitcast=True), lambda b: self.cast(b, dt, bitcast=True)
+        return v, lambda b: b
+
+    def _xor_along(self, bits: Value, axis: int, keep_dims: bool) -> Value:
+        return self.reduce_values([bits], axis, self._binary_combine("xor_sum"), keep_dims)[0]
+
+    def join(self, a, b):
+        """``tl.join``: ``a`` and ``b`` (one dtype, broadcast to one shape)
+        stacked along a new minor dimension of size 2."""
+        a, b = self.require_value(_unwrap(a), "tl.join's operand"), self.require_value(_unwrap(b), "tl.join's operand")
+        if a.dtype != b.dtype:
+            self.error(f"tl.join needs operands of one dtype, got {a.dtype.name} and {b.dtype.name}")
+        shape = self.broadcast_shapes(a.shape, b.shape)
+        a, b = self.broadcast_value(a, shape), self.broadcast_value(b, shape)
+        rank = len(shape)
+        if rank:
+            a, b = self.expand_dims(a, rank), self.expand_dims(b, rank)
+        first = self.compare("==", self.arange(0, 2), 0)
+        (abits, restore), (bbits, _) = self._bits(a), self._bits(b)
+        return restore(self.where(first, abits, bbits))
+
+    def split(self, x):
+        """``tl.split``: the two halves of ``x`` along its last dimension,
+        which must have size 2."""
+        x = self.require_value(_unwrap(x), "tl.split's operand")
+        if not x.shape or x.shape[-1] != 2:
+            self.error(f"tl.split needs a tensor whose last dimension is 2, got {describe(x.dtype, x.shape)}")
+        bits, restore = self._bits(x)
+        first = self.broadcast_value(self.compare("==", self.arange(0, 2), 0), x.shape)
+        axis = len(x.shape) - 1
+        lo = self._xor_along(self.where(first, bits, 0), axis, False)
+        hi = self._xor_along(self.where(first, 0, bits), axis, False)
+        return restore(lo), restore(hi)
+
+    def interleave(self, a, b):
+        """``tl.interleave``: ``join(a, b)`` with its last two dimensions merged."""
+        j = self.join(a, b)
+        if len(j.shape) == 1:
+            return j
+        return self.reshape(j, j.shape[:-2] + (2 * j.shape[-2],), False)
+
+    def cat(self, a, b, can_reorder):
+        """``tl.cat``: ``a`` then ``b`` along dimension 0, in order (Triton
+        requires ``can_reorder=True`` and may reorder; tilelang does not)."""
+        self.const_bool(can_reorder, "tl.cat's can_reorder")
+        a, b = self.require_value(_unwrap(a), "tl.cat's operand"), self.require_value(_unwrap(b), "tl.cat's operand")
+        if a.shape != b.shape or not a.shape:
+            self.error(f"tl.cat needs two tensors of one shape, got {describe(a.dtype, a.shape)} and "
+                       f"{describe(b.dtype, b.shape)}")
+        j = self.join(a, b)
+        rank = len(a.shape)
+        front = self.permute(j, (rank,) + tuple(range(rank)))
+        return self.reshape(front, (2 * a.shape[0],) + a.shape[1:], False)
+
+    def flip(self, x, dim):
+        """``tl.flip``: ``x`` reversed along ``dim`` (the last one by
+        default), a power of 2 long. Reversing index i of n = 2^s is i xor
+        (n - 1), flipping each of its s bits: the dimension becomes s
+        dimensions of size 2, and swapping the two elements of one is
+        ``y ^ xor(y[0], y[1])``."""
+        x = self.require_value(_unwrap(x), "tl.flip's operand")
+        if not x.shape:
+            self.error("tl.flip needs a tensor, got a scalar")
+        dim = _unwrap(dim)
+        d = len(x.shape) - 1 if dim is None else self._norm_axis(dim, len(x.shape), "tl.flip's dim")
+        n = x.shape[d]
+        steps = n.bit_length() - 1
+        if steps == 0:
+            return x
+        bits, restore = self._bits(x)
+        y = self.reshape(bits, x.shape[:d] + (2,) * steps + x.shape[d + 1:], False)
+        for axis in range(d, d + steps):
+            y = self.binary("^", y, self._xor_along(y, axis, True))
+        return restore(self.reshape(y, x.shape, False))
+
     def subscript(self, x: Value, index):
         if not isinstance(index, tuple):
             index = (index,)

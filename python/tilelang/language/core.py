@@ -519,6 +519,36 @@ def broadcast(input, other, _semantic=None):
     return _semantic.broadcast_pair(input, other)
 
 
+@builtin
+def join(a, b, _semantic=None):
+    """``a`` and ``b`` stacked along a new minor dimension of size 2."""
+    return _semantic.join(a, b)
+
+
+@builtin
+def split(a, _semantic=None):
+    """The two halves of ``a`` along its last dimension (of size 2)."""
+    return _semantic.split(a)
+
+
+@builtin
+def interleave(a, b, _semantic=None):
+    """``a`` and ``b`` interleaved along their last dimension."""
+    return _semantic.interleave(a, b)
+
+
+@builtin
+def cat(input, other, can_reorder=False, _semantic=None):
+    """``input`` then ``other`` along dimension 0 (in order)."""
+    return _semantic.cat(input, other, can_reorder)
+
+
+@builtin
+def flip(x, dim=None, _semantic=None):
+    """``x`` reversed along ``dim`` (the last dimension by default)."""
+    return _semantic.flip(x, dim)
+
+
 # -- elementwise ------------------------------------------------------------------------
 
 
@@ -780,11 +810,13 @@ class static_range:
 
 
 class range:  # noqa: A001 - Triton's name
-    """``tl.range``: a runtime loop; ``num_stages``, ``loop_unroll_factor`` and
-    ``flatten`` are accepted and ignored for now."""
+    """``tl.range``: a run-time loop. ``num_stages`` pipelines this loop with
+    that many stages (the kernel's ``num_stages`` otherwise); the other
+    options are accepted, and a warning says they are ignored."""
 
     def __init__(self, arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None,
-                 flatten=False, **kwargs):
+                 disallow_acc_multi_buffer=False, flatten=False, warp_specialize=False,
+                 disable_licm=False):
         self.args = (arg1, arg2, step)
 
     def __iter__(self):

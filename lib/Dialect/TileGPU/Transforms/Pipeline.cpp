@@ -126,6 +126,10 @@ void recordTensorMapEncoding(Value map, ArrayRef<int32_t> box, int32_t swizzle,
   func.setArgAttr(index, kElementAttrName, TypeAttr::get(element));
 }
 
+/// A loop's own number of stages, set by the frontend from
+/// `tl.range(..., num_stages=)`.
+static constexpr llvm::StringLiteral kLoopNumStagesAttrName = "tile.num_stages";
+
 /// Pipelines one loop; see the pass description.
 class LoopPipeliner {
 public:
@@ -636,12 +640,20 @@ struct TileGPUPipelinePass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     hoistInvariantSharedCopies(module);
-    if (numStages >= 2) {
-      SmallVector<scf::ForOp> loops;
-      module.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    // A loop's own `tile.num_stages` (tl.range(..., num_stages=)) replaces
+    // the kernel's; fewer than 2 stages leave the loop as it is.
+    SmallVector<std::pair<scf::ForOp, unsigned>> loops;
+    module.walk([&](scf::ForOp loop) {
+      unsigned stages = numStages;
+      if (auto own = loop->getAttrOfType<IntegerAttr>(kLoopNumStagesAttrName))
+        stages = own.getInt();
+      if (stages >= 2)
+        loops.emplace_back(loop, stages);
+    });
+    if (!loops.empty()) {
       ModuleAxisInfo axisInfo(module);
-      for (scf::ForOp loop : loops) {
-        LoopPipeliner pipeliner(loop, numStages, axisInfo);
+      for (auto [loop, stages] : loops) {
+        LoopPipeliner pipeliner(loop, stages, axisInfo);
         if (pipeliner.analyze())
           pipeliner.rewrite();
       }

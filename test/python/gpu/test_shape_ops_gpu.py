@@ -1,0 +1,111 @@
+"""tl.join, tl.split, tl.interleave, tl.cat, tl.flip and tl.clamp on the GPU
+(issue 21, item 3), against torch's stack/unbind/cat/flip/clamp on fresh
+random inputs in several element types, 1-D and 2-D, along each dimension.
+Every result must be exact: these ops only move or select elements. Output
+buffers start poisoned and extend past the result. Skipped without a GPU or
+without torch."""
+
+import pytest
+
+import tilelang
+import tilelang.language as tl
+
+pytestmark = pytest.mark.gpu
+
+torch = pytest.importorskip("torch")
+
+DTYPES = {"fp16": torch.float16, "fp32": torch.float32, "i32": torch.int32, "bf16": torch.bfloat16}
+
+
+def random(shape, dtype):
+    if dtype.is_floating_point:
+        return torch.randn(shape, device="cuda").to(dtype)
+    return torch.randint(-2**31, 2**31 - 1, shape, device="cuda", dtype=dtype)
+
+
+def poisoned(n, dtype):
+    return torch.full((n,), -77, device="cuda", dtype=dtype)
+
+
+@tilelang.jit
+def join_split_kernel(x_ptr, y_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
+    rows = tl.arange(0, M)[:, None]
+    cols = tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + rows * N + cols)
+    y = tl.load(y_ptr + rows * N + cols)
+    j = tl.join(x, y)  # [M, N, 2]
+    k = tl.arange(0, 2)[None, None, :]
+    tl.store(out_ptr + (rows * N + cols)[:, :, None] * 2 + k, j)
+    a, b = tl.split(j)
+    tl.store(out_ptr + 2 * M * N + rows * N + cols, a)
+    tl.store(out_ptr + 3 * M * N + rows * N + cols, b)
+    tl.store(out_ptr + 4 * M * N + rows * (2 * N) + tl.arange(0, 2 * N)[None, :], tl.interleave(x, y))
+
+
+@pytest.mark.parametrize("dt", sorted(DTYPES))
+def test_join_split_interleave(dt):
+    M, N = 8, 32
+    dtype = DTYPES[dt]
+    x, y = random((M, N), dtype), random((M, N), dtype)
+    out = poisoned(6 * M * N + 16, dtype)
+    join_split_kernel[(1,)](x, y, out, M=M, N=N)
+    torch.cuda.synchronize()
+    stacked = torch.stack([x, y], dim=-1)
+    assert torch.equal(out[:2 * M * N].view(M, N, 2), stacked)
+    assert torch.equal(out[2 * M * N:3 * M * N].view(M, N), x)
+    assert torch.equal(out[3 * M * N:4 * M * N].view(M, N), y)
+    assert torch.equal(out[4 * M * N:6 * M * N].view(M, 2 * N), stacked.reshape(M, 2 * N))
+    assert torch.all(out[6 * M * N:] == -77)
+
+
+@tilelang.jit
+def cat_flip_kernel(x_ptr, y_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
+    rows = tl.arange(0, M)[:, None]
+    cols = tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + rows * N + cols)
+    y = tl.load(y_ptr + rows * N + cols)
+    tl.store(out_ptr + tl.arange(0, 2 * M)[:, None] * N + cols, tl.cat(x, y, can_reorder=True))
+    base = 2 * M * N
+    tl.store(out_ptr + base + rows * N + cols, tl.flip(x, 0))
+    tl.store(out_ptr + base + M * N + rows * N + cols, tl.flip(x, 1))
+    tl.store(out_ptr + base + 2 * M * N + rows * N + cols, tl.flip(x))
+    v = tl.load(x_ptr + tl.arange(0, M * N))
+    tl.store(out_ptr + base + 3 * M * N + tl.arange(0, M * N), tl.flip(v, 0))
+    tl.store(out_ptr + base + 4 * M * N + tl.arange(0, 2 * M * N), tl.cat(v, v.flip(0)))
+
+
+@pytest.mark.parametrize("dt", sorted(DTYPES))
+def test_cat_and_flip(dt):
+    M, N = 16, 8
+    dtype = DTYPES[dt]
+    x, y = random((M, N), dtype), random((M, N), dtype)
+    out = poisoned(8 * M * N + 16, dtype)
+    cat_flip_kernel[(1,)](x, y, out, M=M, N=N)
+    torch.cuda.synchronize()
+    base = 2 * M * N
+    assert torch.equal(out[:base].view(2 * M, N), torch.cat([x, y], 0))
+    assert torch.equal(out[base:base + M * N].view(M, N), x.flip(0))
+    assert torch.equal(out[base + M * N:base + 2 * M * N].view(M, N), x.flip(1))
+    assert torch.equal(out[base + 2 * M * N:base + 3 * M * N].view(M, N), x.flip(1))
+    v = x.reshape(-1)
+    assert torch.equal(out[base + 3 * M * N:base + 4 * M * N], v.flip(0))
+    assert torch.equal(out[base + 4 * M * N:base + 6 * M * N], torch.cat([v, v.flip(0)]))
+    assert torch.all(out[base + 6 * M * N:] == -77)
+
+
+@tilelang.jit
+def clamp_kernel(x_ptr, out_ptr, lo, hi, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.clamp(x, lo, hi), mask=mask)
+
+
+def test_clamp():
+    n = 1000
+    x = torch.randn(n, device="cuda") * 3
+    out = torch.full((n + 24,), -77.0, device="cuda")
+    clamp_kernel[(tilelang.cdiv(n, 128),)](x, out, -1.5, 2.25, n, BLOCK=128)
+    torch.cuda.synchronize()
+    assert torch.equal(out[:n], x.clamp(-1.5, 2.25))
+    assert torch.all(out[n:] == -77.0)
