@@ -1559,8 +1559,9 @@ class Semantic:
             dt = a.dtype
             if kind in ("max", "min"):
                 return [self._minmax_values(kind, a, b)]
-            if kind == "xor_sum":
-                return [self.b.op(f"arith.xori {a.name}, {b.name} : {a.type}", dt)]
+            if kind in ("xor_sum", "reduce_or"):
+                op = "xori" if kind == "xor_sum" else "ori"
+                return [self.b.op(f"arith.{op} {a.name}, {b.name} : {a.type}", dt)]
             name = {"sum": "add", "prod": "mul"}[kind] + ("f" if dt.is_floating() else "i")
             return [self.b.op(f"arith.{name} {a.name}, {b.name} : {a.type}", dt)]
 
@@ -1585,8 +1586,8 @@ class Semantic:
             x = self.cast(x, self._sum_dtype(x, dt))
         elif kind in ("max", "min") and x.dtype.primitive_bitwidth < 32:
             x = self.cast(x, tlc.float32 if x.dtype.is_floating() else tlc.int32)
-        elif kind == "xor_sum" and not x.dtype.is_int():
-            self.error("tl.xor_sum needs integers")
+        elif kind in ("xor_sum", "reduce_or") and not x.dtype.is_int():
+            self.error(f"tl.{kind} needs integers")
         return self.reduce_values([x], axis, self._binary_combine(kind), keep_dims)[0]
 
     def argreduce(self, kind, x, axis, keep_dims):

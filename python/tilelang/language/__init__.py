@@ -22,3 +22,7 @@ from tilelang.language.core import (  # noqa: F401
 
 # Triton's aliases.
 void = None
+
+# Helpers of the implementation that `from core import *` brings along: not
+# part of the language.
+del Any, annotations, builtin, dtype_from_string, functools

@@ -557,6 +557,54 @@ def where(condition, x, y, _semantic=None):
     return _semantic.where(condition, x, y)
 
 
+class PropagateNan:
+    """``propagate_nan=`` of ``tl.maximum``/``minimum``/``clamp``: ``ALL``
+    returns NaN when either operand is NaN; ``NONE`` (the default) the
+    other operand."""
+
+    NONE = "none"
+    ALL = "all"
+
+
+@builtin
+def add(x, y, sanitize_overflow=True, _semantic=None):
+    """``x + y`` (``sanitize_overflow`` is Triton's debug-mode check; accepted)."""
+    return _semantic.binary("+", x, y)
+
+
+@builtin
+def sub(x, y, sanitize_overflow=True, _semantic=None):
+    """``x - y``."""
+    return _semantic.binary("-", x, y)
+
+
+@builtin
+def mul(x, y, sanitize_overflow=True, _semantic=None):
+    """``x * y``."""
+    return _semantic.binary("*", x, y)
+
+
+@builtin
+def ravel(x, can_reorder=False, _semantic=None):
+    """``x`` flattened to one dimension (row-major)."""
+    x = _semantic.require_value(_unwrap(x), "tl.ravel's operand")
+    return _semantic.reshape(x, (x.numel(),), can_reorder)
+
+
+@builtin
+def swizzle2d(i, j, size_i, size_j, size_g, _semantic=None):
+    """The indices of a ``size_i x size_j`` row-major matrix mapped to a
+    column-major order within each group of ``size_g`` rows (Triton's
+    grouped ordering of program ids)."""
+    sem = _semantic
+    ij = sem.binary("+", sem.binary("*", i, size_j), j)
+    size_gj = sem.binary("*", size_g, size_j)
+    off_i = sem.binary("*", sem.binary("//", ij, size_gj), size_g)
+    group = sem.minmax("min", sem.binary("-", size_i, off_i), size_g)
+    ij = sem.binary("%", ij, size_gj)
+    return sem.binary("+", off_i, sem.binary("%", ij, group)), sem.binary("//", ij, group)
+
+
 @builtin
 def maximum(x, y, propagate_nan=None, _semantic=None):
     return _semantic.minmax("max", x, y, propagate_nan)
@@ -652,6 +700,12 @@ def min(input, axis=None, return_indices=False, return_indices_tie_break_left=Tr
 @builtin
 def xor_sum(input, axis=None, keep_dims=False, _semantic=None):
     return _semantic.reduce_builtin("xor_sum", input, axis, keep_dims, None)
+
+
+@builtin
+def reduce_or(input, axis, keep_dims=False, _semantic=None):
+    """The bitwise or of ``input``'s integers along ``axis``."""
+    return _semantic.reduce_builtin("reduce_or", input, axis, keep_dims, None)
 
 
 @builtin

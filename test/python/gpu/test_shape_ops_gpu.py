@@ -109,3 +109,30 @@ def test_clamp():
     torch.cuda.synchronize()
     assert torch.equal(out[:n], x.clamp(-1.5, 2.25))
     assert torch.all(out[n:] == -77.0)
+
+
+@tilelang.jit
+def ravel_or_kernel(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :])
+    tl.store(out_ptr + tl.arange(0, M * N), tl.ravel(x))
+    tl.store(out_ptr + M * N + tl.arange(0, M), tl.reduce_or(x, 1))
+    tl.store(out_ptr + M * N + M + tl.arange(0, N), tl.reduce_or(x, 0))
+
+
+def test_ravel_and_reduce_or():
+    M, N = 16, 32
+    x = random((M, N), torch.int32)
+    out = poisoned(M * N + M + N + 8, torch.int32)
+    ravel_or_kernel[(1,)](x, out, M=M, N=N)
+    torch.cuda.synchronize()
+    assert torch.equal(out[:M * N], x.reshape(-1))
+
+    def bitwise_or(t, dim):
+        acc = torch.zeros_like(t.select(dim, 0))
+        for k in range(t.shape[dim]):
+            acc |= t.select(dim, k)
+        return acc
+
+    assert torch.equal(out[M * N:M * N + M], bitwise_or(x, 1))
+    assert torch.equal(out[M * N + M:M * N + M + N], bitwise_or(x, 0))
+    assert torch.all(out[M * N + M + N:] == -77)
