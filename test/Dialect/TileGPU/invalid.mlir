@@ -16,6 +16,20 @@ func.func private @f(tensor<16x16xf32, #bad>)
 
 // -----
 
+// Nor more copies of a tensor's elements than the tensor has (a 16x16 tensor
+// whose threads held 65536 took tilelang-opt minutes; found by the IR fuzzer).
+#copies = #tilegpu.blocked<sizePerThread = [1, 4096], threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], order = [1, 0]>
+// expected-error @+1 {{a thread of this blocked layout holds 8192 elements of a tensor of 256: more than the tensor has}}
+func.func private @f(tensor<16x16xf32, #copies>)
+
+// -----
+
+// A few copies are fine: a size-1 dimension under a layout made for a wider one.
+#few = #tilegpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], order = [1, 0]>
+func.func private @ok(tensor<1x1xf32, #few>)
+
+// -----
+
 // Every per-dimension list has one entry per dimension.
 // expected-error @+1 {{sizePerThread, threadsPerWarp and warpsPerCTA must have one entry per dimension, got 2, 1 and 2}}
 #bad = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [32], warpsPerCTA = [1, 1], order = [1, 0]>

@@ -11,6 +11,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace tilelang::tilegpu;
 
@@ -130,7 +132,32 @@ LogicalResult BlockedEncodingAttr::verify(EmitErrorFn emitError,
 LogicalResult BlockedEncodingAttr::verifyEncoding(ArrayRef<int64_t> shape,
                                                   Type,
                                                   EmitErrorFn emitError) const {
-  return verifyRankMatches(emitError, "blocked", getRank(), shape);
+  if (failed(verifyRankMatches(emitError, "blocked", getRank(), shape)))
+    return failure();
+  // The elements each thread holds (its sizePerThread block, once per
+  // repetition of the CTA tile), against the tensor's own size: more means
+  // copies of elements, which only a layout written by hand asks for, and
+  // lowering prints and compiles every copy (a 16x16 tensor whose threads
+  // held 4096 took tilelang-opt seconds, 65536 minutes). A small floor
+  // leaves the few copies of size-1 dimensions alone.
+  constexpr int64_t kCopiesFloor = 1024;
+  int64_t elements = 1, perThread = 1;
+  constexpr int64_t kPastCap = tile::kMaxTensorElements + 1;
+  for (auto [dim, rawExtent] : llvm::enumerate(shape)) {
+    // Clamped so that nothing overflows (dynamic and huge extents too).
+    int64_t extent = std::clamp<int64_t>(rawExtent, 1, kPastCap);
+    int64_t tile = int64_t(getSizePerThread()[dim]) * getThreadsPerWarp()[dim] *
+                   getWarpsPerCTA()[dim];
+    elements = std::min(elements * extent, kPastCap);
+    perThread = std::min(perThread * getSizePerThread()[dim] *
+                             int64_t(llvm::divideCeil(extent, tile)),
+                         kPastCap);
+  }
+  if (perThread > std::max(elements, kCopiesFloor))
+    return emitError() << "a thread of this blocked layout holds " << perThread
+                       << " elements of a tensor of " << elements
+                       << ": more than the tensor has";
+  return success();
 }
 
 unsigned BlockedEncodingAttr::getRank() const {
