@@ -10,7 +10,7 @@ them with SIGKILL at random moments; a reader then gets every kernel right.
 
 The faults run in a child process, so that a crash or a hang is observed,
 not suffered. The seed is printed and replayed with TILELANG_FUZZ_SEED=<seed>;
-CI runs 150 faults and 3 kills, and
+CI runs 150 faults and 7 kills, and
 
     TILELANG_FUZZ_CACHE_FAULTS=1000 .venv/bin/python -m pytest test/python/test_cache_fuzz.py -s
 

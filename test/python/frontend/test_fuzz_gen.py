@@ -12,7 +12,7 @@ printed and replayed with TILELANG_FUZZ_SEED=<seed>; CI runs 300 kernels,
 
     TILELANG_FUZZ_KERNELS=10000 .venv/bin/python -m pytest test/python/frontend/test_fuzz_gen.py -s
 
-is the long run (a few minutes per thousand kernels on one core)."""
+is the long run (about half a minute per thousand kernels on one core)."""
 
 import json
 import os
