@@ -85,20 +85,27 @@ report["asm_cubin"] = [type(cubin).__name__, cubin == fresh._cubin[_current_arch
 print(json.dumps(report))
 """
 
-DESCRIPTORS = PRELUDE + """
+
+def descriptor_matmul(block_n, stages):
+    """Script lines that launch the bundled descriptor matmul (bf16,
+    300x520x200, 128 x block_n x 64 blocks on 8 warps) as `compiled`."""
+    return f"""
 from tilelang_testing import load_module, REPO_ROOT
 kernels = load_module("bench_kernels", REPO_ROOT / "bench" / "kernels.py").define(tilelang.jit, tl)
-config = {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8,
-          "num_warps": 8, "num_stages": 4}
+config = {{"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": {block_n}, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8,
+          "num_warps": 8, "num_stages": {stages}}}
 m, n, k = 300, 520, 200
 a = Tensor((m, k), "bfloat16", 0x7F0000100000)
 b = Tensor((k, n), "bfloat16", 0x7F0000200000)
 c = Tensor((m, n), "bfloat16", 0x7F0000300000)
 descs = [tilelang.TensorDescriptor.from_tensor(a, [128, 64]),
-         tilelang.TensorDescriptor.from_tensor(b, [64, 256]),
-         tilelang.TensorDescriptor.from_tensor(c, [128, 256])]
+         tilelang.TensorDescriptor.from_tensor(b, [64, {block_n}]),
+         tilelang.TensorDescriptor.from_tensor(c, [128, {block_n}])]
 compiled = kernels["matmul_descriptor_kernel"][(6,)](*descs, m, n, k, **config)
-report["launch"] = fakecuda.last_launch()
+"""
+
+
+DESCRIPTORS = PRELUDE + descriptor_matmul(256, 4) + """report["launch"] = fakecuda.last_launch()
 report["link_info"] = next(iter(compiled.link_info.values()))
 report["encodes"] = fakecuda.encode_count()
 # Launched again with the same descriptors: the maps are not encoded again.
@@ -275,8 +282,9 @@ print(json.dumps(report))
     # The PTX as written spills already (budget 128 at 2 blocks): below it,
     # 1 block fits all 200.
     ("200", 1, 2, 200, 0),
-    # Nothing fits even at 1 block (budget 255): the PTX as written stays.
-    ("300,280", 2, 2, 128, 4 * (280 - 128)),
+    # Nothing fits even at 1 block (budget 255): the count with the least
+    # local memory wins, 1 block (100 bytes against 608 at 2).
+    ("300,280", 1, 2, 255, 4 * (280 - 255)),
 ])
 def test_the_occupancy_search_keeps_the_most_blocks_that_do_not_spill(library, registers, blocks, links, used,
                                                                       local):
@@ -295,23 +303,11 @@ def test_the_occupancy_search_keeps_the_most_blocks_that_do_not_spill(library, r
     assert report["links_after_cached"] == links
 
 
-TENSOR_CORE_OCCUPANCY = PRELUDE + """
-import re
-from tilelang_testing import load_module, REPO_ROOT
-from tilelang.jit import _current_arch
-kernels = load_module("bench_kernels", REPO_ROOT / "bench" / "kernels.py").define(tilelang.jit, tl)
 # 128x128x64 tiles in 3 stages: 96 KB of shared memory, so an sm_90 SM
 # holds 2 blocks of 8 warps.
-config = {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8,
-          "num_warps": 8, "num_stages": 3}
-m, n, k = 300, 520, 200
-a = Tensor((m, k), "bfloat16", 0x7F0000100000)
-b = Tensor((k, n), "bfloat16", 0x7F0000200000)
-c = Tensor((m, n), "bfloat16", 0x7F0000300000)
-descs = [tilelang.TensorDescriptor.from_tensor(a, [128, 64]),
-         tilelang.TensorDescriptor.from_tensor(b, [64, 128]),
-         tilelang.TensorDescriptor.from_tensor(c, [128, 128])]
-compiled = kernels["matmul_descriptor_kernel"][(6,)](*descs, m, n, k, **config)
+TENSOR_CORE_OCCUPANCY = PRELUDE + descriptor_matmul(128, 3) + """
+import re
+from tilelang.jit import _current_arch
 arch = _current_arch()
 report["info"] = compiled.link_info[arch]
 report["ptx_asks"] = ".minnctapersm" in compiled.asm["ptx"]
