@@ -287,8 +287,8 @@ def _min_width(widths: dict) -> Optional[int]:
 
 def static_findings(rows: List[dict]) -> List[str]:
     """What tilelang does worse than Triton on the same config: spills where
-    Triton does not, narrower global loads or stores, no PTX where Triton
-    has one."""
+    Triton does not, narrower global loads or stores, more stores split
+    into narrow accesses to adjacent bytes, no PTX where Triton has one."""
     pairs = {}
     for row in rows:
         pairs.setdefault((row["kernel"], row.get("problem", ""), row["config_index"]), {})[row["compiler"]] = row
@@ -307,6 +307,12 @@ def static_findings(rows: List[dict]) -> List[str]:
             mine, other = _min_width(ours["widths"][kind]), _min_width(theirs["widths"][kind])
             if mine is not None and other is not None and mine < other:
                 findings.append(f"{where}: tilelang's narrowest global {kind[:-1]} moves {mine} B, Triton's {other} B")
+        # Split stores write partial sectors (ptxstats._split); split loads
+        # are mostly served by L1, and both compilers leave some.
+        mine, other = ours.get("split", {}).get("stores", 0), theirs.get("split", {}).get("stores", 0)
+        if mine > other:
+            findings.append(f"{where}: tilelang splits {mine} global stores into narrow accesses to adjacent "
+                            f"bytes, Triton {other}")
     return findings
 
 
@@ -322,19 +328,20 @@ def static_markdown(rows: List[dict]) -> str:
         by_kernel.setdefault((row["kernel"], row.get("problem", "")), []).append(row)
     for (kernel, problem), kernel_rows in by_kernel.items():
         out += [f"## {kernel} ({problem})", "",
-                "| config | compiler | regs | spill B | shared KB | global loads | global stores "
+                "| config | compiler | regs | spill B | shared KB | global loads | global stores | split ld / st "
                 "| loop: bar / st.shared / ld.shared / shfl / wgmma waits |",
-                "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+                "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for row in sorted(kernel_rows, key=lambda r: (r["config_index"], r["compiler"])):
             if "error" in row:
                 out.append(f"| {row.get('config', row['config_index'])} | {row['compiler']} | error: "
-                           f"{row['error'][:120]} | | | | | |")
+                           f"{row['error'][:120]} | | | | | | |")
                 continue
             loop = row.get("loop")
             loop_text = " / ".join(str(loop[k]) for k in loop_keys) if loop else "no loop"
             out.append(f"| {row['config']} | {row['compiler']} | {row.get('registers')} | "
                        f"{row.get('spill_stores', 0)} | {row['shared'] / 1024:.1f} | "
                        f"{_fmt_widths(row['widths']['loads'])} | {_fmt_widths(row['widths']['stores'])} | "
+                       f"{row.get('split', {}).get('loads', 0)} / {row.get('split', {}).get('stores', 0)} | "
                        f"{loop_text} |")
         out.append("")
     findings = static_findings(rows)

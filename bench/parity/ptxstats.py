@@ -1,7 +1,7 @@
 """What a kernel's PTX says about how it runs, for comparing two compilers'
-code for one source: global access widths, the main loop's barriers,
-shared-memory accesses, shuffles and wgmma waits, and (through ptxas)
-registers and spills. Needs neither a GPU nor torch.
+code for one source: global access widths and split accesses, the main
+loop's barriers, shared-memory accesses, shuffles and wgmma waits, and
+(through ptxas) registers and spills. Needs neither a GPU nor torch.
 
 The main loop is the longest loop of the kernel's entry: the instructions
 between a label and the last branch back to it."""
@@ -19,6 +19,8 @@ from typing import Dict, List, Optional
 _LABEL = re.compile(r"^\s*(\$?[\w$]+):\s*$")
 _BRANCH = re.compile(r"\bbra(?:\.uni)?\s+(\$?[\w$]+)\s*;")
 _GLOBAL = re.compile(r"\b(ld|st)\.global((?:\.[\w:]+)*)")
+_ADDRESS = re.compile(r"\[\s*(%rd\d+)\s*(?:\+\s*(-?\d+))?\s*\]")
+_OFFSET = re.compile(r"\badd\.[su]64\s+(%rd\d+),\s*(%rd\d+),\s*(-?\d+)\s*;")
 _CP_ASYNC = re.compile(r"\bcp\.async\.(?:ca|cg)\.shared(?:::cta)?\.global(?:\.[\w:]+)*\s+\[[^]]*\],\s*\[[^]]*\],\s*(0x[0-9a-fA-F]+|\d+)\b")
 
 #: What is counted, by name, and the pattern of an instruction that counts.
@@ -92,6 +94,39 @@ def _widths(lines: List[str]) -> Dict[str, Dict[int, int]]:
     return {"loads": dict(sorted(loads.items())), "stores": dict(sorted(stores.items()))}
 
 
+def _split(lines: List[str]) -> Dict[str, int]:
+    """Global loads and stores narrower than 16 bytes whose thread also
+    accesses the bytes right before or after them with another instruction
+    of the same width: a run of contiguous elements that one thread covers
+    with several narrow accesses, so that a warp-wide instruction touches
+    every sector of the run's span but fills only a part of each (the warp's
+    lanes are a run apart). Addresses are followed through `add.s64 %a, %b,
+    constant` to a base register and a constant offset."""
+    base = {}
+    accesses = {"ld": collections.defaultdict(set), "st": collections.defaultdict(set)}
+    for line in lines:
+        offset = _OFFSET.search(line)
+        if offset:
+            target, source, constant = offset.groups()
+            root, start = base.get(source, (source, 0))
+            base[target] = (root, start + int(constant))
+            continue
+        access = _GLOBAL.search(line)
+        address = _ADDRESS.search(line)
+        if not access or not address:
+            continue
+        width = _access_bytes(access.group(2))
+        if not width or width >= 16:
+            continue
+        root, start = base.get(address.group(1), (address.group(1), 0))
+        accesses[access.group(1)][(root, width)].add(start + int(address.group(2) or 0))
+    counts = {}
+    for kind, name in (("ld", "loads"), ("st", "stores")):
+        counts[name] = sum(1 for (_, width), offsets in accesses[kind].items() for o in offsets
+                           if o + width in offsets or o - width in offsets)
+    return counts
+
+
 def main_loop(lines: List[str]) -> List[str]:
     """The longest loop's instructions (empty when there is no loop)."""
     labels = {}
@@ -110,11 +145,12 @@ def main_loop(lines: List[str]) -> List[str]:
 
 
 def analyze(ptx: str) -> dict:
-    """Counts over the whole entry and its main loop, and access widths."""
+    """Counts over the whole entry and its main loop, access widths and
+    split accesses."""
     lines = _entry_body(ptx)
     loop = main_loop(lines)
     return {"counts": _count(lines), "loop": _count(loop) if loop else None,
-            "loop_lines": len(loop), "widths": _widths(lines)}
+            "loop_lines": len(loop), "widths": _widths(lines), "split": _split(lines)}
 
 
 def find_ptxas() -> Optional[str]:

@@ -1,9 +1,11 @@
 """The parity harness's static mode as a test (bench/parity): every kernel of
 the corpus, in every config of its tuning space, compiled by tilelang and by
 Triton 3.6 for sm_90a from the same source. A config fails when tilelang
-does not compile what Triton compiles, spills where Triton does not, or
-moves fewer bytes per global access (its narrowest load or store) than
-Triton does. These are deterministic resource checks, not timings.
+does not compile what Triton compiles, spills where Triton does not, moves
+fewer bytes per global access (its narrowest load or store) than Triton
+does, or splits more stores into narrow accesses to adjacent bytes (partial
+sector writes) than Triton does. These are deterministic resource checks,
+not timings.
 
 Needs Triton (``pip install -e .[parity]``; scripts/setup.sh installs it)
 and ptxas (the CUDA toolkit's or Triton's); skipped without them.
@@ -78,3 +80,38 @@ def test_static_findings_name_spills_narrow_accesses_and_failures():
     assert parity.static_findings([row("tilelang", loads={0: 4}), row("triton", loads={16: 4})]) == []
     assert parity.static_findings([row("tilelang", error="boom"), row("triton")]) == \
         ["k (p) c: tilelang does not compile it (boom)"]
+    split = row("tilelang")
+    split["split"] = {"loads": 64, "stores": 32}
+    triton_split = row("triton")
+    triton_split["split"] = {"loads": 64, "stores": 0}
+    assert parity.static_findings([split, triton_split]) == \
+        ["k (p) c: tilelang splits 32 global stores into narrow accesses to adjacent bytes, Triton 0"]
+    # Split loads alone are not a finding (L1 serves the later instructions).
+    split["split"] = {"loads": 64, "stores": 0}
+    assert parity.static_findings([split, triton_split]) == []
+
+
+def test_split_accesses_follow_constant_offsets():
+    # One thread storing 8 adjacent bf16 with 2-byte stores (a run of 8 per
+    # thread): every store is split. Loads 256 bytes apart (one element per
+    # thread, lanes contiguous) and 16-byte stores are not.
+    ptx = """.visible .entry k(
+)
+{
+	add.s64 	%rd2, %rd1, 2;
+	add.s64 	%rd3, %rd2, 2;
+	add.s64 	%rd4, %rd1, 256;
+	add.s64 	%rd5, %rd4, 256;
+	@%p1 st.global.b16 [ %rd1 + 0 ], { %rs1 };
+	@%p2 st.global.b16 [ %rd2 + 0 ], { %rs2 };
+	st.global.b16 [%rd3], %rs3;
+	st.global.b16 [%rd1+6], %rs4;
+	@%p1 ld.global.b16 %rs5, [ %rd4 + 0 ];
+	@%p1 ld.global.b16 %rs6, [ %rd5 + 0 ];
+	ld.global.b16 %rs7, [ %rd1 + 512 ];
+	st.global.v4.b32 [%rd6], {%r1, %r2, %r3, %r4};
+	st.global.v4.b32 [%rd6+16], {%r1, %r2, %r3, %r4};
+	ret;
+}
+"""
+    assert parity.ptxstats.analyze(ptx)["split"] == {"loads": 0, "stores": 4}

@@ -202,3 +202,154 @@ func.func @shared_index_computations(%k: !tile.ptr<f16> {tile.divisibility = 16 
   %vt = tile.load %vp, %mask, %zero : tensor<64x64x!tile.ptr<f16>>
   return %kt, %vt : tensor<64x64xf16>, tensor<64x64xf16>
 }
+
+// One row per program as RMSNorm's users write it: x at p + row * stride +
+// cols (the stride's divisibility unknown, so 2-byte aligned), the weight at
+// w + cols (16-byte aligned, 8 elements), all masked by cols < n with n of
+// unknown divisibility, and y stored like x. The weight's pointers alone
+// would ask for 8 elements per thread; but the mask changes at every
+// element, so no access can be wider than one element, and 8 per thread
+// would only leave each warp-wide store instruction writing 2 bytes in
+// every 16 (8 partial writes per sector instead of one whole one). The
+// group takes one element per thread: every load and store instruction
+// covers 64 contiguous bytes per warp.
+// CHECK-LABEL: func @row_masked_unaligned
+// CHECK: tile.load %{{.*}}, %{{.*}}, %{{.*}} : tensor<1024x!tile.ptr<bf16>, #[[V1]]>
+// CHECK: tile.load %{{.*}}, %{{.*}}, %{{.*}} : tensor<1024x!tile.ptr<bf16>, #[[V1]]>
+// CHECK: tile.store %{{.*}}, %{{.*}}, %{{.*}} : tensor<1024x!tile.ptr<bf16>, #[[V1]]>
+func.func @row_masked_unaligned(%x: !tile.ptr<bf16> {tile.divisibility = 16 : i32},
+                                %w: !tile.ptr<bf16> {tile.divisibility = 16 : i32},
+                                %y: !tile.ptr<bf16> {tile.divisibility = 16 : i32},
+                                %stride: i32, %n: i32) {
+  %row = tile.program_id x : i32
+  %start = arith.muli %row, %stride : i32
+  %cols = tile.make_range 0 to 1024 : tensor<1024xi32>
+  %nv = tile.splat %n : i32 -> tensor<1024xi32>
+  %mask = arith.cmpi slt, %cols, %nv : tensor<1024xi32>
+  %zero = arith.constant dense<0.000000e+00> : tensor<1024xbf16>
+  %sv = tile.splat %start : i32 -> tensor<1024xi32>
+  %off = arith.addi %sv, %cols : tensor<1024xi32>
+  %xb = tile.splat %x : !tile.ptr<bf16> -> tensor<1024x!tile.ptr<bf16>>
+  %xp = tile.addptr %xb, %off : tensor<1024x!tile.ptr<bf16>>, tensor<1024xi32>
+  %xv = tile.load %xp, %mask, %zero : tensor<1024x!tile.ptr<bf16>>
+  %wb = tile.splat %w : !tile.ptr<bf16> -> tensor<1024x!tile.ptr<bf16>>
+  %wp = tile.addptr %wb, %cols : tensor<1024x!tile.ptr<bf16>>, tensor<1024xi32>
+  %wv = tile.load %wp, %mask, %zero : tensor<1024x!tile.ptr<bf16>>
+  %prod = arith.mulf %xv, %wv : tensor<1024xbf16>
+  %yb = tile.splat %y : !tile.ptr<bf16> -> tensor<1024x!tile.ptr<bf16>>
+  %yp = tile.addptr %yb, %off : tensor<1024x!tile.ptr<bf16>>, tensor<1024xi32>
+  tile.store %yp, %prod, %mask : tensor<1024x!tile.ptr<bf16>>
+  return
+}
+
+// The same row with n and the stride divisible by 16: the mask is constant
+// over runs of 16 and the rows are aligned, so every access is 8 elements
+// (16 bytes) wide and the group keeps 8 per thread.
+// CHECK-LABEL: func @row_masked_aligned
+// CHECK: tile.load %{{.*}}, %{{.*}}, %{{.*}} : tensor<1024x!tile.ptr<bf16>, #[[V8]]>
+// CHECK: tile.load %{{.*}}, %{{.*}}, %{{.*}} : tensor<1024x!tile.ptr<bf16>, #[[V8]]>
+// CHECK: tile.store %{{.*}}, %{{.*}}, %{{.*}} : tensor<1024x!tile.ptr<bf16>, #[[V8]]>
+func.func @row_masked_aligned(%x: !tile.ptr<bf16> {tile.divisibility = 16 : i32},
+                              %w: !tile.ptr<bf16> {tile.divisibility = 16 : i32},
+                              %y: !tile.ptr<bf16> {tile.divisibility = 16 : i32},
+                              %stride: i32 {tile.divisibility = 16 : i32},
+                              %n: i32 {tile.divisibility = 16 : i32}) {
+  %row = tile.program_id x : i32
+  %start = arith.muli %row, %stride : i32
+  %cols = tile.make_range 0 to 1024 : tensor<1024xi32>
+  %nv = tile.splat %n : i32 -> tensor<1024xi32>
+  %mask = arith.cmpi slt, %cols, %nv : tensor<1024xi32>
+  %zero = arith.constant dense<0.000000e+00> : tensor<1024xbf16>
+  %sv = tile.splat %start : i32 -> tensor<1024xi32>
+  %off = arith.addi %sv, %cols : tensor<1024xi32>
+  %xb = tile.splat %x : !tile.ptr<bf16> -> tensor<1024x!tile.ptr<bf16>>
+  %xp = tile.addptr %xb, %off : tensor<1024x!tile.ptr<bf16>>, tensor<1024xi32>
+  %xv = tile.load %xp, %mask, %zero : tensor<1024x!tile.ptr<bf16>>
+  %wb = tile.splat %w : !tile.ptr<bf16> -> tensor<1024x!tile.ptr<bf16>>
+  %wp = tile.addptr %wb, %cols : tensor<1024x!tile.ptr<bf16>>, tensor<1024xi32>
+  %wv = tile.load %wp, %mask, %zero : tensor<1024x!tile.ptr<bf16>>
+  %prod = arith.mulf %xv, %wv : tensor<1024xbf16>
+  %yb = tile.splat %y : !tile.ptr<bf16> -> tensor<1024x!tile.ptr<bf16>>
+  %yp = tile.addptr %yb, %off : tensor<1024x!tile.ptr<bf16>>, tensor<1024xi32>
+  tile.store %yp, %prod, %mask : tensor<1024x!tile.ptr<bf16>>
+  return
+}
+
+// Where one member can use wide accesses, the group keeps them: the weight
+// is loaded unmasked, 8 elements at a time, so the group takes 8 per thread
+// although the unaligned store is left writing one element at a time.
+// CHECK-LABEL: func @row_wide_load_kept
+// CHECK: tile.load %{{.*}}, %{{.*}}, %{{.*}} : tensor<1024x!tile.ptr<bf16>, #[[V8]]>
+// CHECK: tile.load %{{.*}} : tensor<1024x!tile.ptr<bf16>, #[[V8]]>
+// CHECK: tile.store %{{.*}}, %{{.*}}, %{{.*}} : tensor<1024x!tile.ptr<bf16>, #[[V8]]>
+func.func @row_wide_load_kept(%x: !tile.ptr<bf16> {tile.divisibility = 16 : i32},
+                              %w: !tile.ptr<bf16> {tile.divisibility = 16 : i32},
+                              %y: !tile.ptr<bf16> {tile.divisibility = 16 : i32},
+                              %stride: i32, %n: i32) {
+  %row = tile.program_id x : i32
+  %start = arith.muli %row, %stride : i32
+  %cols = tile.make_range 0 to 1024 : tensor<1024xi32>
+  %nv = tile.splat %n : i32 -> tensor<1024xi32>
+  %mask = arith.cmpi slt, %cols, %nv : tensor<1024xi32>
+  %zero = arith.constant dense<0.000000e+00> : tensor<1024xbf16>
+  %sv = tile.splat %start : i32 -> tensor<1024xi32>
+  %off = arith.addi %sv, %cols : tensor<1024xi32>
+  %xb = tile.splat %x : !tile.ptr<bf16> -> tensor<1024x!tile.ptr<bf16>>
+  %xp = tile.addptr %xb, %off : tensor<1024x!tile.ptr<bf16>>, tensor<1024xi32>
+  %xv = tile.load %xp, %mask, %zero : tensor<1024x!tile.ptr<bf16>>
+  %wb = tile.splat %w : !tile.ptr<bf16> -> tensor<1024x!tile.ptr<bf16>>
+  %wp = tile.addptr %wb, %cols : tensor<1024x!tile.ptr<bf16>>, tensor<1024xi32>
+  %wv = tile.load %wp : tensor<1024x!tile.ptr<bf16>>
+  %prod = arith.mulf %xv, %wv : tensor<1024xbf16>
+  %yb = tile.splat %y : !tile.ptr<bf16> -> tensor<1024x!tile.ptr<bf16>>
+  %yp = tile.addptr %yb, %off : tensor<1024x!tile.ptr<bf16>>, tensor<1024xi32>
+  tile.store %yp, %prod, %mask : tensor<1024x!tile.ptr<bf16>>
+  return
+}
+
+// Loads alone keep their pointers' width under a mask that splits them
+// (as Triton's coalescing: L1 serves the later instructions' gaps): the row
+// sum's group has no store.
+// CHECK-LABEL: func @row_sum_masked
+// CHECK: tile.load %{{.*}}, %{{.*}}, %{{.*}} : tensor<1024x!tile.ptr<bf16>, #[[V8]]>
+func.func @row_sum_masked(%w: !tile.ptr<bf16> {tile.divisibility = 16 : i32},
+                          %out: !tile.ptr<bf16>, %n: i32) {
+  %cols = tile.make_range 0 to 1024 : tensor<1024xi32>
+  %nv = tile.splat %n : i32 -> tensor<1024xi32>
+  %mask = arith.cmpi slt, %cols, %nv : tensor<1024xi32>
+  %zero = arith.constant dense<0.000000e+00> : tensor<1024xbf16>
+  %wb = tile.splat %w : !tile.ptr<bf16> -> tensor<1024x!tile.ptr<bf16>>
+  %wp = tile.addptr %wb, %cols : tensor<1024x!tile.ptr<bf16>>, tensor<1024xi32>
+  %wv = tile.load %wp, %mask, %zero : tensor<1024x!tile.ptr<bf16>>
+  %sum = tile.reduce %wv axis = 0 : tensor<1024xbf16> -> bf16 {
+  ^bb0(%a: bf16, %b: bf16):
+    %t = arith.addf %a, %b : bf16
+    tile.reduce.return %t : bf16
+  }
+  tile.store %out, %sum : !tile.ptr<bf16>
+  return
+}
+
+// A scan's results have its sources' layouts: its source (an aligned f32
+// load, 4 per thread) and its result (stored through unaligned pointers, 1
+// per thread) are one group, which takes the load's 4.
+// CHECK-LABEL: func @scan_one_group
+// CHECK: %[[V:.*]] = tile.load %{{.*}} : tensor<1024x!tile.ptr<f32>, #[[V4]]>
+// CHECK: tile.scan %[[V]] axis = 0 : tensor<1024xf32, #[[V4]]>
+// CHECK: tile.store %{{.*}}, %{{.*}} : tensor<1024x!tile.ptr<f32>, #[[V4]]>
+func.func @scan_one_group(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32},
+                          %y: !tile.ptr<f32>) {
+  %r = tile.make_range 0 to 1024 : tensor<1024xi32>
+  %xb = tile.splat %x : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
+  %xp = tile.addptr %xb, %r : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  %v = tile.load %xp : tensor<1024x!tile.ptr<f32>>
+  %c = tile.scan %v axis = 0 : tensor<1024xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.addf %a, %b : f32
+    tile.scan.return %t : f32
+  }
+  %yb = tile.splat %y : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
+  %yp = tile.addptr %yb, %r : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  tile.store %yp, %c : tensor<1024x!tile.ptr<f32>>
+  return
+}

@@ -71,6 +71,35 @@ def test_layernorm_forward(rows, cols):
     assert (y.double() - ref_y).abs().max().item() < 2e-2
 
 
+@tilelang.jit
+def _rms_norm_rows(X, Y, W, stride, N, eps, BLOCK_SIZE: tl.constexpr):
+    # As RMSNorm's users write it: rows whose starts and length are not
+    # multiples of a vector, the weight aligned, everything masked by
+    # cols < N (one element per access; coalescing gives the group one
+    # element per thread, so that the stores have no gaps).
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_SIZE)
+    mask = cols < N
+    x = tl.load(X + row * stride + cols, mask=mask, other=0.0).to(tl.float32)
+    w = tl.load(W + cols, mask=mask, other=0.0).to(tl.float32)
+    rstd = tl.rsqrt(tl.sum(x * x, axis=0) / N + eps)
+    tl.store(Y + row * stride + cols, (x * rstd * w).to(Y.dtype.element_ty), mask=mask)
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("rows,cols,warps", [(37, 3000, 4), (5, 1000, 8), (300, 4000 + 8, 2)])
+def test_rms_norm_on_unaligned_rows(dtype, rows, cols, warps):
+    x = fresh(rows, cols, dtype=dtype)
+    w = (torch.rand(cols, device="cuda") + 0.5).to(dtype)
+    y = poisoned_like(x)
+    _rms_norm_rows[(rows,)](x, y, w, x.stride(0), cols, 1e-6, BLOCK_SIZE=tilelang.next_power_of_2(cols),
+                            num_warps=warps)
+    xd = x.double()
+    ref = xd / torch.sqrt((xd * xd).mean(dim=1, keepdim=True) + 1e-6) * w.double()
+    # A product: the error is the output's rounding (bf16 2^-8) and the fp32 sum.
+    assert ((y.double() - ref).abs() / (ref.abs() + 1e-3)).max().item() < 1e-2
+
+
 @pytest.mark.parametrize("search", [True, False])
 @pytest.mark.parametrize("cols,block,warps", [(8192 + 100, 8192, 8), (12288, 16384, 8), (12288, 16384, 16)])
 def test_occupancy_search_links_wide_rows_without_spilling(cols, block, warps, search, monkeypatch):

@@ -20,6 +20,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "llvm/ADT/MapVector.h"
+
 namespace tilelang::tilegpu {
 #define GEN_PASS_DEF_TILEGPUCOALESCE
 #include "tilelang/Dialect/TileGPU/Transforms/Passes.h.inc"
@@ -74,7 +76,14 @@ private:
 /// A memory op's proposed layout and how wide its accesses would be.
 struct Proposal {
   BlockedEncodingAttr layout;
+  /// Elements per access as far as the pointers allow (contiguity and
+  /// alignment along the layout's fastest dimension).
   unsigned elementsPerAccess = 0;
+  /// Of those, what one access can cover once the mask is applied: a mask
+  /// that changes every element (`cols < N` for an N of unknown
+  /// divisibility) splits every vector into single-element accesses.
+  unsigned usableElementsPerAccess = 0;
+  bool isStore = false;
 };
 
 /// Whether `op` computes elementwise over tensors of one shape, so that all
@@ -163,7 +172,9 @@ public:
 
 private:
   /// The layout giving `ptr`'s accesses the widest coalesced vectors.
-  Proposal propose(Value ptr);
+  Proposal propose(Value ptr, Value mask, bool isStore);
+  /// The layout a group of memory ops takes.
+  BlockedEncodingAttr choose(ArrayRef<std::pair<Value, Proposal>> members);
   void collectGroups();
   void retype(Value value, Attribute layout);
   void repairDerivedLayouts();
@@ -179,7 +190,7 @@ private:
 
 } // namespace
 
-Proposal Coalescer::propose(Value ptr) {
+Proposal Coalescer::propose(Value ptr, Value mask, bool isStore) {
   auto type = cast<RankedTensorType>(ptr.getType());
   AxisInfo axis = axisInfo.get(ptr);
   unsigned rank = type.getRank();
@@ -197,30 +208,71 @@ Proposal Coalescer::propose(Value ptr) {
       1, type.getNumElements() / (numWarps * TileGPUDialect::kThreadsPerWarp));
   width = std::min<unsigned>(width, llvm::bit_floor(
                                         static_cast<uint64_t>(elementsPerThread)));
+  unsigned usable = llvm::bit_floor(
+      std::min(width, axisInfo.getMaskConstancy(mask, order[0])));
   SmallVector<unsigned> sizePerThread(rank, 1);
   sizePerThread[order[0]] = width;
   return {getBlockedEncoding(module.getContext(), type.getShape(),
                              sizePerThread, order, numWarps),
-          width};
+          width, std::max(1u, usable), isStore};
+}
+
+BlockedEncodingAttr
+Coalescer::choose(ArrayRef<std::pair<Value, Proposal>> members) {
+  // The widest proposal; the first in program order on ties, so loads
+  // written before stores lead.
+  const std::pair<Value, Proposal> *best = &members.front();
+  for (const auto &member : members)
+    if (member.second.elementsPerAccess > best->second.elementsPerAccess)
+      best = &member;
+  BlockedEncodingAttr layout = best->second.layout;
+  unsigned width = best->second.elementsPerAccess;
+  // A store whose accesses are narrower than the elements a thread holds
+  // contiguously writes with gaps: each warp-wide store instruction touches
+  // `width / usable` times as many sectors as it fills, partially, and the
+  // L2 takes every partial write (loads with gaps are mostly served by L1
+  // on the later instructions). When no member of the group can use more
+  // than `usable` elements per access anyway (masks that change every
+  // element, unaligned rows), the group takes that width: loads and stores
+  // then cover whole sectors per instruction, and no access loses a vector.
+  unsigned fastest = layout.getOrder().front();
+  bool gappedStore = false;
+  unsigned usable = 1;
+  for (const auto &member : members) {
+    const Proposal &proposal = member.second;
+    if (proposal.layout.getOrder().front() != fastest)
+      return layout;
+    usable = std::max(usable, proposal.usableElementsPerAccess);
+    gappedStore |= proposal.isStore && proposal.usableElementsPerAccess < width;
+  }
+  if (!gappedStore || usable >= width)
+    return layout;
+  SmallVector<unsigned> sizePerThread(layout.getRank(), 1);
+  sizePerThread[fastest] = usable;
+  return getBlockedEncoding(
+      module.getContext(),
+      cast<RankedTensorType>(best->first.getType()).getShape(), sizePerThread,
+      SmallVector<unsigned>(layout.getOrder()), numWarps);
 }
 
 void Coalescer::collectGroups() {
   module.walk([&](Operation *op) {
     // Memory ops propose layouts for their group.
-    Value ptr;
-    if (auto load = dyn_cast<tile::LoadOp>(op))
+    Value ptr, mask;
+    if (auto load = dyn_cast<tile::LoadOp>(op)) {
       ptr = load.getPtr();
-    else if (auto store = dyn_cast<tile::StoreOp>(op))
+      mask = load.getMask();
+    } else if (auto store = dyn_cast<tile::StoreOp>(op)) {
       ptr = store.getPtr();
-    else if (auto rmw = dyn_cast<tile::AtomicRMWOp>(op))
+      mask = store.getMask();
+    } else if (auto rmw = dyn_cast<tile::AtomicRMWOp>(op))
       ptr = rmw.getPtr();
     else if (auto cas = dyn_cast<tile::AtomicCASOp>(op))
       ptr = cas.getPtr();
     if (ptr && isa<RankedTensorType>(ptr.getType()) &&
         isa<BlockedEncodingAttr>(
             cast<RankedTensorType>(ptr.getType()).getEncoding())) {
-      Proposal proposal = propose(ptr);
-      proposals.push_back({ptr, proposal});
+      proposals.push_back({ptr, propose(ptr, mask, isa<tile::StoreOp>(op))});
     }
 
     // Values that must share a layout.
@@ -238,6 +290,12 @@ void Coalescer::collectGroups() {
     }
     if (auto broadcast = dyn_cast<tile::BroadcastOp>(op))
       groups.unite(broadcast.getSrc(), broadcast.getResult());
+    // A scan's results have its sources' types, layouts included: one group
+    // (its sources and results may otherwise land in groups that choose
+    // differently, and nothing repairs a scan).
+    if (auto scan = dyn_cast<tile::ScanOp>(op))
+      for (Value value : llvm::concat<Value>(scan.getSrcs(), scan.getResult()))
+        groups.unite(scan.getSrcs().front(), value);
     if (auto forOp = dyn_cast<scf::ForOp>(op)) {
       for (auto [init, arg, yielded, result] : llvm::zip_equal(
                forOp.getInitArgs(), forOp.getRegionIterArgs(),
@@ -343,22 +401,21 @@ void Coalescer::repairDerivedLayouts() {
 void Coalescer::run() {
   unshareScalarComputations(module);
   collectGroups();
-  // Each group takes its widest proposal (the first in program order wins
-  // ties, so loads written before stores lead).
-  llvm::DenseMap<Value, Proposal> chosen;
-  for (auto &[ptr, proposal] : proposals) {
-    Proposal &best = chosen[groups.find(ptr)];
-    if (!best.layout || proposal.elementsPerAccess > best.elementsPerAccess)
-      best = proposal;
-  }
+  // Each group's proposals, in program order.
+  llvm::MapVector<Value, SmallVector<std::pair<Value, Proposal>>> members;
+  for (auto &entry : proposals)
+    members[groups.find(entry.first)].push_back(entry);
+  llvm::DenseMap<Value, BlockedEncodingAttr> chosen;
+  for (auto &[root, group] : members)
+    chosen[root] = choose(group);
   for (Value value : groups.values()) {
     auto it = chosen.find(groups.find(value));
     if (it == chosen.end())
       continue;
     auto type = cast<RankedTensorType>(value.getType());
     // Blocked layouts of one rank fit every shape of that rank.
-    if (it->second.layout.getRank() == type.getRank())
-      retype(value, it->second.layout);
+    if (it->second.getRank() == type.getRank())
+      retype(value, it->second);
   }
   // Function signatures follow their arguments and returned values.
   module.walk([&](func::FuncOp func) {
