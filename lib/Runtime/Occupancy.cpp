@@ -115,15 +115,24 @@ int blocksWithRegisters(const SMLimits &limits, int threadsPerBlock,
 
 /// The most blocks in (0, spilling) that Fit, by bisection (assuming that
 /// a kernel spilling at some count spills at every larger one); 0 when
-/// none does or a trial fails.
-static int mostBlocksBelow(int spilling,
-                           const std::function<OccupancyTrial(int)> &tryBlocks) {
+/// none does, -1 when a trial fails. `leastLocal` (which starts as
+/// `spilling`, of `spillingLocal` bytes) becomes the count tried that
+/// needs the least local memory, the most blocks among equals.
+static int
+mostBlocksBelow(int spilling, long long spillingLocal, int &leastLocal,
+                const std::function<OccupancyTrial(int)> &tryBlocks) {
   int low = 0, high = spilling; // `high` spills; `low` fits (0: none known).
+  leastLocal = spilling;
+  long long least = spillingLocal;
   while (high - low > 1) {
     int middle = low + (high - low) / 2;
     OccupancyTrial trial = tryBlocks(middle);
     if (trial.outcome == OccupancyTrial::Failed)
-      return 0;
+      return -1;
+    if (trial.outcome == OccupancyTrial::Spills && trial.localBytes < least) {
+      least = trial.localBytes;
+      leastLocal = middle;
+    }
     (trial.outcome == OccupancyTrial::Fits ? low : high) = middle;
   }
   return low;
@@ -136,10 +145,17 @@ int searchMinBlocksPerSM(int base, int top, const SMLimits &limits,
   if (first.outcome == OccupancyTrial::Failed)
     return base;
   // The lowering's floor asks for more blocks than the kernel's registers
-  // allow: fewer blocks without local memory beat more that spill.
+  // allow: fewer blocks without local memory beat more that spill. Where
+  // every count spills (a row too wide for even 255 registers), the
+  // bisection goes down to one block; the least local memory wins, as a
+  // spilled value is reloaded at every use (a 2-warp row of 12288 fp16:
+  // 1192 bytes at 8 blocks of 128 registers, 608 at 4 of 255).
   if (first.outcome == OccupancyTrial::Spills) {
-    int fits = mostBlocksBelow(base, tryBlocks);
-    return fits > 0 ? fits : base;
+    int leastLocal = base;
+    int fits = mostBlocksBelow(base, first.localBytes, leastLocal, tryBlocks);
+    if (fits < 0)
+      return base;
+    return fits > 0 ? fits : leastLocal;
   }
   if (top <= base)
     return base;

@@ -369,8 +369,10 @@ Status linkPTX(const std::string &ptx, const std::string &name,
   }
   // Each trial is linked and loaded into a throw-away module for its local
   // memory and registers. The PTX as written is the first trial: its image
-  // is kept (the answer unless a larger count fits), and its link error, if
-  // any, is the one reported; of the others only those that fit are kept.
+  // is kept (the answer unless another count wins), and its link error, if
+  // any, is the one reported; of the others those that fit or spill are
+  // kept (where every count spills, the one with the least local memory
+  // wins).
   std::map<int, std::string> images;
   Status asWritten;
   result.minBlocksPerSM = searchMinBlocksPerSM(
@@ -390,16 +392,18 @@ Status linkPTX(const std::string &ptx, const std::string &name,
         }
         int localBytes = -1;
         bool read = readResources(image, name, localBytes, trial.registers);
-        if (read)
+        if (read) {
           trial.outcome = localBytes == 0 ? OccupancyTrial::Fits
                                           : OccupancyTrial::Spills;
-        if (blocks == base || trial.outcome == OccupancyTrial::Fits)
+          trial.localBytes = localBytes;
+        }
+        if (blocks == base || trial.outcome != OccupancyTrial::Failed)
           images[blocks] = std::move(image);
         return trial;
       });
   if (!asWritten.ok)
     return asWritten;
-  // The search answers the base or a count that fit: both kept.
+  // The search answers the base or a count it linked: both kept.
   cubin = std::move(images[result.minBlocksPerSM]);
   return Status::success();
 }

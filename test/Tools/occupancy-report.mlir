@@ -8,9 +8,13 @@
 // block's size implies, and the search runs all the same (an SM holds 4).
 // A tensor-core kernel asks for nothing: the search starts from the PTX as
 // written and adds a count only where more blocks fit without local memory.
+// Over 16384-wide rows and 2 warps (256 elements a thread) every count
+// spills; the least local memory wins (4 blocks of 255 registers, not the
+// floor's 8 of 128).
 // RUN: %if ptxas %{ tilelang-compile %S/../Target/PTX/layernorm.mlir --arch=sm_90a --num-warps=8 --report -o /dev/null 2>&1 | FileCheck %s --check-prefix=NARROW %}
 // RUN: %if ptxas %{ sed 's/1024/8192/g' %S/../Target/PTX/layernorm.mlir | tilelang-compile - --arch=sm_90a --num-warps=8 --report -o /dev/null 2>&1 | FileCheck %s --check-prefix=WIDE %}
 // RUN: %if ptxas %{ sed 's/1024/8192/g' %S/../Target/PTX/layernorm.mlir | tilelang-compile - --arch=sm_90a --num-warps=16 --report -o /dev/null 2>&1 | FileCheck %s --check-prefix=SIXTEEN %}
+// RUN: %if ptxas %{ sed 's/1024/16384/g' %S/../Target/PTX/layernorm.mlir | tilelang-compile - --arch=sm_90a --num-warps=2 --report -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPILLING %}
 // RUN: %if ptxas %{ tilelang-compile %S/../Target/PTX/matmul.mlir --arch=sm_90a --report -o /dev/null 2>&1 | FileCheck %s --check-prefix=DOT %}
 
 // NARROW: occupancy search ({{.*}}the PTX asks for 2 blocks per SM, an sm_90a SM holds 8 of 256 threads):
@@ -25,6 +29,11 @@
 // SIXTEEN: occupancy search ({{.*}}the PTX asks for 1 block per SM, an sm_90a SM holds 4 of 512 threads):
 // SIXTEEN-NEXT: 1 block: {{[0-9]+}} registers, 0 bytes of local memory
 // SIXTEEN: kept: {{[1-4]}} block{{s?}} per SM
+
+// SPILLING: occupancy search ({{.*}}the PTX asks for 8 blocks per SM, an sm_90a SM holds 32 of 64 threads):
+// SPILLING-NEXT: 8 blocks: 128 registers, {{[1-9][0-9]*}} bytes of local memory
+// SPILLING-NEXT: 4 blocks: 255 registers, {{[1-9][0-9]*}} bytes of local memory
+// SPILLING: kept: 4 blocks per SM{{$}}
 
 // DOT: resources (
 // DOT: occupancy search ({{.*}}the PTX asks for nothing, an sm_90a SM holds {{[0-9]+}} of {{[0-9]+}} threads):

@@ -313,6 +313,7 @@ void reportOccupancySearch(const std::string &ptxas,
         trial.outcome = local == 0 ? OccupancyTrial::Fits
                         : local > 0 ? OccupancyTrial::Spills
                                     : OccupancyTrial::Failed;
+        trial.localBytes = local;
         return trial;
       });
   std::cerr << "  kept: " << blocksText(kept) << (kept ? " per SM" : "");

@@ -71,11 +71,12 @@ TILELANG_API int blocksWithRegisters(const SMLimits &limits,
                                      int threadsPerBlock, int registers);
 
 /// What compiling a kernel for a number of blocks per SM gave: whether it
-/// needs no local memory (Fits), needs some (Spills) or failed, and the
-/// registers a thread takes.
+/// needs no local memory (Fits), needs some (Spills) or failed, the
+/// registers a thread takes and the local memory it needs.
 struct OccupancyTrial {
   enum Outcome { Fits, Spills, Failed } outcome = Failed;
   int registers = 0;
+  long long localBytes = 0;
 };
 
 /// The blocks per SM to compile a kernel for, given the count its PTX asks
@@ -88,15 +89,16 @@ struct OccupancyTrial {
 /// `base` is tried first. If it fails, that is the answer. If it spills
 /// (the lowering's floor of resident warps asks for more than the kernel's
 /// registers allow), the most blocks below it that Fit, by bisection, win;
-/// if none does, `base`. If its registers already give at least three
+/// if none does, the count tried with the least local memory (the most
+/// blocks among equals). If its registers already give at least three
 /// quarters of the SM's threads (or `top` blocks), `base`. Otherwise `top`,
 /// then a bisection between the two. Both bisections assume that a kernel
 /// spilling at some count also spills at every larger one (where the
 /// compiler does otherwise the search settles lower than it could, never on
 /// a count that spills); a failed trial ends a search with `base`. Measured
 /// on memory-bound kernels, more resident blocks won wherever they did not
-/// spill, and fewer blocks without local memory beat more with it
-/// (docs/runtime.md, "Occupancy search").
+/// spill, and fewer blocks without local memory, or with less of it, beat
+/// more with more of it (docs/runtime.md, "Occupancy search").
 TILELANG_API int searchMinBlocksPerSM(
     int base, int top, const SMLimits &limits, int threadsPerBlock,
     const std::function<OccupancyTrial(int)> &tryBlocks);
