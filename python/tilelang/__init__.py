@@ -19,6 +19,8 @@ from tilelang._version import __version__
 # waits for. Without the extension, importing still works (compiling and
 # launching then raise its import error).
 import tilelang.frontend.codegen  # noqa: E402,F401
+import tilelang.cache  # noqa: E402,F401
+import tilelang.ir_index  # noqa: E402,F401
 
 try:  # noqa: SIM105
     import tilelang._C  # noqa: E402,F401

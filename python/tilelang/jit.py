@@ -137,6 +137,9 @@ class CompiledKernel:
         self._written: Optional[frozenset] = None
         # Per arch: stage texts read from a cache entry when first asked for.
         self._stage_texts: Dict[str, Dict[str, str]] = {}
+        # The tile-IR index key whose record is still to be written (see
+        # JITFunction.compile), or None.
+        self._index_key: Optional[str] = None
 
     def __repr__(self) -> str:
         sig = ", ".join(f"{k}: {v}" for k, v in self.signature.items())
@@ -200,6 +203,11 @@ class CompiledKernel:
                           "signature": self.signature, "constexprs": {k: repr(v) for k, v in self.constexprs.items()}}
                 cache.store(key, compiled.asm, cubin, fields, replace=entry is not None)
                 cache.dump_ir(compiled.name, key, compiled.asm)
+            if self._index_key is not None:
+                from tilelang import ir_index
+
+                ir_index.store(self._index_key, self.name, self.asm["tile-src"], self.asm["tile"], self.arg_names)
+                self._index_key = None
             self._ptx[arch] = compiled
             if cubin is not None:
                 self._cubin[arch] = cubin
@@ -523,9 +531,32 @@ class JITFunction(_Subscriptable):
         cached = self.cache.get(key)
         if cached is not None:
             return cached
-        kernel = self._compile(types, sig_text, constexprs, specialization, num_warps, num_stages, debug, maxnreg)
+        # A specialization another process put through the frontend is
+        # read from the tile-IR index instead (tilelang.ir_index).
+        from tilelang import ir_index
+
+        index_key = ir_index.key(self, sig_text, constexprs, specialization, num_warps, num_stages, debug, maxnreg)
+        record = ir_index.load(index_key) if index_key else None
+        if record is not None:
+            kernel = self._from_index(record, sig_text, constexprs, specialization, num_warps, num_stages, maxnreg)
+        else:
+            kernel = self._compile(types, sig_text, constexprs, specialization, num_warps, num_stages, debug,
+                                   maxnreg)
+            # Written with the kernel's cache entry (CompiledKernel._build),
+            # into a cache directory that is there and trusted by then.
+            kernel._index_key = index_key
         self.cache[key] = kernel
         return kernel
+
+    def _from_index(self, record, sig_text, constexprs, specialization, num_warps, num_stages, maxnreg):
+        """The CompiledKernel of an index record (see compile)."""
+        from tilelang.ir import run_pipeline
+
+        text, buffer = record["tile_src"], f"<tile-ir of {self.__name__}>"
+        asm = StageIR({"tile-src": text, "tile": record["tile"]},
+                      {"tile-opt": lambda: run_pipeline(text, "canonicalize,cse", source_name=buffer)})
+        return CompiledKernel(record["name"], dict(sig_text), dict(constexprs), dict(specialization), num_warps,
+                              num_stages, asm, list(record["runtime"]), 0.0, maxnreg)
 
     def _compile(self, types, sig_text, constexprs, specialization, num_warps, num_stages, debug, maxnreg=None):
         from tilelang.frontend.codegen import generate

@@ -47,9 +47,10 @@ def cache_dir(tmp_path, monkeypatch):
 
 
 def entries(directory: pathlib.Path):
-    """Published entry directories (not staging or discarded ones)."""
+    """Published kernel entry directories (not staging or discarded ones,
+    nor the tile-IR index's folder, a cache of its own)."""
     return sorted(p for p in directory.glob("*/*") if p.is_dir() and not p.name.startswith(".")
-                  and ".discard-" not in p.name)
+                  and ".discard-" not in p.name and p.parent.name != "ir-index")
 
 
 def run_child(tmp_path, code: str, env_extra=None):

@@ -43,7 +43,8 @@ def test_a_warm_build_reads_only_the_ptx(cache_dir, monkeypatch):
     lookup = cache._native().DiskCache.lookup
 
     def recording(self, key, only=None):
-        read.append(None if only is None else sorted(only))
+        if only != ["index.json"]:  # the tile-IR index's own lookups
+            read.append(None if only is None else sorted(only))
         return lookup(self, key, only)
 
     monkeypatch.setattr(cache._native().DiskCache, "lookup", recording, raising=False)
