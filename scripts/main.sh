@@ -9,7 +9,9 @@
 # once more through the Python API. The flash-attention forward of
 # bench/kernels.py is compiled through the Python frontend in every variant
 # the benchmark runs (bench/attention_static.py: shared memory, registers,
-# spills, the main loop's barriers and shared-memory traffic).
+# spills, the main loop's barriers and shared-memory traffic), and the
+# kernels of tilelang.ops for sm_90a and sm_80 (bench/ops_static.py: shared
+# memory, registers, spills of each forward and backward kernel).
 # With a GPU (and torch), scripts/gpu_main.sh then runs the kernels' PTX and
 # checks it against float64 references, and benchmarks tilelang next to
 # torch and Triton (bench/run.py: layernorm, fused softmax, launch overhead,
@@ -91,6 +93,9 @@ PY
 
 printf '\n==> The bundled flash-attention forward (bench/kernels.py) through the Python frontend\n'
 "$PY" bench/attention_static.py
+
+printf '\n==> The kernels of tilelang.ops (matmul, layer/RMS norm, softmax; forward and backward) for sm_90a and sm_80\n'
+"$PY" bench/ops_static.py
 
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
   printf '\n==> GPU found (%s): checking the kernels, then benchmarking\n' "$(nvidia-smi -L | head -n 1)"

@@ -17,7 +17,8 @@ from tilelang.ops._runtime import HALVES, Tuned, check_same, check_tensor
 
 ACTIVATIONS = ("none", "relu", "gelu", "silu")
 
-_MATMUL = Tuned("matmul_epilogue_kernel", spaces.MATMUL, key=["M", "N", "K"], work=spaces.matmul_work)
+_MATMUL = Tuned("matmul_epilogue_kernel", spaces.MATMUL, key=["M", "N", "K"], work=spaces.matmul_work,
+                untuned=spaces.MATMUL_UNTUNED)
 
 
 @torch.library.custom_op("tilelang::matmul", mutates_args=())

@@ -81,13 +81,15 @@ class Tuned:
     sizes among them in buckets (`bucket`: names -> functions), pruned by
     `prune` (an early_config_prune) and with constexprs computed by
     `heuristics` (tilelang.heuristics). With TILELANG_OPS_AUTOTUNE=0 it
-    launches the first config that `prune` keeps instead. Built on first
-    use, so that importing tilelang.ops compiles nothing."""
+    launches `untuned` (an entry of the space) if `prune` keeps it, else
+    the first config that `prune` keeps. Built on first use, so that
+    importing tilelang.ops compiles nothing."""
 
     def __init__(self, name: str, space: List[Dict[str, Any]], key: List[str],
                  bucket: Optional[Dict[str, Callable[[Any], Any]]] = None, prune: Optional[Callable] = None,
-                 heuristics: Optional[Dict[str, Callable]] = None, work: Optional[Callable] = None):
-        self.name, self.space, self.key = name, space, key
+                 heuristics: Optional[Dict[str, Callable]] = None, work: Optional[Callable] = None,
+                 untuned: Optional[Dict[str, Any]] = None):
+        self.name, self.space, self.key, self.untuned = name, space, key, untuned
         self.bucket = bucket or {name: spaces.bucket_pow2 for name in key}
         self.prune, self.heuristics, self.work = prune, heuristics, work
         self._kernel = None
@@ -116,5 +118,6 @@ class Tuned:
         if knobs.ops_autotune():
             tuner[grid](*args, **kwargs)
             return
-        config = tuner._space(tuner._nargs(args, kwargs))[0]
-        self._kernel[grid](*args, **kwargs, **config.all_kwargs())
+        kept = tuner._space(tuner._nargs(args, kwargs))
+        preferred = [c for c in kept if self.untuned is not None and c.all_kwargs() == self.untuned]
+        self._kernel[grid](*args, **kwargs, **(preferred or kept)[0].all_kwargs())

@@ -161,12 +161,20 @@ def configs(space: List[Dict[str, Any]], pre_hook: Optional[Callable[[Dict[str, 
 # the whole row (rounded up to a power of two, at most ROW_BLOCK_CAP) down
 # to a quarter of it: a block much wider than the row idles its threads,
 # one much narrower loops for nothing.
+# Widest blocks first, 8 warps first among them: the first config
+# prune_rows keeps (the whole row over 8 warps) is the one launched
+# untuned (TILELANG_OPS_AUTOTUNE=0).
 ROW_BLOCK_CAP = 8192
 ROWS: List[Dict[str, Any]] = [
     dict(BLOCK_SIZE=block, num_warps=warps)
-    for block in (256, 512, 1024, 2048, 4096, 8192) for warps in (2, 4, 8, 16)
+    for block in (8192, 4096, 2048, 1024, 512, 256) for warps in (8, 4, 16, 2)
     if block >= 32 * warps
 ]
+
+# The matmul config launched untuned (TILELANG_OPS_AUTOTUNE=0): one of
+# MATMUL that needs no local memory even with a gelu epilogue.
+MATMUL_UNTUNED = dict(BLOCK_SIZE_M=128, BLOCK_SIZE_N=128, BLOCK_SIZE_K=64, GROUP_SIZE_M=8, num_warps=8,
+                      num_stages=3)
 
 
 def bucket_pow2(value: int) -> int:

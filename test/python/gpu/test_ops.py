@@ -304,3 +304,18 @@ def test_tuned_once_per_shape_bucket(tmp_path, monkeypatch):
     entries = json.loads((tmp_path / "autotune.json").read_text())["entries"].values()
     keys = [e["key"] for e in entries if e["kernel"] == "layer_norm_fwd"]
     assert keys == [{"N": 4096}]
+
+
+def test_untuned_configs(monkeypatch):
+    """TILELANG_OPS_AUTOTUNE=0: no sweep; the untuned configs give the same results."""
+    monkeypatch.setenv("TILELANG_OPS_AUTOTUNE", "0")
+    sweeps = core.stats.sweeps
+    a = torch.randn(300, 200, device="cuda", dtype=torch.float16)
+    b = torch.randn(200, 129, device="cuda", dtype=torch.float16) / 14
+    bias = torch.randn(129, device="cuda", dtype=torch.float16)
+    check([ops.matmul(a, b, bias, activation="gelu")], [F.gelu(a.double() @ b.double() + bias.double())],
+          torch.float16, "untuned matmul")
+    x = torch.randn(37, 5000, device="cuda", dtype=torch.bfloat16)
+    check([ops.layer_norm(x), ops.softmax(x)], [F.layer_norm(x.double(), (5000,)), torch.softmax(x.double(), -1)],
+          torch.bfloat16, "untuned rows")
+    assert core.stats.sweeps == sweeps
