@@ -13,11 +13,16 @@
 #   2. with --bench, the benchmarks: bench/run.py --out OUTDIR/bench times
 #      tilelang next to torch and Triton (layernorm, fused softmax, launch
 #      overhead, matmul, flash attention), writes results.json, results.md
-#      and results.png there, and ends by printing the markdown table.
+#      and results.png there, and ends by printing the markdown table;
+#      then bench/ops.py --out OUTDIR/bench-ops times tilelang.ops (tuned on
+#      first use per shape bucket, checked against torch) next to torch's
+#      own operators, forward and forward + backward (a table and a PNG per
+#      operator).
 #
-# Output is shown and logged to OUTDIR/gpu_ptx_check.log and OUTDIR/bench.log.
-# Both steps run even when the first fails; the exit status is 1 when either
-# failed. PYTHON must import torch and tilelang.
+# Output is shown and logged to OUTDIR/gpu_ptx_check.log, OUTDIR/bench.log
+# and OUTDIR/bench-ops.log. Every step runs even when an earlier one fails;
+# the exit status is 1 when any failed. PYTHON must import torch and
+# tilelang.
 #
 #===----------------------------------------------------------------------===#
 set -uo pipefail
@@ -38,5 +43,7 @@ printf '\n==> PTX check: the kernels of %s against float64 references\n' "$ptx"
 if [[ -n $bench ]]; then
   printf '\n==> Benchmarks: tilelang, torch and Triton (bench/run.py --out %s/bench)\n' "$out"
   "$py" bench/run.py --out "$out/bench" 2>&1 | tee "$out/bench.log" || status=1
+  printf '\n==> tilelang.ops next to torch (bench/ops.py --out %s/bench-ops)\n' "$out"
+  "$py" bench/ops.py --out "$out/bench-ops" 2>&1 | tee "$out/bench-ops.log" || status=1
 fi
 exit $status
