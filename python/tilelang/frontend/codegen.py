@@ -53,7 +53,8 @@ _TENSOR_METHODS = {
     "cumsum": tlc.cumsum, "cumprod": tlc.cumprod, "reduce": tlc.reduce, "exp": tlc.exp,
     "log": tlc.log, "sqrt": tlc.sqrt, "abs": tlc.abs, "sigmoid": tlc.sigmoid,
     "associative_scan": tlc.associative_scan, "xor_sum": tlc.xor_sum, "split": tlc.split,
-    "flip": tlc.flip, "interleave": tlc.interleave,
+    "flip": tlc.flip, "interleave": tlc.interleave, "sort": tlc.sort, "topk": tlc.topk,
+    "gather": tlc.gather, "histogram": tlc.histogram,
 }
 
 _MAX_INLINE_DEPTH = 32
@@ -153,12 +154,13 @@ _IGNORED_RANGE_OPTIONS = {"loop_unroll_factor": None, "disallow_acc_multi_buffer
 _warned_range_options: set = set()
 
 
-def _warn_ignored_range_option(name: str, where: str) -> None:
+def _warn_ignored_range_option(name: str, file: str, line: int) -> None:
+    """A UserWarning attributed to the kernel's line (not to the frontend)."""
     if name in _warned_range_options:
         return
     _warned_range_options.add(name)
-    warnings.warn(f"{where}: tl.range's {name} is accepted and ignored by tilelang "
-                  "(num_stages is honoured)", UserWarning, stacklevel=2)
+    warnings.warn_explicit(f"{file}:{line}: tl.range's {name} is accepted and ignored by tilelang "
+                           "(num_stages is honoured)", UserWarning, file, line)
 
 
 # Early exits. scf has no way to leave a region early, so `return`, `break`
@@ -384,13 +386,14 @@ class CodeGenerator(ast.NodeVisitor):
         ``scf.if`` on "no flag set"; after one that surely did, it is dead."""
         for i, stmt in enumerate(stmts):
             self.visit(stmt)
-            stop = self._stop_flag()
-            if stop is None:
+            if not any(self.scope.get(f, False) is not False for f in _FLAGS):
                 continue
             rest = stmts[i + 1:]
-            if stop is not True and rest:
-                names = _merged_names(rest)
-                self._guard(stop, lambda: self.visit_body(rest), names, rest[0])
+            if not rest:
+                return  # the flags pass on to the enclosing block
+            stop = self._stop_flag()
+            if stop is not True:
+                self._guard(stop, lambda: self.visit_body(rest), _merged_names(rest), rest[0])
             return
 
     def _stop_flag(self):
@@ -1352,8 +1355,7 @@ class CodeGenerator(ast.NodeVisitor):
                         if isinstance(value, Value):
                             raise self.error(node, f"tl.range's {name} must be a constexpr")
                         if value != default:
-                            file, line, _ = self.info.location(node)
-                            _warn_ignored_range_option(name, f"{file}:{line}")
+                            _warn_ignored_range_option(name, *self.info.location(node)[:2])
             if kwargs:
                 raise self.error(node, f"unexpected keyword arguments to range: {', '.join(kwargs)}")
             if not 1 <= len(args) <= 3:

@@ -1095,6 +1095,106 @@ class Semantic:
             y = self.binary("^", y, self._xor_along(y, axis, True))
         return restore(self.reshape(y, x.shape, False))
 
+    def _pick(self, bits: Value, mask: Value, axis: int) -> Value:
+        """The one element per position along ``axis`` where ``mask`` holds
+        (zeros where it holds nowhere), kept as an axis of 1: an
+        xor-reduction of the bits, exact whatever the order."""
+        return self._xor_along(self.where(mask, bits, 0), axis, True)
+
+    def sort(self, x, dim, descending, k=None):
+        """``tl.sort`` (and ``tl.topk``: the ``k`` largest, descending) along
+        the last dimension, a power of 2 long: a bitonic sorting network.
+        Step (s, j) compares the elements whose indices differ in bit j only
+        (the dimension seen as (n / 2^(j+1), 2, 2^j)) and orders each pair
+        ascending where bit s of the index is 0 (descending where it is 1;
+        the whole order reversed for ``descending``)."""
+        x = self.require_value(_unwrap(x), "tl.sort's operand")
+        if not x.shape:
+            self.error("tl.sort needs a tensor, got a scalar")
+        rank = len(x.shape)
+        dim = _unwrap(dim)
+        d = rank - 1 if dim is None else self._norm_axis(dim, rank, "tl.sort's dim")
+        if d != rank - 1:
+            self.error(f"tl.sort sorts along the last dimension only, got dim={dim}")
+        descending = self.const_bool(descending, "tl.sort's descending")
+        if x.dtype.is_ptr():
+            self.error("tl.sort does not sort pointers")
+        n = x.shape[-1]
+        steps = n.bit_length() - 1
+        lead = x.shape[:-1]
+        ones = (1,) * len(lead)
+        y = x
+        for s in range(1, steps + 1):
+            for j in range(s - 1, -1, -1):
+                outer, inner = n >> (j + 1), 1 << j
+                bits, restore = self._bits(self.reshape(y, lead + (outer, 2, inner), False))
+                first = self.compare("==", self.reshape(self.arange(0, 2), ones + (1, 2, 1), False), 0)
+                lo = restore(self._pick(bits, first, rank))
+                hi = restore(self._pick(bits, self.logical_not(first), rank))
+                # Out of order: lo > hi (lo < hi for descending; ties stay).
+                swap = self.compare("<" if descending else ">", lo, hi)
+                if s < steps:
+                    # Bit s of the index is bit (s - j - 1) of the outer position.
+                    position = self.reshape(self.arange(0, outer), ones + (outer, 1, 1), False)
+                    bit = self.binary("&", self.binary(">>", position, s - j - 1), 1)
+                    swap = self.binary("^", swap, self.compare("!=", bit, 0))
+                merged = self.where(first, self.where(swap, hi, lo), self.where(swap, lo, hi))
+                y = self.reshape(merged, x.shape, False)
+        if k is None:
+            return y
+        k = self.const_int(k, "tl.topk's k")
+        if k <= 0 or k & (k - 1) or k > n:
+            self.error(f"tl.topk's k must be a power of 2 no larger than {n}, got {k}")
+        if k == n:
+            return y
+        bits, restore = self._bits(self.reshape(y, lead + (n // k, k), False))
+        row = self.reshape(self.arange(0, n // k), ones + (n // k, 1), False)
+        return restore(self._xor_along(self.where(self.compare("==", row, 0), bits, 0), rank - 1, False))
+
+    def gather(self, src, index, axis):
+        """``tl.gather``: ``out[..., i, ...] = src[..., index[..., i, ...], ...]``
+        along ``axis``; ``index`` has ``src``'s rank and its other
+        dimensions. Every output element is compared with every position
+        of the axis (one xor-reduction of the matching bits), so the work
+        is ``index.numel() * src.shape[axis]``; an index out of range gives
+        0."""
+        src = self.require_value(_unwrap(src), "tl.gather's source")
+        index = self.require_value(_unwrap(index), "tl.gather's index")
+        if not index.dtype.is_int():
+            self.error(f"tl.gather's index must be integers, got {describe(index.dtype, index.shape)}")
+        rank = len(src.shape)
+        if rank == 0 or len(index.shape) != rank:
+            self.error(f"tl.gather's index must have the source's rank, got {list(index.shape)} for "
+                       f"{list(src.shape)}")
+        a = self._norm_axis(axis, rank, "tl.gather's axis")
+        for d in range(rank):
+            if d != a and index.shape[d] != src.shape[d]:
+                self.error(f"tl.gather's index and source differ in dimension {d} "
+                           f"({index.shape[d]} and {src.shape[d]})")
+        n = src.shape[a]
+        bits, restore = self._bits(src)
+        wide = self.expand_dims(bits, a)  # [..., 1, n, ...]
+        where_ = self.expand_dims(index, a + 1)  # [..., m, 1, ...]
+        positions = self.reshape(self.arange(0, n), (1,) * (a + 1) + (n,) + (1,) * (rank - a - 1), False)
+        match = self.compare("==", where_, positions)
+        return restore(self._xor_along(self.where(match, wide, 0), a + 1, False))
+
+    def histogram(self, x, num_bins, mask=None):
+        """``tl.histogram``: int32 counts of the values of the 1-D ``x`` in
+        bins of width 1 from 0 (values outside ``[0, num_bins)``, and
+        those where ``mask`` is false, are not counted)."""
+        x = self.require_value(_unwrap(x), "tl.histogram's input")
+        bins = self.const_int(num_bins, "tl.histogram's num_bins")
+        if len(x.shape) != 1 or not x.dtype.is_int():
+            self.error(f"tl.histogram needs a 1-D integer tensor, got {describe(x.dtype, x.shape)}")
+        if bins <= 0 or bins & (bins - 1):
+            self.error(f"tl.histogram's num_bins must be a power of 2, got {bins}")
+        hits = self.compare("==", self.expand_dims(x, 1), self.expand_dims(self.arange(0, bins), 0))
+        mask = _unwrap(mask)
+        if mask is not None:
+            hits = self.logical("and", hits, self.expand_dims(self.broadcast_to_shape(mask, x.shape), 1))
+        return self.reduce_builtin("sum", self.cast(hits, tlc.int32), 0, False, None)
+
     def subscript(self, x: Value, index):
         if not isinstance(index, tuple):
             index = (index,)

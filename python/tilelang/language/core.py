@@ -549,6 +549,30 @@ def flip(x, dim=None, _semantic=None):
     return _semantic.flip(x, dim)
 
 
+@builtin
+def sort(x, dim=None, descending=False, _semantic=None):
+    """``x`` sorted along its last dimension (a bitonic network)."""
+    return _semantic.sort(x, dim, descending)
+
+
+@builtin
+def topk(x, k, dim=None, _semantic=None):
+    """The ``k`` largest values along the last dimension, descending."""
+    return _semantic.sort(x, dim, True, k)
+
+
+@builtin
+def gather(src, index, axis, _semantic=None):
+    """``src`` read at ``index`` along ``axis``."""
+    return _semantic.gather(src, index, axis)
+
+
+@builtin
+def histogram(input, num_bins, mask=None, _semantic=None):
+    """Counts of ``input``'s values in bins of width 1 from 0."""
+    return _semantic.histogram(input, num_bins, mask)
+
+
 # -- elementwise ------------------------------------------------------------------------
 
 

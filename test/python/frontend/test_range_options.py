@@ -83,6 +83,8 @@ def test_ignored_options_warn_once_each(monkeypatch):
     assert any("disallow_acc_multi_buffer is accepted and ignored" in m for m in messages)
     assert any("flatten is accepted and ignored" in m for m in messages)
     assert all(m.startswith(f"{__file__}:") for m in messages)
+    # Attributed to the kernel's lines, where Python's filters and -W see them.
+    assert {w.filename for w in caught if "tl.range" in str(w.message)} == {__file__}
     assert "tile.num_stages = 2" in k.asm["tile"]
 
 

@@ -80,3 +80,50 @@ def test_errors_are_located():
     assert "last dimension is 2" in located_error(split_bad, "*fp32", "tl.split(x)")
     assert "two tensors of one shape" in located_error(cat_bad, "*fp32", "tl.cat(x, y)")
     assert "one dtype" in located_error(join_bad, "*fp32,*fp16", "tl.join(")
+
+
+@tilelang.jit
+def sort_gather_kernel(x_ptr, i_ptr, out_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 4)[:, None] * 8 + tl.arange(0, 8)[None, :])
+    s = tl.sort(x)
+    t = tl.topk(x, 2)
+    tl.static_assert(s.shape == (4, 8) and t.shape == (4, 2))
+    i = tl.load(i_ptr + tl.arange(0, 4)[:, None] * 16 + tl.arange(0, 16)[None, :])
+    g = tl.gather(x, i, 1)
+    tl.static_assert(g.shape == (4, 16) and g.dtype == tl.float32)
+    h = tl.histogram(tl.load(i_ptr + tl.arange(0, 64)), 8)
+    tl.static_assert(h.shape == (8,) and h.dtype == tl.int32)
+    tl.store(out_ptr + tl.arange(0, 4)[:, None] * 8 + tl.arange(0, 8)[None, :], s)
+    tl.store(out_ptr + 32 + tl.arange(0, 4)[:, None] * 2 + tl.arange(0, 2)[None, :], t)
+    tl.store(out_ptr + 40 + tl.arange(0, 4)[:, None] * 16 + tl.arange(0, 16)[None, :], g)
+    tl.store(out_ptr + 104 + tl.arange(0, 8), h.to(tl.float32))
+
+
+def test_sort_topk_gather_histogram():
+    k = sort_gather_kernel.compile("*fp32,*i32,*fp32")
+    text = k.asm["tile"]
+    # 8 elements: 3 + 2 + 1 = 6 compare-exchange steps, each on a (.., 2, ..) view.
+    assert len(re.findall(r"arith\.cmpf ogt", text)) == 6  # tl.sort: swap where lo > hi
+    assert len(re.findall(r"arith\.cmpf olt", text)) == 6  # tl.topk (descending): where lo < hi
+    assert "tensor<4x16x8xi1>" in text  # gather's comparison of every output with every position
+    assert "tensor<64x8xi1>" in text  # histogram's
+    for arch in ("sm_90a", "sm_80"):
+        k.to_ptx(arch)
+
+
+@tilelang.jit
+def sort_bad_dim(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 4)[:, None] * 8 + tl.arange(0, 8)[None, :])
+    tl.store(x_ptr + tl.arange(0, 4)[:, None] * 8 + tl.arange(0, 8)[None, :], tl.sort(x, 0))
+
+
+@tilelang.jit
+def gather_bad(x_ptr, i_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    i = tl.load(i_ptr + tl.arange(0, 4)[:, None] * 8 + tl.arange(0, 8)[None, :])
+    tl.store(x_ptr + tl.arange(0, 8), tl.gather(x, i, 0))
+
+
+def test_sort_and_gather_errors():
+    assert "last dimension only" in located_error(sort_bad_dim, "*fp32", "tl.sort(x, 0)")
+    assert "must have the source's rank" in located_error(gather_bad, "*fp32,*i32", "tl.gather(x, i, 0)")

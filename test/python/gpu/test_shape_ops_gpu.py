@@ -136,3 +136,75 @@ def test_ravel_and_reduce_or():
     assert torch.equal(out[M * N:M * N + M], bitwise_or(x, 1))
     assert torch.equal(out[M * N + M:M * N + M + N], bitwise_or(x, 0))
     assert torch.all(out[M * N + M + N:] == -77)
+
+
+@tilelang.jit
+def sort_kernel(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rows = tl.arange(0, M)[:, None]
+    cols = tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + rows * N + cols)
+    tl.store(out_ptr + rows * N + cols, tl.sort(x))
+    tl.store(out_ptr + M * N + rows * N + cols, x.sort(descending=True))
+    tl.store(out_ptr + 2 * M * N + rows * K + tl.arange(0, K)[None, :], tl.topk(x, K))
+    v = tl.load(x_ptr + tl.arange(0, N))
+    tl.store(out_ptr + 2 * M * N + M * K + tl.arange(0, N), tl.sort(v, 0))
+
+
+@pytest.mark.parametrize("dt", ["fp32", "i32", "fp16"])
+def test_sort_and_topk(dt):
+    M, N, K = 8, 64, 8
+    dtype = DTYPES[dt]
+    x = random((M, N), dtype)
+    if dtype.is_floating_point:
+        x[0, :8] = x[0, 8:16]  # ties
+    out = poisoned(2 * M * N + M * K + N + 8, dtype)
+    sort_kernel[(1,)](x, out, M=M, N=N, K=K)
+    torch.cuda.synchronize()
+    assert torch.equal(out[:M * N].view(M, N), torch.sort(x, dim=1).values)
+    assert torch.equal(out[M * N:2 * M * N].view(M, N), torch.sort(x, dim=1, descending=True).values)
+    top = out[2 * M * N:2 * M * N + M * K].view(M, K)
+    assert torch.equal(top, torch.topk(x, K, dim=1, sorted=True).values)
+    assert torch.equal(out[2 * M * N + M * K:2 * M * N + M * K + N], torch.sort(x[0]).values)
+    assert torch.all(out[2 * M * N + M * K + N:] == -77)
+
+
+@tilelang.jit
+def gather_kernel(x_ptr, i_ptr, j_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :])
+    i = tl.load(i_ptr + tl.arange(0, M)[:, None] * K + tl.arange(0, K)[None, :])  # [M, K] into axis 1
+    j = tl.load(j_ptr + tl.arange(0, K)[:, None] * N + tl.arange(0, N)[None, :])  # [K, N] into axis 0
+    tl.store(out_ptr + tl.arange(0, M)[:, None] * K + tl.arange(0, K)[None, :], tl.gather(x, i, 1))
+    tl.store(out_ptr + M * K + tl.arange(0, K)[:, None] * N + tl.arange(0, N)[None, :], tl.gather(x, j, 0))
+
+
+@pytest.mark.parametrize("dt", ["fp16", "i32"])
+def test_gather(dt):
+    M, N, K = 16, 32, 64
+    dtype = DTYPES[dt]
+    x = random((M, N), dtype)
+    i = torch.randint(0, N, (M, K), device="cuda", dtype=torch.int32)
+    j = torch.randint(0, M, (K, N), device="cuda", dtype=torch.int32)
+    out = poisoned(M * K + K * N + 8, dtype)
+    gather_kernel[(1,)](x, i, j, out, M=M, N=N, K=K)
+    torch.cuda.synchronize()
+    assert torch.equal(out[:M * K].view(M, K), torch.gather(x, 1, i.long()))
+    assert torch.equal(out[M * K:M * K + K * N].view(K, N), torch.gather(x, 0, j.long()))
+    assert torch.all(out[M * K + K * N:] == -77)
+
+
+@tilelang.jit
+def histogram_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr, BINS: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0)
+    tl.store(out_ptr + tl.arange(0, BINS), tl.histogram(x, BINS, mask=offs < n))
+
+
+def test_histogram():
+    n, block, bins = 1000, 1024, 32
+    x = torch.randint(-4, bins + 4, (n,), device="cuda", dtype=torch.int32)  # some outside the bins
+    out = poisoned(bins + 8, torch.int32)
+    histogram_kernel[(1,)](x, out, n, BLOCK=block, BINS=bins)
+    torch.cuda.synchronize()
+    inside = x[(x >= 0) & (x < bins)].long()
+    assert torch.equal(out[:bins].long(), torch.bincount(inside, minlength=bins))
+    assert torch.all(out[bins:] == -77)
