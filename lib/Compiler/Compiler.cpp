@@ -188,6 +188,17 @@ static func::FuncOp findKernel(ModuleOp module) {
         << kernels.size();
     return nullptr;
   }
+  // A launch passes addresses and numbers, never tensors (a tensor<?xf32>
+  // argument became an empty parameter that crashed the NVPTX backend).
+  for (BlockArgument argument : kernels.front().getArguments())
+    if (isa<TensorType>(argument.getType())) {
+      emitError(argument.getLoc())
+          << "kernel argument #" << argument.getArgNumber() << " is a tensor ("
+          << argument.getType()
+          << "); a kernel takes pointers, scalars and tensor descriptors: "
+             "pass a pointer and load the tensor";
+      return nullptr;
+    }
   return kernels.front();
 }
 
