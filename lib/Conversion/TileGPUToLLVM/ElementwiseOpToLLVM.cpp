@@ -416,6 +416,50 @@ Value emitPow(OpBuilder &b, Location loc, Value x, Value y) {
   return LLVM::SelectOp::create(b, loc, one, f32Constant(b, loc, 1.0), result);
 }
 
+/// ln(1 + x) in f64 from the accurate log (MathF64.cpp), by Kahan's
+/// correction: with u = 1 + x rounded, log(u) * x / (u - 1) cancels the
+/// rounding of u; x itself where u == 1, and u where it is +inf.
+Value emitLog1pF64(OpBuilder &b, Location loc, Value x) {
+  auto f64 = [&](double value) -> Value {
+    return LLVM::ConstantOp::create(b, loc, b.getF64Type(),
+                                    b.getF64FloatAttr(value));
+  };
+  Value u = LLVM::FAddOp::create(b, loc, x, f64(1.0));
+  Value d = LLVM::FSubOp::create(b, loc, u, f64(1.0));
+  Value r = LLVM::FMulOp::create(b, loc, emitLogF64(b, loc, u),
+                                 LLVM::FDivOp::create(b, loc, x, d));
+  r = LLVM::SelectOp::create(
+      b, loc,
+      LLVM::FCmpOp::create(b, loc, LLVM::FCmpPredicate::oeq, d, f64(0.0)), x,
+      r);
+  return LLVM::SelectOp::create(
+      b, loc,
+      LLVM::FCmpOp::create(b, loc, LLVM::FCmpPredicate::oeq, u,
+                           f64(std::numeric_limits<double>::infinity())),
+      u, r);
+}
+
+/// e^x - 1 in f64 from the accurate exp and log, by Kahan's correction:
+/// with u = e^x rounded, (u - 1) * x / log(u); x where u == 1, -1 where
+/// u - 1 == -1, and u where it is +inf.
+Value emitExpm1F64(OpBuilder &b, Location loc, Value x) {
+  auto f64 = [&](double value) -> Value {
+    return LLVM::ConstantOp::create(b, loc, b.getF64Type(),
+                                    b.getF64FloatAttr(value));
+  };
+  auto equals = [&](Value v, double c) -> Value {
+    return LLVM::FCmpOp::create(b, loc, LLVM::FCmpPredicate::oeq, v, f64(c));
+  };
+  Value u = emitExpF64(b, loc, x);
+  Value d = LLVM::FSubOp::create(b, loc, u, f64(1.0));
+  Value r = LLVM::FDivOp::create(b, loc, LLVM::FMulOp::create(b, loc, d, x),
+                                 emitLogF64(b, loc, u));
+  r = LLVM::SelectOp::create(b, loc, equals(d, 0.0), x, r);
+  r = LLVM::SelectOp::create(b, loc, equals(d, -1.0), d, r);
+  return LLVM::SelectOp::create(
+      b, loc, equals(u, std::numeric_limits<double>::infinity()), u, r);
+}
+
 /// x - 2 pi round(x / 2 pi): sin.approx and cos.approx are accurate on
 /// [-pi, pi] only. 2 pi is split in two parts to keep the reduction exact.
 Value reduceToPi(OpBuilder &b, Location loc, Value x) {
@@ -507,12 +551,19 @@ struct ScalarMathLowering : public ConvertOpToLLVMPattern<OpT> {
     else if constexpr (std::is_same_v<OpT, math::CosOp>)
       return emitSinCosF64(b, loc, args[0], /*cosine=*/true);
     else if constexpr (std::is_same_v<OpT, math::TanhOp>) {
-      Value e = emitExpF64(b, loc, LLVM::FMulOp::create(b, loc, args[0], f64(2.0)));
-      return LLVM::FSubOp::create(
-          b, loc, f64(1.0),
-          LLVM::FDivOp::create(b, loc, f64(2.0),
-                               LLVM::FAddOp::create(b, loc, e, f64(1.0))));
-    } else if constexpr (std::is_same_v<OpT, math::PowFOp>)
+      // -t / (t + 2) with t = expm1(-2|x|), sign of x: accurate near 0.
+      Value t = emitExpm1F64(
+          b, loc,
+          LLVM::FMulOp::create(b, loc, LLVM::FAbsOp::create(b, loc, args[0]),
+                               f64(-2.0)));
+      Value r = LLVM::FDivOp::create(b, loc, LLVM::FNegOp::create(b, loc, t),
+                                     LLVM::FAddOp::create(b, loc, t, f64(2.0)));
+      return LLVM::CopySignOp::create(b, loc, r, args[0]);
+    } else if constexpr (std::is_same_v<OpT, math::Log1pOp>)
+      return emitLog1pF64(b, loc, args[0]);
+    else if constexpr (std::is_same_v<OpT, math::ExpM1Op>)
+      return emitExpm1F64(b, loc, args[0]);
+    else if constexpr (std::is_same_v<OpT, math::PowFOp>)
       return emitExpF64(b, loc, LLVM::FMulOp::create(
                                     b, loc, args[1], emitLogF64(b, loc, args[0])));
     else if constexpr (std::is_same_v<OpT, math::Log10Op>)
