@@ -147,12 +147,14 @@ class TensorMachine:
             # (false on NaN); une is true on NaN, as numpy's !=.
             return compare[pred if pred in ("eq", "ne") else pred[1:]](a, b)
         if name in ("arith.extui", "arith.extsi", "arith.trunci", "arith.extf", "arith.truncf",
-                    "arith.sitofp"):
+                    "arith.sitofp"):  # truncf: numpy rounds to nearest even, as truncf does
             dst = _type(types.partition(" to ")[2])[1]
             v = np.asarray(vals[0])
             if name == "arith.extui":
                 v = v.view(np.dtype(v.dtype.str.replace("i", "u"))) if v.dtype != np.bool_ else v
             return v.astype(_NP[dst])
+        if name == "math.absf":
+            return np.abs(vals[0])
         a, b = vals
         with np.errstate(over="ignore"):
             return {"arith.addi": np.add, "arith.subi": np.subtract, "arith.muli": np.multiply,

@@ -1,5 +1,6 @@
 """What the IR of tl.join, split, interleave, cat, flip, sort, topk, gather,
-histogram, ravel and reduce_or computes (issue 21, item 3), on the CPU:
+histogram, ravel and reduce_or (issue 21, item 3) and of tl.cast's rounding
+toward zero (item 2) computes, on the CPU:
 the verified tile IR runs on a numpy interpreter (tensor_machine.py) and is
 compared with numpy on random inputs, in several element types and shapes.
 test/python/gpu/test_shape_ops_gpu.py runs the same builtins on a GPU."""
@@ -118,3 +119,32 @@ def test_gather_histogram_reduce_or(dt):
     kept = i[np.arange(M * K) % 3 != 0]
     np.testing.assert_array_equal(h[:BINS], np.bincount(kept, minlength=BINS)[:BINS])
     np.testing.assert_array_equal(h[BINS:], np.bitwise_or.reduce(i.reshape(M, K), axis=1))
+
+
+@tilelang.jit
+def toward_zero_kernel(x_ptr, h_ptr, d_ptr, f_ptr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.store(h_ptr + tl.arange(0, N), tl.cast(x, tl.float16, fp_downcast_rounding="rtz"))
+    d = tl.load(d_ptr + tl.arange(0, N))
+    tl.store(f_ptr + tl.arange(0, N), d.to(tl.float32, fp_downcast_rounding="rtz"))
+
+
+def test_cast_toward_zero():
+    # tl.cast's rounding toward zero (issue 21, item 2): never further from
+    # zero than the input, and the next value away from zero is further.
+    N = 1024
+    x = (RNG.standard_normal(N) * np.exp(RNG.uniform(-20, 12, N))).astype(np.float32)
+    x[:4] = [np.inf, -np.inf, 1.0, 70000.0]
+    d = RNG.standard_normal(N) * np.exp(RNG.uniform(-100, 100, N))
+    h, f = np.zeros(N, np.float16), np.zeros(N, np.float32)
+    with np.errstate(over="ignore"):
+        run(toward_zero_kernel, "*fp32,*fp16,*fp64,*fp32", {"x": x, "h": h, "d": d, "f": f}, {"N": N})
+    for got, src, dtype in ((h, x.astype(np.float64), np.float16), (f, d, np.float32)):
+        finite = np.isfinite(src)
+        assert np.all(np.abs(got[finite].astype(np.float64)) <= np.abs(src[finite]))
+        with np.errstate(over="ignore"):  # the step past the largest finite value
+            away = np.nextafter(got[finite], np.copysign(np.inf, src[finite]).astype(dtype))
+        big = np.abs(src[finite]) >= np.finfo(dtype).max
+        assert np.all((np.abs(away.astype(np.float64)) > np.abs(src[finite])) | big)
+        assert np.all(got[finite][big] == np.copysign(np.finfo(dtype).max, src[finite][big]))
+        assert np.all(got[~finite] == src[~finite])
