@@ -54,8 +54,13 @@ def _passes(run_line: str):
     """(pipeline, flags) of a ``tilelang-opt %s ...`` RUN line."""
     args = shlex.split(run_line.split("|")[0].split("%s", 1)[1])
     flags, passes = [], []
+    skip_value = False
     for arg in args:
-        if arg in SKIPPED_FLAGS or not arg.startswith("-"):
+        if skip_value or arg in SKIPPED_FLAGS or not arg.startswith("-") or arg.startswith("-o="):
+            skip_value = False
+            continue
+        if arg == "-o":  # the output file, and its name after it
+            skip_value = True
             continue
         name, _, value = arg.lstrip("-").partition("=")
         if name == "pass-pipeline":

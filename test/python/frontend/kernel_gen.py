@@ -175,9 +175,10 @@ def _render(node):
 
 
 class _Scalar:
-    """One program on scalars, built statement by statement; ``visible``
-    holds the names readable at the current point (typed: a run-time value;
-    ``consts``: a Python number, only for i32 programs)."""
+    """One program on scalars, built statement by statement. ``visible``
+    holds the names readable at the current point; ``consts`` those that may
+    hold a Python number rather than a run-time value (i32 programs only),
+    which are never an operator's only run-time operand."""
 
     def __init__(self, rng):
         self.rng = rng
