@@ -19,7 +19,7 @@
 // RUN: not tilelang-compile --num-stages=2000 %s 2>&1 | FileCheck %s --check-prefix=TOOMANY
 // TOOMANY: tilelang-compile: error: --num-stages expects at most 1024, got 2000
 // RUN: not tilelang-compile --maxnreg=8 %s 2>&1 | FileCheck %s --check-prefix=MAXNREG
-// MAXNREG: tilelang-compile: error: --maxnreg expects 16 to 255 registers a thread, got 8
+// MAXNREG: tilelang-compile: error: --maxnreg expects 16 to 255 registers a thread, got '8'
 // Every usage error exits with status 2.
 // RUN: tilelang-compile --bogus %s > /dev/null 2>&1; test $? -eq 2
 // RUN: tilelang-compile %s -o > /dev/null 2>&1; test $? -eq 2

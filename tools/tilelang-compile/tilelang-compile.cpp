@@ -139,7 +139,8 @@ Arguments parseArguments(int argc, char **argv) {
       usageError("--maxnreg expects " +
                  std::to_string(Limits::kMinMaxRegisters) + " to " +
                  std::to_string(Limits::kMaxMaxRegisters) +
-                 " registers a thread, got " + std::to_string(maxnregOption));
+                 " registers a thread, got '" + std::to_string(maxnregOption) +
+                 "'");
     args.options.maxRegisters = maxnregOption;
   }
   args.dump = dumpIrOption.getNumOccurrences() > 0;
