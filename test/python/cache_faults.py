@@ -252,7 +252,10 @@ def apply(rng: random.Random, root: str, outside: str, target: str) -> Tuple[str
             break
         what, part = apply(rng, root, outside, target)
         descriptions.append(what)
-        for kind in ("root", "linked", "shard", "entry"):
+        if part == "linked":  # the directory replaced: what was done to it is gone
+            scope = part
+            continue
+        for kind in ("root", "shard", "entry"):
             if kind in (scope, part):
                 scope = kind
                 break
