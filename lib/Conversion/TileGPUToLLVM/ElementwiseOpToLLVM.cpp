@@ -629,6 +629,27 @@ struct ApproximateDivLowering : public ConvertOpToLLVMPattern<arith::DivFOp> {
   }
 };
 
+/// A scalar f32 math.sqrt that allows approximation (`fastmath<afn>`, the
+/// frontend's tl.sqrt, Triton's fast square root) -> sqrt.approx.ftz.f32:
+/// one MUFU instruction instead of IEEE sqrt's subroutine (a branch to a
+/// slow path for denormals and special values). tl.sqrt_rn stays IEEE.
+struct ApproximateSqrtLowering : public ConvertOpToLLVMPattern<math::SqrtOp> {
+  ApproximateSqrtLowering(TileGPUTypeConverter &converter)
+      : ConvertOpToLLVMPattern<math::SqrtOp>(converter, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(math::SqrtOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.getType().isF32() ||
+        !arith::bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::afn))
+      return failure();
+    rewriter.replaceOp(
+        op, callIntrinsic(rewriter, op.getLoc(), "llvm.nvvm.sqrt.approx.ftz.f",
+                          rewriter.getF32Type(), adaptor.getOperand()));
+    return success();
+  }
+};
+
 } // namespace
 
 void tilelang::lowering::populateElementwiseOpToLLVMPatterns(
@@ -636,8 +657,9 @@ void tilelang::lowering::populateElementwiseOpToLLVMPatterns(
     const ModuleAxisInfo &axisInfo) {
   patterns.add<ElementwiseOpLowering>(converter, patterns.getContext(),
                                       axisInfo);
-  patterns.add<AddPtrLowering, BitcastLowering, IntToPtrLowering,
-               PtrToIntLowering, ApproximateDivLowering>(converter);
+  patterns
+      .add<AddPtrLowering, BitcastLowering, IntToPtrLowering, PtrToIntLowering,
+           ApproximateDivLowering, ApproximateSqrtLowering>(converter);
   patterns.add<ScalarMathLowering<math::ExpOp>, ScalarMathLowering<math::Exp2Op>,
                ScalarMathLowering<math::LogOp>, ScalarMathLowering<math::Log2Op>,
                ScalarMathLowering<math::RsqrtOp>, ScalarMathLowering<math::SinOp>,

@@ -1304,6 +1304,11 @@ class Semantic:
             scale = self.constant(math.log2(10.0), dt, v.shape)
             scaled = self.b.op(f"arith.mulf {v.name}, {scale.name} : {v.type}", dt, v.shape)
             return self.b.op(f"math.exp2 {scaled.name} : {v.type}", dt, v.shape)
+        if name == "sqrt" and dt == tlc.float32:
+            # As in Triton, tl.sqrt is the fast square root on fp32
+            # (sqrt.approx.ftz.f32, ``fastmath<afn>``); tl.sqrt_rn rounds
+            # to nearest (IEEE sqrt, a subroutine with a slow path).
+            return self.b.op(f"math.sqrt {v.name} fastmath<afn> : {v.type}", dt, v.shape)
         return self.b.op(f"math.{self._FLOAT_MATH[name]} {v.name} : {v.type}", dt, v.shape)
 
     # Two-operand float functions: name -> the op on prepared operands.

@@ -10,6 +10,7 @@
 // CHECK: ex2.approx.ftz.f32
 // CHECK: lg2.approx.ftz.f32
 // CHECK: sqrt.rn.f32
+// CHECK: sqrt.approx.ftz.f32
 // CHECK: sqrt.rn.f64
 func.func @math_kernel(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32},
                        %out32: !tile.ptr<f32> {tile.divisibility = 16 : i32},
@@ -48,6 +49,12 @@ func.func @math_kernel(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32},
   %i_f_4 = arith.addi %r, %k_f_4 : tensor<256xi32>
   %p_f_4 = tile.addptr %o32, %i_f_4 : tensor<256x!tile.ptr<f32>>, tensor<256xi32>
   tile.store %p_f_4, %f_sqrt : tensor<256x!tile.ptr<f32>>
+  // tl.sqrt: approximation allowed, one sqrt.approx.ftz.f32 (as Triton's).
+  %f_sqrt_fast = math.sqrt %v fastmath<afn> : tensor<256xf32>
+  %k_f_fast = arith.constant dense<2816> : tensor<256xi32>
+  %i_f_fast = arith.addi %r, %k_f_fast : tensor<256xi32>
+  %p_f_fast = tile.addptr %o32, %i_f_fast : tensor<256x!tile.ptr<f32>>, tensor<256xi32>
+  tile.store %p_f_fast, %f_sqrt_fast : tensor<256x!tile.ptr<f32>>
   %f_rsqrt = math.rsqrt %v : tensor<256xf32>
   %k_f_5 = arith.constant dense<1280> : tensor<256xi32>
   %i_f_5 = arith.addi %r, %k_f_5 : tensor<256xi32>

@@ -143,3 +143,26 @@ def test_cast_rounding_errors():
     assert "applies only to floating-point conversions to a narrower type" in \
         located_error(bad_rounding, "*fp32,*fp64", "tl.cast(")
     assert "must be 'rtne' or 'rtz'" in located_error(unknown_rounding, "*fp32,*fp16", "x.to(")
+
+
+@tilelang.jit
+def sqrt_kernel(x_ptr, d_ptr, out_ptr, dout_ptr):
+    offs = tl.arange(0, 128)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, tl.sqrt(x))
+    tl.store(out_ptr + 128 + offs, tl.sqrt_rn(x))
+    tl.store(out_ptr + 256 + offs, libdevice.sqrt(x))
+    tl.store(dout_ptr + offs, tl.sqrt(tl.load(d_ptr + offs)))
+
+
+def test_sqrt_is_fast_and_sqrt_rn_rounds_to_nearest():
+    # As in Triton: tl.sqrt on fp32 is the fast square root (one
+    # sqrt.approx.ftz.f32), tl.sqrt_rn and libdevice's sqrt round to nearest
+    # (IEEE sqrt), and fp64 has only the rounded one.
+    text = ir(sqrt_kernel, "*fp32,*fp64,*fp32,*fp64")
+    assert len(re.findall(r"math.sqrt %\w+ fastmath<afn> : tensor<128xf32>", text)) == 1
+    assert len(re.findall(r"math.sqrt %\w+ : tensor<128xf32>", text)) == 2
+    assert re.search(r"math.sqrt %\w+ : tensor<128xf64>", text)
+    ptx = sqrt_kernel.compile("*fp32,*fp64,*fp32,*fp64").to_ptx("sm_90a").ptx
+    assert ptx.count("sqrt.approx.ftz.f32") == 1
+    assert "sqrt.rn.f32" in ptx and "sqrt.rn.f64" in ptx

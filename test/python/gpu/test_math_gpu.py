@@ -218,3 +218,27 @@ def test_cast_toward_zero():
     cast_kernel[(tilelang.cdiv(N, 256),)](x, h, b, N, MODE="rtne", BLOCK=256)
     torch.cuda.synchronize()
     assert torch.equal(h, x.to(torch.float16)) and torch.equal(b, x.to(torch.bfloat16))
+
+
+@tilelang.jit
+def sqrt_kernel(x_ptr, fast_ptr, rn_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=1.0)
+    tl.store(fast_ptr + offs, tl.sqrt(x), mask=mask)
+    tl.store(rn_ptr + offs, tl.sqrt_rn(x), mask=mask)
+
+
+def test_sqrt_fast_and_rounded_to_nearest():
+    # tl.sqrt is the fast square root (sqrt.approx.ftz.f32, as Triton's): a
+    # few ulp (bound: 8); tl.sqrt_rn is IEEE's, the float64 root rounded to float32.
+    # Normal inputs from 1e-30 to 1e30 and zero (approx flushes denormals).
+    x = torch.logspace(-30, 30, N, device="cuda", dtype=torch.float64).to(torch.float32)
+    x[torch.randperm(N, device="cuda")[:N // 4]] *= torch.rand(N // 4, device="cuda") + 0.5
+    x[7] = 0.0
+    fast, rn = torch.full_like(x, float("nan")), torch.full_like(x, float("nan"))
+    sqrt_kernel[(tilelang.cdiv(N, 1024),)](x, fast, rn, N, BLOCK=1024)
+    ref = torch.sqrt(x.double())
+    assert torch.equal(rn, ref.to(torch.float32))
+    assert ((fast.double() - ref).abs() / ref.clamp_min(1e-38)).max().item() < 1e-6
+    assert fast[7].item() == 0.0

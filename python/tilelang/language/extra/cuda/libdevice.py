@@ -76,7 +76,8 @@ _int32 = _core.int32
 for _name, _math in {
     "floor": "floor", "ceil": "ceil", "trunc": "trunc", "rint": "rint", "nearbyint": "rint",
     "round": "round", "exp": "exp", "exp2": "exp2", "exp10": "exp10", "expm1": "expm1",
-    "log": "log", "log2": "log2", "log10": "log10", "log1p": "log1p", "sqrt": "sqrt",
+    # libdevice's sqrt (__nv_sqrtf) rounds to nearest, unlike tl.sqrt.
+    "log": "log", "log2": "log2", "log10": "log10", "log1p": "log1p", "sqrt": "sqrt_rn",
     "sqrt_rn": "sqrt_rn", "rsqrt": "rsqrt", "sin": "sin", "cos": "cos", "tan": "tan",
     "tanh": "tanh", "sinh": "sinh", "cosh": "cosh", "erf": "erf", "abs": "abs",
     "fast_expf": "exp", "fast_logf": "log", "fast_log2f": "log2", "fast_log10f": "log10",
