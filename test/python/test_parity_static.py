@@ -28,8 +28,6 @@ parity = load_module("parity", REPO_ROOT / "bench" / "parity" / "parity.py")
 KNOWN_GAPS = {
     "matmul_int8": "int8 products run on mma.sync without software pipelining (issue 18, pipelines for every dot "
                    "operand): spills and 1-byte loads",
-    "matmul_descriptor": "the transposed descriptor operand (b.T) is not copied in bulk but loaded and stored "
-                         "through registers (issue 18): spills at 4 warps",
 }
 
 
