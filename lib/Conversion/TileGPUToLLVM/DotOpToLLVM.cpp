@@ -3,8 +3,9 @@
 // Part of tilelang. Lowers a tile.dot whose accumulator has an mma.sync
 // layout (version 2) to one mma.sync per 16x8 output tile and K step:
 // m16n8k16 for f16/bf16, m16n8k8 tf32 for f32 (one product, or three for
-// tf32x3), m16n8k32 for i8. Operands arrive in dot-operand layouts whose
-// struct order (getElementIndices) groups each instruction's registers.
+// tf32x3), m16n8k32 for i8. Each instruction's operand and accumulator
+// registers are those of one repetition of their layouts' fragments
+// (getFragmentRepetitions, from their LayoutMaps).
 // warp_group_dot becomes wgmma.mma_async on shared-memory descriptors, and
 // warp_group_dot_wait a wgmma.wait_group with the accumulators tied
 // through it.
@@ -104,17 +105,24 @@ struct DotOpLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType aType = op.getA().getType(), dType = op.getType();
-    std::optional<MmaV2Tile> tile = getMmaV2Tile(dType.getEncoding());
     auto aLayout = dyn_cast<DotOperandEncodingAttr>(aType.getEncoding());
-    if (!tile || !aLayout || !getMmaV2Tile(aLayout))
+    // Each operand's and the accumulator's registers by instruction, as
+    // their layouts' fragments place them.
+    std::optional<FragmentRepetitions> aFragments =
+        getFragmentRepetitions(aType);
+    std::optional<FragmentRepetitions> bFragments =
+        getFragmentRepetitions(op.getB().getType());
+    std::optional<FragmentRepetitions> dFragments =
+        getFragmentRepetitions(dType);
+    if (!getMmaV2Tile(dType.getEncoding()) || !aLayout ||
+        !getMmaV2Tile(aLayout) || !aFragments || !bFragments || !dFragments)
       return op.emitError("tile.dot reached the LLVM lowering without "
                           "tensor-core layouts (tilegpu-accelerate-matmul "
                           "assigns them)");
     unsigned kWidth = aLayout.getKWidth();
     MmaInstruction instruction = getMmaInstruction(aType.getElementType());
-    unsigned repM = llvm::divideCeil(dType.getDimSize(0), tile->ctaTile[0]);
-    unsigned repN = llvm::divideCeil(dType.getDimSize(1), tile->ctaTile[1]);
-    unsigned repK = llvm::divideCeil(aType.getDimSize(1), 8 * kWidth);
+    unsigned repM = dFragments->reps[0], repN = dFragments->reps[1];
+    unsigned repK = aFragments->reps[1];
     bool split = op.getInputPrecision() == tile::InputPrecision::TF32x3 &&
                  aType.getElementType().isF32();
 
@@ -137,12 +145,23 @@ struct DotOpLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
     std::string out = instruction.integer ? "=r" : "=f";
     std::string constraints =
         out + "," + out + "," + out + "," + out + ",r,r,r,r,r,r,0,1,2,3";
+    // The packed registers (kWidth elements each) of a fragment.
+    auto registersOf = [&](ArrayRef<Value> regs, ArrayRef<unsigned> positions) {
+      SmallVector<Value> result;
+      for (unsigned at = 0; at < positions.size(); at += kWidth) {
+        assert(positions[at] % kWidth == 0 &&
+               positions[at] + kWidth - 1 == positions[at + kWidth - 1] &&
+               "a 32-bit register's elements are not adjacent");
+        result.push_back(regs[positions[at] / kWidth]);
+      }
+      return result;
+    };
     // Registers of instruction (i, kk) of A and (j, kk) of B.
     auto aSlice = [&](ArrayRef<Value> regs, unsigned i, unsigned kk) {
-      return regs.slice((i * repK + kk) * 4, 4);
+      return registersOf(regs, aFragments->get({i, kk}));
     };
     auto bSlice = [&](ArrayRef<Value> regs, unsigned j, unsigned kk) {
-      return regs.slice((j * repK + kk) * 2, 2);
+      return registersOf(regs, bFragments->get({kk, j}));
     };
     auto issue = [&](ArrayRef<Value> a, ArrayRef<Value> b,
                      MutableArrayRef<Value> c) {
@@ -158,13 +177,18 @@ struct DotOpLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
     for (unsigned kk = 0; kk < repK; ++kk)
       for (unsigned i = 0; i < repM; ++i)
         for (unsigned j = 0; j < repN; ++j) {
-          MutableArrayRef<Value> c(&acc[(i * repN + j) * 4], 4);
+          ArrayRef<unsigned> cPositions = dFragments->get({i, j});
+          SmallVector<Value> c;
+          for (unsigned position : cPositions)
+            c.push_back(acc[position]);
           // tf32x3: the small cross terms first, then the main product.
           if (split) {
             issue(aSlice(aResidues, i, kk), bSlice(bRegs, j, kk), c);
             issue(aSlice(aRegs, i, kk), bSlice(bResidues, j, kk), c);
           }
           issue(aSlice(aRegs, i, kk), bSlice(bRegs, j, kk), c);
+          for (auto [position, value] : llvm::zip_equal(cPositions, c))
+            acc[position] = value;
         }
     rewriter.replaceOp(
         op,

@@ -62,99 +62,105 @@ Value tilelang::lowering::emitLdMatrixOperand(OpBuilder &b, Location loc,
                                               const SwizzledTile &smem,
                                               RankedTensorType type,
                                               const TypeConverter &converter) {
-  // Four 8x8 matrices per ldmatrix.x4. Lane l gives the address of row
-  // l % 8 of matrix l / 8.
+  // Everything below is read off the operand's LayoutMap. A 32-bit register
+  // of the operand (two elements adjacent along K) is one row of an 8x8
+  // matrix of the tile: ldmatrix.x4 loads four such matrices, lane l giving
+  // the address of row l % 8 of matrix l / 8, and hands lane 4r + c/2 the
+  // register holding row r, columns c and c + 1 of each (.trans: of each
+  // transposed).
   auto operand = cast<DotOperandEncodingAttr>(type.getEncoding());
-  MmaV2Tile tile = *getMmaV2Tile(operand);
   ArrayRef<int64_t> shape = type.getShape();
+  LayoutMap map = *LayoutMap::get(operand, shape);
+  FragmentRepetitions fragments = *getFragmentRepetitions(type);
   MLIRContext *context = b.getContext();
   Type elementType = converter.convertType(type.getElementType());
   auto sharedPtr = LLVM::LLVMPointerType::get(context, 3);
-  auto address = [&](Value offset) -> Value {
-    return LLVM::GEPOp::create(b, loc, sharedPtr, elementType, base,
-                               ValueRange{offset});
-  };
-  auto mma = cast<MmaEncodingAttr>(operand.getParent());
-  auto constant = [&](int64_t value) { return i32Constant(b, loc, value); };
-  auto add = [&](Value x, Value y) {
-    return LLVM::AddOp::create(b, loc, x, y);
-  };
-  Value lane = getLaneId(b, loc);
-  Value matrix = LLVM::UDivOp::create(b, loc, lane, constant(8));
-  Value rowInMatrix = LLVM::URemOp::create(b, loc, lane, constant(8));
-  Value matrixLow = LLVM::URemOp::create(b, loc, matrix, constant(2));
-  Value matrixHigh = LLVM::UDivOp::create(b, loc, matrix, constant(2));
-  auto [warpM, warpN] = emitMmaWarpCoordinates(b, loc, mma);
-  unsigned opIdx = operand.getOpIdx();
-  unsigned kDim = opIdx == 0 ? 1 : 0, otherDim = 1 - kDim;
+  unsigned kDim = operand.getOpIdx() == 0 ? 1 : 0, otherDim = 1 - kDim;
   // K contiguous: stored rows run along the other dimension (plain
   // ldmatrix); otherwise along K (ldmatrix.trans).
   bool transposed = smem.contiguousDim != kDim;
-  unsigned repOther = llvm::divideCeil(shape[otherDim], tile.ctaTile[otherDim]);
-  unsigned repK = llvm::divideCeil(shape[kDim], 16);
-  // A's matrices: (rows +0/+8, K +0/+8) = matrixLow, matrixHigh. B's:
-  // (N block j/j+1, K +0/+8) = matrixHigh, matrixLow.
-  Value otherStep = opIdx == 0 ? matrixLow : matrixHigh;
-  Value kStep = opIdx == 0 ? matrixHigh : matrixLow;
-  Value warpBase = opIdx == 0 ? LLVM::MulOp::create(b, loc, warpM, constant(16))
-                              : LLVM::MulOp::create(b, loc, warpN, constant(8));
-  // Distance between the two non-K blocks of one ldmatrix.x4.
-  int64_t otherStride = opIdx == 0 ? 8 : tile.ctaTile[1];
-  unsigned repsPerLoad = opIdx == 0 ? 1 : 2;
+  auto repetition = [&](unsigned other, unsigned k) {
+    SmallVector<unsigned> rep(2);
+    rep[otherDim] = other;
+    rep[kDim] = k;
+    return fragments.get(rep);
+  };
+
+  // The matrices of one load: the registers (first elements' struct
+  // positions) of consecutive repetitions along the other dimension, four
+  // in all. With fewer repetitions than a load takes, the last matrices
+  // repeat the first (their registers are not used).
+  unsigned perRepetition = repetition(0, 0).size() / 2;
+  unsigned repsPerLoad = 4 / perRepetition;
+  unsigned repOther = fragments.reps[otherDim], repK = fragments.reps[kDim];
+  auto matrices = [&](unsigned other, unsigned k) {
+    SmallVector<unsigned> registers;
+    for (unsigned next = 0; next < repsPerLoad; ++next)
+      for (unsigned element :
+           repetition(std::min(other + next, repOther - 1), k))
+        if (element % 2 == 0)
+          registers.push_back(element);
+    return registers;
+  };
+  // The coordinates lane `lane` of warp 0 gives the address of, in the
+  // load whose matrices are `registers`.
+  auto laneCoords = [&](ArrayRef<unsigned> registers, unsigned lane) {
+    unsigned row = lane % 8, matrix = lane / 8;
+    if (transposed)
+      return map.apply(registers[matrix] + row % 2, row / 2, 0);
+    return map.apply(registers[matrix], 4 * row, 0);
+  };
+  // The address is linear in the lane's bits (the map is): per lane bit,
+  // the step it adds, the same for every load (repetitions only move the
+  // constant part).
+  SmallVector<unsigned> first = matrices(0, 0);
+  SmallVector<int64_t> origin = laneCoords(first, 0);
+  SmallVector<SmallVector<int64_t>> laneBases;
+  for (unsigned bit = 0; bit < 5; ++bit) {
+    SmallVector<int64_t> step = laneCoords(first, 1u << bit);
+    for (auto [value, start] : llvm::zip_equal(step, origin)) {
+      value -= start;
+      assert(value >= 0 && "a lane bit steps back (bases not disjoint)");
+    }
+    laneBases.push_back(step);
+  }
+  SmallVector<Value> starts = emitThreadStarts(b, loc, laneBases, map.warps, 2);
 
   auto i32 = b.getI32Type();
   auto x4Type =
       LLVM::LLVMStructType::getLiteral(context, SmallVector<Type>(4, i32));
-  // regs[rep][kk] = the rep's registers for one K step (4 for A, 2 for B).
-  SmallVector<SmallVector<SmallVector<Value>>> regs(
-      repOther, SmallVector<SmallVector<Value>>(repK));
-  for (unsigned rep = 0; rep < repOther; rep += repsPerLoad) {
-    for (unsigned kk = 0; kk < repK; ++kk) {
-      Value other =
-          add(add(warpBase, constant(rep * tile.ctaTile[otherDim])),
-              LLVM::MulOp::create(b, loc, otherStep, constant(otherStride)));
-      Value k = add(constant(kk * 16),
-                    LLVM::MulOp::create(b, loc, kStep, constant(8)));
-      if (transposed)
-        k = add(k, rowInMatrix);
-      else
-        other = add(other, rowInMatrix);
-      // A layout larger than the tensor wraps around it (replication).
-      if (tile.ctaTile[otherDim] > shape[otherDim] ||
-          (repsPerLoad == 2 && rep + 1 == repOther))
-        other = LLVM::URemOp::create(b, loc, other, constant(shape[otherDim]));
-      SmallVector<Value> at(2);
-      at[kDim] = k;
-      at[otherDim] = other;
-      Value ptr = address(smem.emitOffset(b, loc, at));
+  SmallVector<Value> words(map.getNumRegisters() / 2);
+  for (unsigned other = 0; other < repOther; other += repsPerLoad) {
+    for (unsigned k = 0; k < repK; ++k) {
+      SmallVector<unsigned> registers = matrices(other, k);
+      SmallVector<int64_t> offsets = laneCoords(registers, 0);
+      SmallVector<Value> at;
+      for (auto [start, offset] : llvm::zip_equal(starts, offsets))
+        at.push_back(
+            LLVM::AddOp::create(b, loc, start, i32Constant(b, loc, offset)));
+      Value ptr = LLVM::GEPOp::create(b, loc, sharedPtr, elementType, base,
+                                      ValueRange{smem.emitOffset(b, loc, at)});
       Value loaded = NVVM::LdMatrixOp::create(
           b, loc, x4Type, ptr, /*num=*/4,
           transposed ? NVVM::MMALayout::col : NVVM::MMALayout::row,
           NVVM::LdStMatrixShapeAttr::get(context, 8, 8),
           NVVM::LdStMatrixEltType::B16);
-      SmallVector<Value> words = unpackStruct(b, loc, loaded);
-      if (opIdx == 0) {
-        regs[rep][kk] = words;
-      } else {
-        regs[rep][kk] = {words[0], words[1]};
-        if (rep + 1 < repOther)
-          regs[rep + 1][kk] = {words[2], words[3]};
-      }
+      for (auto [matrix, word] :
+           llvm::zip_equal(registers, unpackStruct(b, loc, loaded)))
+        if (!words[matrix / 2])
+          words[matrix / 2] = word;
     }
   }
 
-  // Unpack registers into the operand's struct order (rep, kk, register,
-  // element; see getElementIndices).
+  // Each word's two elements at their struct positions.
   auto pairType = VectorType::get(2, elementType);
   SmallVector<Value> result;
-  for (unsigned rep = 0; rep < repOther; ++rep)
-    for (unsigned kk = 0; kk < repK; ++kk)
-      for (Value word : regs[rep][kk]) {
-        Value pair = LLVM::BitcastOp::create(b, loc, pairType, word);
-        for (unsigned x = 0; x < 2; ++x)
-          result.push_back(
-              LLVM::ExtractElementOp::create(b, loc, pair, constant(x)));
-      }
+  for (Value word : words) {
+    Value pair = LLVM::BitcastOp::create(b, loc, pairType, word);
+    for (unsigned x = 0; x < 2; ++x)
+      result.push_back(
+          LLVM::ExtractElementOp::create(b, loc, pair, i32Constant(b, loc, x)));
+  }
   return packStruct(b, loc, converter.convertType(type), result);
 }
 

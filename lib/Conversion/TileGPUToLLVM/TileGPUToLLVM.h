@@ -5,7 +5,8 @@
 // ids, shared memory, and the populate functions of each op family.
 //
 // A tensor in a distributed layout becomes, in each thread, an LLVM struct
-// of the elements that thread holds, in the order getElementIndices gives.
+// of the elements that thread holds, in the register order of the layout's
+// LayoutMap.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,30 +44,53 @@ bool isLowerableLayout(mlir::Attribute layout);
 using ElementIndices = llvm::SmallVector<llvm::SmallVector<unsigned>>;
 
 /// The elements a thread holds of a `shape` tensor in `layout`, as
-/// per-dimension indices (position within the thread's repetitions), in
-/// struct order. Blocked: order[0] varies fastest. Slice: the parent's
+/// per-dimension indices (LayoutMap::getRegisterIndex: the register bits
+/// along each dimension), in struct order; empty for layouts without a
+/// LayoutMap. Blocked: order[0] varies fastest. Slice: the parent's
 /// elements at index 0 of the sliced dimension.
 ElementIndices getElementIndices(tilegpu::DistributedEncodingAttr layout,
                                  llvm::ArrayRef<int64_t> shape);
 
 /// The elements a thread holds of a tensor, in struct order: along each
-/// dimension, a thread-dependent start plus a constant per element, taken
-/// modulo the tensor's size along dimensions where the layout's tile is
-/// larger than the tensor (wrapSizes[dim] != 0). Elements whose constants
-/// differ by a known amount sit that far apart, which address arithmetic
-/// can fold into immediate offsets.
+/// dimension, a thread-dependent start plus a constant per element (the
+/// lane and warp bases, and the register bases, of the layout's
+/// LayoutMap). Elements whose constants differ by a known amount sit that
+/// far apart, which address arithmetic can fold into immediate offsets.
 struct ThreadElementCoordinates {
   llvm::SmallVector<mlir::Value> starts;
   llvm::SmallVector<llvm::SmallVector<int64_t>> offsets;
-  llvm::SmallVector<int64_t> wrapSizes;
 
   /// Emits the coordinates (i32 values) of element `element`.
   llvm::SmallVector<mlir::Value> emit(mlir::OpBuilder &b, mlir::Location loc,
                                       unsigned element) const;
 };
+/// The coordinates (i32 values) a thread's lane and warp ids select from
+/// `laneBases` and `warpBases` (bases as LayoutMap's: each a power of two
+/// along one dimension, summed over the set bits of the ids).
+llvm::SmallVector<mlir::Value>
+emitThreadStarts(mlir::OpBuilder &b, mlir::Location loc,
+                 llvm::ArrayRef<llvm::SmallVector<int64_t>> laneBases,
+                 llvm::ArrayRef<llvm::SmallVector<int64_t>> warpBases,
+                 unsigned rank);
 ThreadElementCoordinates
 emitThreadElementCoordinates(mlir::OpBuilder &builder, mlir::Location loc,
                              mlir::RankedTensorType type);
+
+/// A tensor-core layout's registers by repetition of its tile (the
+/// fragment of one mma.sync or wgmma across the CTA): `reps` along each
+/// dimension and, per repetition, the struct positions of its elements in
+/// register order, the order of the instruction's operand registers.
+struct FragmentRepetitions {
+  llvm::SmallVector<unsigned> reps;
+  llvm::SmallVector<llvm::SmallVector<unsigned>> positions;
+
+  /// The positions of repetition `rep` (its index along each dimension).
+  llvm::ArrayRef<unsigned> get(llvm::ArrayRef<unsigned> rep) const;
+};
+/// The repetitions of `type`'s layout, read off its LayoutMap; nullopt for
+/// layouts without a tile (blocked tiles too, slices).
+std::optional<FragmentRepetitions>
+getFragmentRepetitions(mlir::RankedTensorType type);
 
 /// Where a blocked layout (or a slice of one) places a thread's elements,
 /// known before lowering: element e sits along dimension d at
@@ -136,8 +160,9 @@ llvm::SmallVector<mlir::Value> getElements(mlir::OpBuilder &builder,
 mlir::Value i32Constant(mlir::OpBuilder &builder, mlir::Location loc,
                         int64_t value);
 
-/// Elements a thread holds contiguously along the fastest dimension (1 for
-/// layouts other than blocked); they are adjacent in its element list.
+/// Elements a thread holds contiguously along the fastest dimension, read
+/// off the layout's LayoutMap (blocked layouts and mma accumulators; 1 for
+/// other layouts); they are adjacent in its element list.
 unsigned getContiguousPerThread(mlir::Type type);
 /// The fastest-varying dimension of a tensor's layout.
 unsigned getFastestDim(mlir::Type type);

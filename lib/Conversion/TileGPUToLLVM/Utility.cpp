@@ -23,16 +23,25 @@ using namespace tilelang::lowering;
 
 unsigned tilelang::lowering::getContiguousPerThread(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor)
+  // Blocked layouts and tensor-core accumulators; operands and slices
+  // count 1.
+  if (!tensor || !isa_and_present<BlockedEncodingAttr, MmaEncodingAttr>(
+                     tensor.getEncoding()))
     return 1;
-  if (auto blocked = dyn_cast<BlockedEncodingAttr>(tensor.getEncoding()))
-    return blocked.getSizePerThread()[blocked.getOrder()[0]];
-  // mma.sync and wgmma accumulators: each register pair holds two adjacent
-  // columns, next to each other in the struct (see the element orders below).
-  if (isa<MmaEncodingAttr>(tensor.getEncoding()) && tensor.getRank() == 2 &&
-      (getMmaV2Tile(tensor.getEncoding()) || getMmaV3Tile(tensor.getEncoding())))
-    return 2;
-  return 1;
+  std::optional<LayoutMap> tile = LayoutMap::getTile(tensor.getEncoding());
+  if (!tile)
+    return 1;
+  // The thread's first registers, while they step 1, 2, 4, ... along the
+  // fastest dimension.
+  unsigned dim = getFastestDim(type), run = 1;
+  for (ArrayRef<int64_t> base : tile->registers) {
+    SmallVector<int64_t> next(base.size(), 0);
+    next[dim] = run;
+    if (base != ArrayRef<int64_t>(next))
+      break;
+    run *= 2;
+  }
+  return run;
 }
 
 unsigned tilelang::lowering::getFastestDim(Type type) {
@@ -95,306 +104,194 @@ bool tilelang::lowering::isLowerableLayout(Attribute layout) {
   return false;
 }
 
-/// Struct order of mma.sync layouts: repetitions outermost (M then N for the
-/// accumulator, the non-K dimension then K for operands), then the
-/// registers of one instruction, then the elements packed in a register.
-static ElementIndices getMmaV2ElementIndices(Attribute layout,
-                                             ArrayRef<int64_t> shape) {
-  MmaV2Tile tile = *getMmaV2Tile(layout);
-  auto reps = [&](unsigned dim) {
-    return unsigned(llvm::divideCeil(shape[dim], int64_t(tile.ctaTile[dim])));
-  };
-  ElementIndices result;
-  auto operand = dyn_cast<DotOperandEncodingAttr>(layout);
-  if (!operand) {
-    for (unsigned i = 0; i < reps(0); ++i)
-      for (unsigned j = 0; j < reps(1); ++j)
-        for (unsigned e = 0; e < 4; ++e)
-          result.push_back({i * 2 + e / 2, j * 2 + e % 2});
-    return result;
-  }
-  unsigned width = operand.getKWidth();
-  if (operand.getOpIdx() == 0) {
-    for (unsigned i = 0; i < reps(0); ++i)
-      for (unsigned kk = 0; kk < reps(1); ++kk)
-        for (unsigned reg = 0; reg < 4; ++reg)
-          for (unsigned x = 0; x < width; ++x)
-            result.push_back(
-                {i * 2 + reg % 2, kk * 2 * width + (reg / 2) * width + x});
-    return result;
-  }
-  for (unsigned j = 0; j < reps(1); ++j)
-    for (unsigned kk = 0; kk < reps(0); ++kk)
-      for (unsigned reg = 0; reg < 2; ++reg)
-        for (unsigned x = 0; x < width; ++x)
-          result.push_back({kk * 2 * width + reg * width + x, j});
-  return result;
-}
-
-/// Struct order of wgmma accumulators: repetitions (M, then N), then the
-/// N/8 column groups of one instruction, then their 4 registers.
-static ElementIndices getMmaV3ElementIndices(Attribute layout,
-                                             ArrayRef<int64_t> shape) {
-  MmaV2Tile tile = *getMmaV3Tile(layout);
-  unsigned repM = llvm::divideCeil(shape[0], int64_t(tile.ctaTile[0]));
-  unsigned repN = llvm::divideCeil(shape[1], int64_t(tile.ctaTile[1]));
-  unsigned groups = tile.perThread[1] / 2;
-  ElementIndices result;
-  for (unsigned i = 0; i < repM; ++i)
-    for (unsigned j = 0; j < repN; ++j)
-      for (unsigned group = 0; group < groups; ++group)
-        for (unsigned e = 0; e < 4; ++e)
-          result.push_back(
-              {i * 2 + e / 2, j * tile.perThread[1] + group * 2 + e % 2});
-  return result;
-}
-
 ElementIndices
 tilelang::lowering::getElementIndices(DistributedEncodingAttr layout,
                                       ArrayRef<int64_t> shape) {
-  if (getMmaV2Tile(layout))
-    return getMmaV2ElementIndices(layout, shape);
-  if (getMmaV3Tile(layout))
-    return getMmaV3ElementIndices(layout, shape);
-  if (auto blocked = dyn_cast<BlockedEncodingAttr>(layout)) {
-    SmallVector<unsigned> elems = getElemsPerThread(blocked, shape);
-    unsigned total = 1;
-    for (unsigned count : elems)
-      total *= count;
-    ElementIndices result;
-    for (unsigned linear = 0; linear < total; ++linear) {
-      SmallVector<unsigned> index(shape.size());
-      unsigned rest = linear;
-      for (unsigned dim : blocked.getOrder()) {
-        index[dim] = rest % elems[dim];
-        rest /= elems[dim];
-      }
-      result.push_back(index);
-    }
-    return result;
-  }
-  if (auto slice = dyn_cast<SliceEncodingAttr>(layout)) {
-    SmallVector<int64_t> parentShape(shape);
-    parentShape.insert(parentShape.begin() + slice.getDim(), 1);
-    ElementIndices result;
-    for (SmallVector<unsigned> index : getElementIndices(
-             cast<DistributedEncodingAttr>(slice.getParent()), parentShape)) {
-      if (index[slice.getDim()] != 0)
+  std::optional<LayoutMap> map = LayoutMap::get(layout, shape);
+  if (!map)
+    return {};
+  ElementIndices result;
+  for (unsigned reg = 0; reg < map->getNumRegisters(); ++reg)
+    result.push_back(map->getRegisterIndex(reg));
+  return result;
+}
+
+namespace {
+/// Consecutive bits of a lane or warp id whose bases double along one
+/// dimension: a field of the id that places the thread along it, the
+/// first bit's base apart per step.
+struct IdField {
+  unsigned dim, firstBit, numBits;
+  int64_t step;
+};
+} // namespace
+
+/// The fields of an id whose bases are `bases`. Every encoding's bases step
+/// along one dimension each, by a power of two (LayoutMap).
+static SmallVector<IdField> getIdFields(ArrayRef<SmallVector<int64_t>> bases) {
+  auto dimOf = [](ArrayRef<int64_t> base) -> std::optional<unsigned> {
+    std::optional<unsigned> found;
+    for (auto [dim, step] : llvm::enumerate(base)) {
+      if (step == 0)
         continue;
-      index.erase(index.begin() + slice.getDim());
-      result.push_back(index);
+      assert(!found && llvm::isPowerOf2_64(step) &&
+             "a layout base steps along more than one dimension");
+      found = dim;
     }
-    return result;
+    return found;
+  };
+  SmallVector<IdField> fields;
+  for (unsigned bit = 0; bit < bases.size();) {
+    std::optional<unsigned> dim = dimOf(bases[bit]);
+    if (!dim) {
+      ++bit;
+      continue;
+    }
+    unsigned end = bit + 1;
+    while (end < bases.size() && dimOf(bases[end]) == dim &&
+           bases[end][*dim] == 2 * bases[end - 1][*dim])
+      ++end;
+    fields.push_back({*dim, bit, end - bit, bases[bit][*dim]});
+    bit = end;
   }
-  return {};
+  return fields;
 }
 
-/// Per dimension, the tensor's size where a layout tile of `tile` is larger
-/// than the tensor and wraps around it (replication), else 0.
-static SmallVector<int64_t> getWrapSizes(ArrayRef<unsigned> tile,
-                                         ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> sizes;
-  for (auto [size, extent] : llvm::zip_equal(tile, shape))
-    sizes.push_back(size > extent ? extent : 0);
-  return sizes;
-}
-
-/// Coordinates of the elements of an mma.sync layout or operand: within a
-/// warp's instruction tile, lane = 4 * g + t holds accumulator rows g and
-/// g + 8 at columns 2t and 2t + 1; operand A rows g and g + 8 at K columns
-/// t*w + [0, w) and 4w + t*w + [0, w); operand B column g at those K rows
-/// (w = kWidth). This is the fragment layout of the PTX ISA.
-static ThreadElementCoordinates
-emitMmaV2Coordinates(OpBuilder &b, Location loc, Attribute layout,
-                     ArrayRef<int64_t> shape) {
-  MmaV2Tile tile = *getMmaV2Tile(layout);
-  auto operand = dyn_cast<DotOperandEncodingAttr>(layout);
-  auto mma = cast<MmaEncodingAttr>(operand ? operand.getParent() : layout);
+// The sum of the thread's lane and warp fields, each times its step. Where
+// the thread id's bits run on from the lane field into the warp field along
+// the same steps, the two join as `(warp * lanes + lane) * step`, which LLVM
+// folds into the thread id.
+SmallVector<Value> tilelang::lowering::emitThreadStarts(
+    OpBuilder &b, Location loc, ArrayRef<SmallVector<int64_t>> laneBases,
+    ArrayRef<SmallVector<int64_t>> warpBases, unsigned rank) {
   auto constant = [&](int64_t value) { return i32Constant(b, loc, value); };
-  auto add = [&](Value x, Value y) {
-    return LLVM::AddOp::create(b, loc, x, y);
+  Value laneId = getLaneId(b, loc), warpId = getWarpId(b, loc);
+  // As a quotient's remainder rather than shift-and-mask: LLVM folds
+  // `(warp % w) * 32 + lane % 32` back into the thread id in this form.
+  auto extract = [&](Value id, const IdField &field) -> Value {
+    Value value = id;
+    if (field.firstBit)
+      value = LLVM::UDivOp::create(b, loc, value,
+                                   constant(int64_t(1) << field.firstBit));
+    return LLVM::URemOp::create(b, loc, value,
+                                constant(int64_t(1) << field.numBits));
   };
-  auto mul = [&](Value x, int64_t y) {
-    return LLVM::MulOp::create(b, loc, x, constant(y));
+  auto scale = [&](Value value, int64_t step) -> Value {
+    return step == 1
+               ? value
+               : Value(LLVM::MulOp::create(b, loc, value, constant(step)));
   };
-  Value lane = getLaneId(b, loc);
-  Value group = LLVM::UDivOp::create(b, loc, lane, constant(4));
-  Value inGroup = LLVM::URemOp::create(b, loc, lane, constant(4));
-  auto [warpM, warpN] = emitMmaWarpCoordinates(b, loc, mma);
-  // Thread-dependent bases along each dimension.
-  Value rowBase = add(mul(warpM, 16), group);
-  Value colBase = add(mul(warpN, 8), mul(inGroup, 2));
-  unsigned width = operand ? operand.getKWidth() : 0;
-  Value kBase = operand ? mul(inGroup, width) : Value();
-  Value nBase = add(mul(warpN, 8), group);
-  // Position of K index `index` within the thread's K elements.
-  auto kOffset = [&](unsigned index) {
-    return (index / (2 * width)) * 8 * width +
-           ((index % (2 * width)) / width) * 4 * width + index % width;
-  };
-  ThreadElementCoordinates result;
-  if (!operand)
-    result.starts = {rowBase, colBase};
-  else if (operand.getOpIdx() == 0)
-    result.starts = {rowBase, kBase};
-  else
-    result.starts = {kBase, nBase};
-  for (const SmallVector<unsigned> &index :
-       getMmaV2ElementIndices(layout, shape)) {
-    SmallVector<int64_t> offsets(2);
-    if (!operand) {
-      offsets[0] = (index[0] / 2) * tile.ctaTile[0] + 8 * (index[0] % 2);
-      offsets[1] = (index[1] / 2) * tile.ctaTile[1] + index[1] % 2;
-    } else if (operand.getOpIdx() == 0) {
-      offsets[0] = (index[0] / 2) * tile.ctaTile[0] + 8 * (index[0] % 2);
-      offsets[1] = kOffset(index[1]);
+  SmallVector<IdField> laneFields = getIdFields(laneBases);
+  SmallVector<IdField> warpFields = getIdFields(warpBases);
+  // Dimensions in the order the lane fields, then the warp fields, step
+  // along them (the fastest first).
+  SmallVector<unsigned> dims;
+  for (const IdField &field :
+       llvm::concat<const IdField>(laneFields, warpFields))
+    if (!llvm::is_contained(dims, field.dim))
+      dims.push_back(field.dim);
+  SmallVector<Value> starts(rank);
+  for (unsigned dim : dims) {
+    auto along = [&](ArrayRef<IdField> fields) {
+      SmallVector<IdField> result;
+      for (const IdField &field : fields)
+        if (field.dim == dim)
+          result.push_back(field);
+      return result;
+    };
+    SmallVector<IdField> lanes = along(laneFields), warps = along(warpFields);
+    SmallVector<Value> terms;
+    if (lanes.size() == 1 && warps.size() == 1 &&
+        lanes[0].firstBit + lanes[0].numBits == laneBases.size() &&
+        warps[0].firstBit == 0 &&
+        warps[0].step == lanes[0].step << lanes[0].numBits) {
+      Value laneField = extract(laneId, lanes[0]);
+      Value warpField = extract(warpId, warps[0]);
+      Value thread = LLVM::AddOp::create(
+          b, loc, scale(warpField, int64_t(1) << lanes[0].numBits), laneField);
+      terms.push_back(scale(thread, lanes[0].step));
     } else {
-      offsets[0] = kOffset(index[0]);
-      offsets[1] = index[1] * tile.ctaTile[1];
+      for (const IdField &field : lanes)
+        terms.push_back(scale(extract(laneId, field), field.step));
+      SmallVector<Value> warpTerms;
+      for (const IdField &field : warps)
+        warpTerms.push_back(scale(extract(warpId, field), field.step));
+      terms.insert(terms.begin(), warpTerms.begin(), warpTerms.end());
     }
-    result.offsets.push_back(offsets);
+    Value start = terms.front();
+    for (Value term : ArrayRef<Value>(terms).drop_front())
+      start = LLVM::AddOp::create(b, loc, start, term);
+    starts[dim] = start;
   }
-  result.wrapSizes = getWrapSizes(tile.ctaTile, shape);
-  return result;
+  for (Value &start : starts)
+    if (!start)
+      start = constant(0);
+  return starts;
 }
 
-/// Coordinates of the elements of a wgmma accumulator: warp w of a
-/// warpgroup holds rows 16 * (w % 4) + [0, 16) of its 64; within them lane
-/// 4g + t holds rows g and g + 8 at columns 8c + 2t and 8c + 2t + 1 of
-/// every column group c (the PTX ISA's fragment layout).
-static ThreadElementCoordinates
-emitMmaV3Coordinates(OpBuilder &b, Location loc, Attribute layout,
-                     ArrayRef<int64_t> shape) {
-  MmaV2Tile tile = *getMmaV3Tile(layout);
-  auto constant = [&](int64_t value) { return i32Constant(b, loc, value); };
-  auto [warpM, warpN] =
-      emitMmaWarpCoordinates(b, loc, cast<MmaEncodingAttr>(layout));
-  Value lane = getLaneId(b, loc);
-  Value group = LLVM::UDivOp::create(b, loc, lane, constant(4));
-  Value inGroup = LLVM::URemOp::create(b, loc, lane, constant(4));
-  unsigned instrN = tile.perThread[1] * 4;
-  Value rowBase = LLVM::AddOp::create(
-      b, loc, LLVM::MulOp::create(b, loc, warpM, constant(16)), group);
-  Value colBase = LLVM::AddOp::create(
-      b, loc, LLVM::MulOp::create(b, loc, warpN, constant(instrN)),
-      LLVM::MulOp::create(b, loc, inGroup, constant(2)));
-  ThreadElementCoordinates result;
-  result.starts = {rowBase, colBase};
-  for (const SmallVector<unsigned> &index :
-       getMmaV3ElementIndices(layout, shape)) {
-    unsigned within = index[1] % tile.perThread[1];
-    result.offsets.push_back(
-        {(index[0] / 2) * tile.ctaTile[0] + 8 * (index[0] % 2),
-         (index[1] / tile.perThread[1]) * tile.ctaTile[1] + 8 * (within / 2) +
-             within % 2});
-  }
-  result.wrapSizes = getWrapSizes(tile.ctaTile, shape);
-  return result;
-}
-
-/// Coordinates read off a layout's LayoutMap: the lane and warp bits set
-/// in this thread's ids add their bases to the start, the register bits
-/// give each element's constant offset.
-static ThreadElementCoordinates emitMapCoordinates(OpBuilder &b, Location loc,
-                                                   const LayoutMap &map) {
-  auto constant = [&](int64_t value) { return i32Constant(b, loc, value); };
-  SmallVector<Value> starts(map.getRank(), constant(0));
-  auto addBits = [&](ArrayRef<SmallVector<int64_t>> bases, Value id) {
-    for (auto [bit, base] : llvm::enumerate(bases))
-      for (unsigned dim = 0; dim < map.getRank(); ++dim) {
-        if (base[dim] == 0)
-          continue;
-        Value set = LLVM::AndOp::create(
-            b, loc, LLVM::LShrOp::create(b, loc, id, constant(bit)),
-            constant(1));
-        starts[dim] = LLVM::AddOp::create(
-            b, loc, starts[dim],
-            LLVM::MulOp::create(b, loc, set, constant(base[dim])));
-      }
-  };
-  addBits(map.lanes, getLaneId(b, loc));
-  addBits(map.warps, getWarpId(b, loc));
-  ThreadElementCoordinates result;
-  result.starts = starts;
-  for (unsigned reg = 0; reg < map.getNumRegisters(); ++reg)
-    result.offsets.push_back(map.apply(reg, 0, 0));
-  result.wrapSizes.assign(map.getRank(), 0);
-  return result;
-}
-
-/// This thread's elements of a `shape` tensor in `layout`, in struct order.
+/// This thread's elements of a `shape` tensor in `layout`, in struct
+/// order, read off the layout's LayoutMap: the lane and warp bases give the
+/// thread's start, the register bases each element's constant offset.
+/// Bases already wrap around a tensor smaller than the layout's tile, so
+/// every coordinate is inside the tensor.
 static ThreadElementCoordinates
 emitCoordinates(OpBuilder &b, Location loc, DistributedEncodingAttr layout,
                 ArrayRef<int64_t> shape) {
-  // Layouts without a hand-written case (wgmma's register operand) are read
-  // off their LayoutMap.
-  if (!isLowerableLayout(layout))
-    if (std::optional<LayoutMap> map = LayoutMap::get(layout, shape))
-      return emitMapCoordinates(b, loc, *map);
-  if (getMmaV2Tile(layout))
-    return emitMmaV2Coordinates(b, loc, layout, shape);
-  if (getMmaV3Tile(layout))
-    return emitMmaV3Coordinates(b, loc, layout, shape);
-  if (auto slice = dyn_cast<SliceEncodingAttr>(layout)) {
-    SmallVector<int64_t> parentShape(shape);
-    parentShape.insert(parentShape.begin() + slice.getDim(), 1);
-    auto parent = cast<DistributedEncodingAttr>(slice.getParent());
-    ElementIndices parentIndices = getElementIndices(parent, parentShape);
-    ThreadElementCoordinates result =
-        emitCoordinates(b, loc, parent, parentShape);
-    unsigned dim = slice.getDim();
-    result.starts.erase(result.starts.begin() + dim);
-    result.wrapSizes.erase(result.wrapSizes.begin() + dim);
-    SmallVector<SmallVector<int64_t>> kept;
-    for (auto [index, offsets] :
-         llvm::zip_equal(parentIndices, result.offsets)) {
-      if (index[dim] != 0)
-        continue;
-      kept.push_back(offsets);
-      kept.back().erase(kept.back().begin() + dim);
-    }
-    result.offsets = std::move(kept);
+  std::optional<LayoutMap> map = LayoutMap::get(layout, shape);
+  ThreadElementCoordinates result;
+  // No elements where there is no map (see getElemsPerThread).
+  if (!map) {
+    result.starts.assign(shape.size(), i32Constant(b, loc, 0));
     return result;
   }
-  auto blocked = cast<BlockedEncodingAttr>(layout);
-  unsigned rank = shape.size();
-  ArrayRef<unsigned> sizePerThread = blocked.getSizePerThread();
-  ArrayRef<unsigned> threadsPerWarp = blocked.getThreadsPerWarp();
-  ArrayRef<unsigned> warpsPerCTA = blocked.getWarpsPerCTA();
-  SmallVector<unsigned> tile = getShapePerCTATile(blocked);
-
-  // Where this thread's first element sits along each dimension.
-  Value lane = getLaneId(b, loc), warp = getWarpId(b, loc);
-  SmallVector<Value> threadBase(rank);
-  for (unsigned dim : blocked.getOrder()) {
-    Value laneCoord = LLVM::URemOp::create(
-        b, loc, lane, i32Constant(b, loc, threadsPerWarp[dim]));
-    lane = LLVM::UDivOp::create(b, loc, lane,
-                                i32Constant(b, loc, threadsPerWarp[dim]));
-    Value warpCoord = LLVM::URemOp::create(
-        b, loc, warp, i32Constant(b, loc, warpsPerCTA[dim]));
-    warp = LLVM::UDivOp::create(b, loc, warp,
-                                i32Constant(b, loc, warpsPerCTA[dim]));
-    Value thread = LLVM::AddOp::create(
-        b, loc,
-        LLVM::MulOp::create(b, loc, warpCoord,
-                            i32Constant(b, loc, threadsPerWarp[dim])),
-        laneCoord);
-    threadBase[dim] = LLVM::MulOp::create(
-        b, loc, thread, i32Constant(b, loc, sizePerThread[dim]));
-  }
-
-  ThreadElementCoordinates result;
-  result.starts = threadBase;
-  for (const SmallVector<unsigned> &index : getElementIndices(blocked, shape)) {
-    SmallVector<int64_t> offsets(rank);
-    for (unsigned dim = 0; dim < rank; ++dim)
-      offsets[dim] = (index[dim] / sizePerThread[dim]) * tile[dim] +
-                     index[dim] % sizePerThread[dim];
-    result.offsets.push_back(offsets);
-  }
-  result.wrapSizes = getWrapSizes(tile, shape);
+  result.starts =
+      emitThreadStarts(b, loc, map->lanes, map->warps, map->getRank());
+  for (unsigned reg = 0; reg < map->getNumRegisters(); ++reg)
+    result.offsets.push_back(map->apply(reg, 0, 0));
   return result;
+}
+
+std::optional<FragmentRepetitions>
+tilelang::lowering::getFragmentRepetitions(RankedTensorType type) {
+  if (!isa_and_present<MmaEncodingAttr, DotOperandEncodingAttr>(
+          type.getEncoding()))
+    return std::nullopt;
+  std::optional<LayoutMap> map =
+      LayoutMap::get(type.getEncoding(), type.getShape());
+  std::optional<LayoutMap> tile = LayoutMap::getTile(type.getEncoding());
+  if (!map || !tile)
+    return std::nullopt;
+  // The tile's registers come first, its repetitions after: along each
+  // dimension a register's index splits into repetition and position in
+  // the tile.
+  assert(ArrayRef<unsigned>(map->registerDims)
+             .take_front(tile->registerDims.size()) ==
+         ArrayRef<unsigned>(tile->registerDims));
+  SmallVector<unsigned> perTile = tile->getRegistersPerDim();
+  FragmentRepetitions result;
+  unsigned count = 1;
+  for (auto [total, inTile] :
+       llvm::zip_equal(map->getRegistersPerDim(), perTile)) {
+    result.reps.push_back(total / inTile);
+    count *= total / inTile;
+  }
+  result.positions.resize(count);
+  for (unsigned reg = 0; reg < map->getNumRegisters(); ++reg) {
+    SmallVector<unsigned> index = map->getRegisterIndex(reg);
+    unsigned linear = 0;
+    for (auto [position, inTile, reps] :
+         llvm::zip_equal(index, perTile, result.reps))
+      linear = linear * reps + position / inTile;
+    result.positions[linear].push_back(reg);
+  }
+  return result;
+}
+
+ArrayRef<unsigned> FragmentRepetitions::get(ArrayRef<unsigned> rep) const {
+  unsigned linear = 0;
+  for (auto [index, count] : llvm::zip_equal(rep, reps))
+    linear = linear * count + index;
+  return positions[linear];
 }
 
 std::optional<ThreadElementPlacement>
@@ -425,14 +322,9 @@ SmallVector<Value>
 ThreadElementCoordinates::emit(OpBuilder &b, Location loc,
                                unsigned element) const {
   SmallVector<Value> coords;
-  for (auto [start, offset, wrap] :
-       llvm::zip_equal(starts, offsets[element], wrapSizes)) {
-    Value coord =
-        LLVM::AddOp::create(b, loc, start, i32Constant(b, loc, offset));
-    if (wrap)
-      coord = LLVM::URemOp::create(b, loc, coord, i32Constant(b, loc, wrap));
-    coords.push_back(coord);
-  }
+  for (auto [start, offset] : llvm::zip_equal(starts, offsets[element]))
+    coords.push_back(
+        LLVM::AddOp::create(b, loc, start, i32Constant(b, loc, offset)));
   return coords;
 }
 
@@ -710,12 +602,6 @@ SwizzledTile::emitOffsets(OpBuilder &b, Location loc,
   };
   unsigned rowDim = 1 - contiguousDim;
   SmallVector<Value> result;
-  // Wrapped coordinates are no start plus a constant: each on its own.
-  if (elements.wrapSizes[rowDim] || elements.wrapSizes[contiguousDim]) {
-    for (unsigned index : indices)
-      result.push_back(emitOffset(b, loc, elements.emit(b, loc, index)));
-    return result;
-  }
   // Rows a whole swizzle period apart share their phase, columns whole
   // blocks apart their position in the block.
   int64_t rowPeriod = int64_t(perPhase) * maxPhase;

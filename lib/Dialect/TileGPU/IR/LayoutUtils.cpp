@@ -7,6 +7,8 @@
 
 #include "tilelang/Dialect/TileGPU/IR/LayoutUtils.h"
 
+#include "tilelang/Dialect/TileGPU/IR/LayoutMap.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -67,37 +69,8 @@ tilelang::tilegpu::getShapePerCTATile(BlockedEncodingAttr layout) {
 SmallVector<unsigned>
 tilelang::tilegpu::getElemsPerThread(DistributedEncodingAttr layout,
                                      ArrayRef<int64_t> shape) {
-  if (auto blocked = dyn_cast<BlockedEncodingAttr>(layout)) {
-    SmallVector<unsigned> tile = getShapePerCTATile(blocked);
-    SmallVector<unsigned> elems;
-    for (size_t dim = 0; dim < shape.size(); ++dim)
-      elems.push_back(
-          llvm::divideCeil(shape[dim], static_cast<int64_t>(tile[dim])) *
-          blocked.getSizePerThread()[dim]);
-    return elems;
-  }
-  if (auto slice = dyn_cast<SliceEncodingAttr>(layout)) {
-    // A slice holds the parent's elements at index 0 of the sliced dimension.
-    SmallVector<int64_t> parentShape(shape);
-    parentShape.insert(parentShape.begin() + slice.getDim(), 1);
-    SmallVector<unsigned> elems = getElemsPerThread(
-        cast<DistributedEncodingAttr>(slice.getParent()), parentShape);
-    elems.erase(elems.begin() + slice.getDim());
-    return elems;
-  }
-  std::optional<MmaV2Tile> tile = getMmaV2Tile(layout);
-  if (!tile)
-    tile = getMmaV3Tile(layout);
-  if (!tile)
-    tile = getWgmmaOperandTile(layout);
-  if (tile) {
-    SmallVector<unsigned> elems;
-    for (size_t dim = 0; dim < shape.size(); ++dim)
-      elems.push_back(llvm::divideCeil(shape[dim], static_cast<int64_t>(
-                                                       tile->ctaTile[dim])) *
-                      tile->perThread[dim]);
-    return elems;
-  }
+  if (std::optional<LayoutMap> map = LayoutMap::get(layout, shape))
+    return map->getRegistersPerDim();
   // Layouts the lowering cannot index hold nothing it could address.
   return SmallVector<unsigned>(shape.size(), 0);
 }
@@ -138,52 +111,46 @@ SharedEncodingAttr tilelang::tilegpu::getSwizzledSharedEncoding(
   return SharedEncodingAttr::get(context, vec, perPhase, maxPhase, order);
 }
 
-std::optional<MmaV2Tile> tilelang::tilegpu::getMmaV3Tile(Attribute layout) {
-  auto mma = dyn_cast_if_present<MmaEncodingAttr>(layout);
-  if (!mma || mma.getVersion() != 3 || mma.getRank() != 2)
+/// The tile of a tensor-core layout, read off its LayoutMap: the extent of
+/// one repetition and the registers a thread holds of it.
+static std::optional<MmaV2Tile> getTensorCoreTile(Attribute layout) {
+  std::optional<LayoutMap> tile = LayoutMap::getTile(layout);
+  if (!tile)
     return std::nullopt;
-  ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
-  unsigned n = mma.getInstrShape()[1];
-  return MmaV2Tile{{16 * warps[0], n * warps[1]}, {2, n / 4}};
+  MmaV2Tile result;
+  for (int64_t extent : tile->shape)
+    result.ctaTile.push_back(extent);
+  result.perThread = tile->getRegistersPerDim();
+  return result;
+}
+
+/// The 2-D mma layout of `version` that `layout` is, or is an operand of.
+static MmaEncodingAttr getMmaOf(Attribute layout, unsigned version) {
+  if (auto operand = dyn_cast_if_present<DotOperandEncodingAttr>(layout))
+    layout = operand.getParent();
+  auto mma = dyn_cast_if_present<MmaEncodingAttr>(layout);
+  if (!mma || mma.getVersion() != version || mma.getRank() != 2)
+    return {};
+  return mma;
+}
+
+std::optional<MmaV2Tile> tilelang::tilegpu::getMmaV3Tile(Attribute layout) {
+  if (!isa_and_present<MmaEncodingAttr>(layout) || !getMmaOf(layout, 3))
+    return std::nullopt;
+  return getTensorCoreTile(layout);
 }
 
 std::optional<MmaV2Tile>
 tilelang::tilegpu::getWgmmaOperandTile(Attribute layout) {
-  auto operand = dyn_cast_if_present<DotOperandEncodingAttr>(layout);
-  if (!operand || operand.getOpIdx() != 0 || operand.getKWidth() != 2 ||
-      !getMmaV3Tile(operand.getParent()))
+  if (!isa_and_present<DotOperandEncodingAttr>(layout) || !getMmaOf(layout, 3))
     return std::nullopt;
-  ArrayRef<unsigned> warps =
-      cast<MmaEncodingAttr>(operand.getParent()).getWarpsPerCTA();
-  return MmaV2Tile{{16 * warps[0], 16}, {2, 4}};
+  return getTensorCoreTile(layout);
 }
 
 std::optional<MmaV2Tile> tilelang::tilegpu::getMmaV2Tile(Attribute layout) {
-  // Per warp, an accumulator tile is 16x8 (2x2 per lane); operand A is
-  // 16 x 8*kWidth (2 x 2*kWidth per lane), operand B 8*kWidth x 8
-  // (2*kWidth x 1 per lane). Warps tile M and N; operands replicate over
-  // the warps of the other dimension.
-  auto asMma = [](Attribute attr) -> MmaEncodingAttr {
-    auto mma = dyn_cast_if_present<MmaEncodingAttr>(attr);
-    if (!mma || mma.getVersion() != 2 || mma.getRank() != 2)
-      return {};
-    return mma;
-  };
-  if (MmaEncodingAttr mma = asMma(layout)) {
-    ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
-    return MmaV2Tile{{16 * warps[0], 8 * warps[1]}, {2, 2}};
-  }
-  auto operand = dyn_cast_if_present<DotOperandEncodingAttr>(layout);
-  if (!operand)
+  if (!getMmaOf(layout, 2))
     return std::nullopt;
-  MmaEncodingAttr mma = asMma(operand.getParent());
-  if (!mma)
-    return std::nullopt;
-  ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
-  unsigned kWidth = operand.getKWidth();
-  if (operand.getOpIdx() == 0)
-    return MmaV2Tile{{16 * warps[0], 8 * kWidth}, {2, 2 * kWidth}};
-  return MmaV2Tile{{8 * kWidth, 8 * warps[1]}, {2 * kWidth, 1}};
+  return getTensorCoreTile(layout);
 }
 
 unsigned tilelang::tilegpu::getTotalElemsPerThread(Type type) {

@@ -27,9 +27,15 @@ namespace tilelang::tilegpu {
 /// register wrapping around a small tensor). Register r is the r-th element
 /// of the thread's struct, in the order the lowering packs them.
 ///
-/// Every encoding's bases are distinct powers of two per dimension, so XOR
-/// is also the sum: a coordinate is a thread-dependent start plus a
-/// register-dependent constant.
+/// This is the one description of each layout's fragment: element counts,
+/// struct order, coordinates, tensor-core tiles and ldmatrix addresses are
+/// all read off it.
+///
+/// Every base is a power of two along one dimension, and along each
+/// dimension the bases of one repetition of the layout (its tile across the
+/// CTA) are distinct and cover the tile; repetitions step whole tiles. So
+/// XOR is also the sum: a coordinate is a thread-dependent start (the lane
+/// and warp bases) plus a register-dependent constant (the register bases).
 struct LayoutMap {
   llvm::SmallVector<int64_t> shape;
   llvm::SmallVector<llvm::SmallVector<int64_t>> registers, lanes, warps;
@@ -42,6 +48,10 @@ struct LayoutMap {
   /// powers of two).
   static std::optional<LayoutMap> get(mlir::Attribute layout,
                                       llvm::ArrayRef<int64_t> shape);
+  /// The map of one repetition of `layout`: `shape` is the layout's tile
+  /// across the CTA, the registers those of one tile. nullopt for slices
+  /// and layouts get() cannot describe.
+  static std::optional<LayoutMap> getTile(mlir::Attribute layout);
 
   unsigned getRank() const { return shape.size(); }
   unsigned getNumRegisters() const { return 1u << registers.size(); }
@@ -49,6 +59,12 @@ struct LayoutMap {
   /// holds.
   llvm::SmallVector<int64_t> apply(unsigned reg, unsigned lane,
                                    unsigned warp) const;
+  /// Registers a thread holds along each dimension (the product is
+  /// getNumRegisters()).
+  llvm::SmallVector<unsigned> getRegistersPerDim() const;
+  /// Register `reg`'s index among the thread's elements along each
+  /// dimension: its register bits along that dimension, lowest first.
+  llvm::SmallVector<unsigned> getRegisterIndex(unsigned reg) const;
 };
 
 /// How the lanes and warps of a layout spread along one dimension: the

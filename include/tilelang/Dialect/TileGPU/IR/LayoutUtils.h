@@ -38,24 +38,23 @@ BlockedEncodingAttr getDefaultBlockedEncoding(mlir::MLIRContext *context,
 /// sizePerThread * threadsPerWarp * warpsPerCTA.
 llvm::SmallVector<unsigned> getShapePerCTATile(BlockedEncodingAttr layout);
 
-/// How an mma.sync layout (version 2) or a dot operand of one repeats over
-/// a tensor: one repetition covers `ctaTile` elements across the CTA, of
-/// which each thread holds `perThread` along each dimension.
+/// How a tensor-core layout (an mma accumulator or a dot operand) repeats
+/// over a tensor: one repetition covers `ctaTile` elements across the CTA,
+/// of which each thread holds `perThread` along each dimension. Read off
+/// the layout's LayoutMap (LayoutMap::getTile), where the fragments are
+/// defined.
 struct MmaV2Tile {
   llvm::SmallVector<unsigned> ctaTile;
   llvm::SmallVector<unsigned> perThread;
 };
-/// The tile of a 2-D mma version-2 layout or of its dot operand (kWidth
-/// elements per 32-bit register); nullopt for other layouts.
+/// The tile of a 2-D mma version-2 layout or of its dot operand; nullopt
+/// for other layouts.
 std::optional<MmaV2Tile> getMmaV2Tile(mlir::Attribute layout);
-/// The tile of a 2-D mma version-3 (wgmma) accumulator: warpgroups of 4
-/// warps along M cover 64 rows, each warp 16 of them with N/4 elements per
-/// lane of an m64nN instruction; nullopt for other layouts.
+/// The tile of a 2-D mma version-3 (wgmma) accumulator; nullopt for other
+/// layouts.
 std::optional<MmaV2Tile> getMmaV3Tile(mlir::Attribute layout);
-/// The tile of wgmma's A operand in registers (#tilegpu.dot_op<opIdx = 0>
-/// of a version-3 layout): per K step of 16, warps hold rows as the
-/// accumulator's, each lane 2 rows x 4 columns (mma.sync's A fragment);
-/// nullopt for other layouts.
+/// The tile of wgmma's A operand in registers (#tilegpu.dot_op<opIdx = 0,
+/// kWidth = 2> of a version-3 layout); nullopt for other layouts.
 std::optional<MmaV2Tile> getWgmmaOperandTile(mlir::Attribute layout);
 
 /// Elements of a row of a `rowLength`-element tile in `encoding` that one

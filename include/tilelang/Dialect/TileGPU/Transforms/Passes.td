@@ -185,4 +185,19 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::ModuleOp"> {
   let dependentDialects = ["::tilelang::tilegpu::TileGPUDialect"];
 }
 
+def TileGPUTestLayoutMap
+    : Pass<"tilegpu-test-layout-map", "mlir::ModuleOp"> {
+  let summary = "Print the LayoutMap of each function argument (tests)";
+  let description = [{
+    For every distributed tensor among a function's arguments, a remark at
+    the function with what the lowering reads off the layout's LayoutMap:
+    the layout's tile across the CTA and the registers a thread holds of it
+    (LayoutMap::getTile), the registers a thread holds of the tensor along
+    each dimension, each register's constant offset and per-dimension index,
+    and the coordinates each lane bit and warp bit adds to a thread's start.
+    lit tests check every layout family's fragment against the PTX ISA with
+    it. Changes nothing.
+  }];
+}
+
 #endif // TILELANG_DIALECT_TILEGPU_TRANSFORMS_PASSES_TD
