@@ -195,6 +195,17 @@ Operation *WaitPlacer::run() {
       op = copiesAfter;
     }
   }
+  // A product that is not carried must not cross the back edge: the next
+  // iteration rewrites the buffers of the iteration it reads. One whose
+  // result only feeds a later product's accumulator in flight has no reader
+  // that waits for it; the end of the body does (leaving newer products,
+  // such as the carried one it feeds, in flight).
+  std::optional<unsigned> newestUncarried;
+  for (auto [index, entry] : llvm::enumerate(inFlight))
+    if (entry.product && entry.product->carriedIndex < 0)
+      newestUncarried = index;
+  if (newestUncarried)
+    retire(body->getTerminator(), *newestUncarried);
   return copiesAfter;
 }
 
