@@ -224,8 +224,8 @@ def test_int64_offsets_beyond_two_to_the_31():
 
 def test_launch_errors_are_clear():
     x = fresh(16)
-    with pytest.raises(ValueError, match="grid dimension 0 is 0"):
-        kernels.add_kernel[(0,)](x, x, x, 16, BLOCK_SIZE=16)
+    with pytest.raises(ValueError, match="grid dimension 0 is -1"):
+        kernels.add_kernel[(-1,)](x, x, x, 16, BLOCK_SIZE=16)
     with pytest.raises(ValueError, match="grid dimension 1 is 70000"):
         kernels.add_kernel[(1, 70000)](x, x, x, 16, BLOCK_SIZE=16)
     with pytest.raises(TypeError, match=r"add_kernel\(\): missing a required argument: 'n_elements'"):
