@@ -30,6 +30,13 @@ func.func private @ok(tensor<1x1xf32, #few>)
 
 // -----
 
+// A swizzle period past the tensor cap (vec 2^30 crashed the lowering).
+// expected-error @+1 {{vec * perPhase * maxPhase must be at most 1048576 (2^20), got 1073741824 * 1 * 8}}
+#huge = #tilegpu.shared<vec = 1073741824, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func private @f(!tilegpu.memdesc<64x64xf16, #huge>)
+
+// -----
+
 // Every per-dimension list has one entry per dimension.
 // expected-error @+1 {{sizePerThread, threadsPerWarp and warpsPerCTA must have one entry per dimension, got 2, 1 and 2}}
 #bad = #tilegpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [32], warpsPerCTA = [1, 1], order = [1, 0]>

@@ -355,6 +355,14 @@ LogicalResult SharedEncodingAttr::verify(EmitErrorFn emitError, unsigned vec,
   if (failed(verifyPowersOfTwo(emitError, "vec/perPhase/maxPhase",
                                {vec, perPhase, maxPhase})))
     return failure();
+  // One swizzle period covers vec * perPhase * maxPhase elements; past the
+  // tensor cap it covers nothing a kernel holds, and the lowering's 32-bit
+  // index arithmetic overflows (vec or maxPhase 2^30 crashed it; found by
+  // fuzzing the layouts' numbers).
+  if (int64_t(vec) * perPhase * maxPhase > tile::kMaxTensorElements)
+    return emitError() << "vec * perPhase * maxPhase must be at most "
+                       << tile::kMaxTensorElements << " (2^20), got " << vec
+                       << " * " << perPhase << " * " << maxPhase;
   if (order.empty())
     return emitError() << "shared layout needs an order";
   return verifyOrder(emitError, order, order.size());
