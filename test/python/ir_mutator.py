@@ -8,7 +8,7 @@ so that a mutant reaches the passes the piece was written for, not only the
 parser and ``canonicalize``. ``mutant(pieces, rng)`` applies one to three
 random edits to one piece: truncation, tokens dropped, duplicated or
 swapped, numbers changed (shapes, axes, layout parameters, constants, to 0,
--1, 2^31 or huge), element types and ops swapped, an SSA use replaced by
+-1, 2^31 or huge; layouts' parameters on their own), element types and ops swapped, an SSA use replaced by
 another value, an op line dropped, duplicated, moved or taken from another
 file, discardable attributes (divisibility, hints, shared-memory sizes) set
 to hostile values.
@@ -32,7 +32,8 @@ OPS = ["math.exp", "math.tan", "math.sinh", "math.atan", "math.log1p", "math.erf
        "arith.constant", "tile.splat", "tile.broadcast", "tile.expand_dims", "tile.reshape", "tile.trans",
        "tile.load", "tile.store", "tile.addptr", "tile.dot", "tile.reduce", "tile.scan", "tile.make_range",
        "tilegpu.convert_layout", "tilegpu.local_alloc", "tilegpu.local_load", "scf.for", "scf.if", "scf.yield"]
-NUMBERS = [0, 1, 2, 3, 7, 16, 64, 100, 2**20, 2**31 - 1, 2**31, 2**32, 2**63, 10**30, -1, -2**31]
+NUMBERS = [0, 1, 2, 3, 7, 16, 64, 100, 4096, 2**16, 2**20, 2**30, 2**31 - 1, 2**31, 2**32, 2**63, 10**30, -1,
+           -2**31]
 ATTRIBUTES = ["{tile.divisibility = 0 : i32}", "{tile.divisibility = -16 : i32}", "{tile.divisibility = 3 : i32}",
               "{tile.multiple_of = 0 : i32}", "{tile.contiguity = 2147483647 : i32}", "{tilegpu.shared = -1 : i32}",
               '{tilegpu.shared = 4294967295 : i64}', "{tile.num_warps = 0 : i32}", '{tile.divisibility = "x"}',
@@ -93,7 +94,7 @@ def _edit(text: str, others: List[str], rng: random.Random) -> str:
         return text + rng.choice(others)[:200]
     # Weighted toward edits that keep the text parseable, so that most
     # mutants reach the verifiers and the passes.
-    kind = rng.choices(range(13), weights=[1, 1, 1, 5, 1, 2, 2, 2, 1, 1, 1, 1, 4])[0]
+    kind = rng.choices(range(14), weights=[1, 1, 1, 5, 1, 2, 2, 2, 1, 1, 1, 1, 4, 2])[0]
     start, end = tokens[rng.randrange(len(tokens))]
     lines = text.split("\n")
     if kind == 0:  # truncate anywhere
@@ -117,6 +118,14 @@ def _edit(text: str, others: List[str], rng: random.Random) -> str:
         if s2 < end:
             return text
         return text[:start] + text[s2:e2] + text[end:s2] + text[start:end] + text[e2:]
+    if kind == 13:  # a layout's parameter (sizes per thread, warps, swizzles, instruction shapes)
+        numbers = [(m.start() + d.start(), m.start() + d.end())
+                   for m in re.finditer(r"#tilegpu\.\w+<[^\n]*>", text)
+                   for d in re.finditer(r"(?<![A-Za-z_%#.\d])\d+", m.group(0))]
+        if not numbers:
+            return text
+        start, end = numbers[rng.randrange(len(numbers))]
+        return text[:start] + str(rng.choice(NUMBERS)) + text[end:]
     if kind == 5:  # swap an element type for another one
         types = [m.span() for m in re.finditer(r"\b(f16|f32|i32|i1|i64|bf16|i8|f64)\b", text)]
         if not types:

@@ -30,6 +30,13 @@ func.func private @ok(tensor<1x1xf32, #few>)
 
 // -----
 
+// No more warps than a block may have (warpsPerCTA = [2^31] crashed a verifier).
+// expected-error @+1 {{warpsPerCTA multiplies to more than 32 warps, the most a block may have}}
+#bad = #tilegpu.blocked<sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [2147483648], order = [0]>
+func.func private @f(tensor<1024xf32, #bad>)
+
+// -----
+
 // A swizzle period past the tensor cap (vec 2^30 crashed the lowering).
 // expected-error @+1 {{vec * perPhase * maxPhase must be at most 1048576 (2^20), got 1073741824 * 1 * 8}}
 #huge = #tilegpu.shared<vec = 1073741824, perPhase = 1, maxPhase = 8, order = [1, 0]>

@@ -32,6 +32,22 @@ static LogicalResult verifyPowersOfTwo(EmitErrorFn emitError, StringRef name,
   return success();
 }
 
+/// Checks that `warpsPerCTA` fits one CTA: CUDA gives a block at most 1024
+/// threads (and larger products overflowed the verifiers' and lowerings'
+/// 32-bit shape arithmetic: warpsPerCTA = [2^31] crashed one).
+static LogicalResult verifyWarpsFitCTA(EmitErrorFn emitError,
+                                       ArrayRef<unsigned> warpsPerCTA) {
+  constexpr int64_t kMaxWarps = 1024 / TileGPUDialect::kThreadsPerWarp;
+  int64_t warps = 1;
+  for (unsigned count : warpsPerCTA) {
+    warps *= count;
+    if (warps > kMaxWarps)
+      return emitError() << "warpsPerCTA multiplies to more than " << kMaxWarps
+                         << " warps, the most a block may have";
+  }
+  return success();
+}
+
 /// Checks that `order` is a permutation of [0, rank).
 static LogicalResult verifyOrder(EmitErrorFn emitError,
                                  ArrayRef<unsigned> order, size_t rank) {
@@ -109,7 +125,8 @@ LogicalResult BlockedEncodingAttr::verify(EmitErrorFn emitError,
                        << " and " << warpsPerCTA.size();
   if (failed(verifyPowersOfTwo(emitError, "sizePerThread", sizePerThread)) ||
       failed(verifyPowersOfTwo(emitError, "threadsPerWarp", threadsPerWarp)) ||
-      failed(verifyPowersOfTwo(emitError, "warpsPerCTA", warpsPerCTA)))
+      failed(verifyPowersOfTwo(emitError, "warpsPerCTA", warpsPerCTA)) ||
+      failed(verifyWarpsFitCTA(emitError, warpsPerCTA)))
     return failure();
   if (product(threadsPerWarp) != TileGPUDialect::kThreadsPerWarp)
     return emitError() << "threadsPerWarp must multiply to "
@@ -238,7 +255,8 @@ LogicalResult MmaEncodingAttr::verify(EmitErrorFn emitError, unsigned version,
   if (warpsPerCTA.size() != 2 && warpsPerCTA.size() != 3)
     return emitError() << "mma warpsPerCTA must have 2 entries (or 3 with a "
                        << "batch dimension), got " << warpsPerCTA.size();
-  if (failed(verifyPowersOfTwo(emitError, "warpsPerCTA", warpsPerCTA)))
+  if (failed(verifyPowersOfTwo(emitError, "warpsPerCTA", warpsPerCTA)) ||
+      failed(verifyWarpsFitCTA(emitError, warpsPerCTA)))
     return failure();
   if (version == 2) {
     if (instrShape != ArrayRef<unsigned>{16, 8})
