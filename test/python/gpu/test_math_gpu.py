@@ -191,10 +191,13 @@ def cast_kernel(x_ptr, h_ptr, b_ptr, n, MODE: tl.constexpr, BLOCK: tl.constexpr)
 
 def toward_zero(x, mantissa_bits, min_exponent, largest):
     """float64 ``x`` truncated onto the grid of a float format (normal and
-    subnormal numbers; beyond the largest finite value, that value)."""
+    subnormal numbers; beyond the largest finite value, that value). On
+    the CPU, with ulps from ldexp: CUDA's float64 pow(2, e) is not exact
+    (72.1875 came out as 72.18749999999999)."""
+    x = x.cpu()
     a = x.abs()
-    e = torch.floor(torch.log2(a.clamp_min(1e-300))).clamp_min(min_exponent)
-    ulp = torch.pow(2.0, e - mantissa_bits)
+    e = torch.floor(torch.log2(a.clamp(1e-300, 1e300))).clamp_min(min_exponent)
+    ulp = torch.ldexp(torch.ones_like(a), (e - mantissa_bits).to(torch.int64))
     t = torch.floor(a / ulp) * ulp
     t = torch.where(a >= largest, torch.full_like(a, largest), t)
     t = torch.where(torch.isinf(a), a, t)
@@ -213,8 +216,8 @@ def test_cast_toward_zero():
     cast_kernel[(tilelang.cdiv(N, 256),)](x, h, b, N, MODE="rtz", BLOCK=256)
     torch.cuda.synchronize()
     xd = x.double()
-    assert torch.equal(h.double(), toward_zero(xd, 10, -14, 65504.0))
-    assert torch.equal(b.double(), toward_zero(xd, 7, -126, float(torch.finfo(torch.bfloat16).max)))
+    assert torch.equal(h.double().cpu(), toward_zero(xd, 10, -14, 65504.0))
+    assert torch.equal(b.double().cpu(), toward_zero(xd, 7, -126, float(torch.finfo(torch.bfloat16).max)))
     cast_kernel[(tilelang.cdiv(N, 256),)](x, h, b, N, MODE="rtne", BLOCK=256)
     torch.cuda.synchronize()
     assert torch.equal(h, x.to(torch.float16)) and torch.equal(b, x.to(torch.bfloat16))
