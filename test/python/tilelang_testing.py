@@ -40,6 +40,24 @@ def load_module(name: str, path: pathlib.Path):
     return module
 
 
+def define_under_test(define, env_var: str):
+    """Binds kernels written once for both compilers (`define(jit, tl)`) to
+    the one environment variable `env_var` names: "tilelang" (the default)
+    or "triton", which runs the same tests under Triton to check the tests
+    themselves or to tell a tilelang bug from a test bug. Returns (that
+    name, the kernels); skips the module where Triton is missing."""
+    compiler = os.environ.get(env_var, "tilelang")
+    if compiler == "triton":
+        triton = pytest.importorskip("triton")
+        return compiler, define(triton.jit, triton.language)
+    if compiler == "tilelang":
+        import tilelang
+        import tilelang.language as tl
+
+        return compiler, define(tilelang.jit, tl)
+    raise ValueError(f"{env_var} must be tilelang or triton, not {compiler!r}")
+
+
 _ELEMENT_SIZES = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int8": 1, "int16": 2, "int32": 4,
                   "int64": 8}
 

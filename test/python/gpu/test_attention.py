@@ -28,7 +28,6 @@ without torch.
 TILELANG_ATTENTION_TEST_WITH=triton runs the same tests with the same
 kernel source under Triton (to check the tests themselves)."""
 
-import os
 
 import pytest
 
@@ -36,22 +35,14 @@ pytestmark = pytest.mark.gpu
 
 torch = pytest.importorskip("torch")
 
-from tilelang_testing import REPO_ROOT, load_module  # noqa: E402
+from tilelang_testing import REPO_ROOT, define_under_test, load_module  # noqa: E402
 
 BENCH_KERNELS = load_module("bench_kernels", REPO_ROOT / "bench" / "kernels.py")
 SPACES = load_module("autotune_spaces", REPO_ROOT / "autotune" / "spaces.py")
 
-WITH = os.environ.get("TILELANG_ATTENTION_TEST_WITH", "tilelang")
-if WITH == "triton":
-    triton = pytest.importorskip("triton")
-    KERNELS = BENCH_KERNELS.define(triton.jit, triton.language)
-elif WITH == "tilelang":
+WITH, KERNELS = define_under_test(BENCH_KERNELS.define, "TILELANG_ATTENTION_TEST_WITH")
+if WITH == "tilelang":
     import tilelang
-    import tilelang.language as tl
-
-    KERNELS = BENCH_KERNELS.define(tilelang.jit, tl)
-else:
-    raise ValueError(f"TILELANG_ATTENTION_TEST_WITH must be tilelang or triton, not {WITH!r}")
 
 ATTENTION = KERNELS["attention_fwd_kernel"]
 NAMES = {torch.float16: "fp16", torch.bfloat16: "bf16"}

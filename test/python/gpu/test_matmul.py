@@ -25,7 +25,6 @@ TILELANG_MATMUL_TEST_WITH=triton runs the same tests with the same kernel
 source under Triton instead of tilelang (to check the tests themselves, or
 to tell a tilelang bug from a test bug)."""
 
-import os
 
 import pytest
 
@@ -33,21 +32,11 @@ pytestmark = pytest.mark.gpu
 
 torch = pytest.importorskip("torch")
 
-from tilelang_testing import REPO_ROOT, load_module  # noqa: E402
+from tilelang_testing import REPO_ROOT, define_under_test, load_module  # noqa: E402
 
 BENCH_KERNELS = load_module("bench_kernels", REPO_ROOT / "bench" / "kernels.py")
 
-WITH = os.environ.get("TILELANG_MATMUL_TEST_WITH", "tilelang")
-if WITH == "triton":
-    triton = pytest.importorskip("triton")
-    KERNELS = BENCH_KERNELS.define(triton.jit, triton.language)
-elif WITH == "tilelang":
-    import tilelang
-    import tilelang.language as tl
-
-    KERNELS = BENCH_KERNELS.define(tilelang.jit, tl)
-else:
-    raise ValueError(f"TILELANG_MATMUL_TEST_WITH must be tilelang or triton, not {WITH!r}")
+WITH, KERNELS = define_under_test(BENCH_KERNELS.define, "TILELANG_MATMUL_TEST_WITH")
 
 MATMUL = KERNELS["matmul_kernel"]
 MATMUL_BIAS_RELU = KERNELS["matmul_bias_relu_kernel"]

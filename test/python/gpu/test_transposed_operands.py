@@ -14,7 +14,6 @@ them accumulated in fp32 on tensor cores err by at most
 u_out * |c|. TILELANG_TRANSPOSED_TEST_WITH=triton runs the same kernels under
 Triton."""
 
-import os
 
 import pytest
 
@@ -23,17 +22,12 @@ pytestmark = pytest.mark.gpu
 torch = pytest.importorskip("torch")
 
 import transposed_kernels  # noqa: E402
+from tilelang_testing import define_under_test  # noqa: E402
 
-WITH = os.environ.get("TILELANG_TRANSPOSED_TEST_WITH", "tilelang")
+WITH, KERNELS = define_under_test(transposed_kernels.define, "TILELANG_TRANSPOSED_TEST_WITH")
 if WITH == "triton":
-    triton = pytest.importorskip("triton")
-    jit, tl = triton.jit, triton.language
     from triton.tools.tensor_descriptor import TensorDescriptor
 else:
-    import tilelang
-    import tilelang.language as tl
-
-    jit = tilelang.jit
     from tilelang import TensorDescriptor
 
 U_ACC = 2.0**-22
@@ -41,7 +35,6 @@ U_OUT = {torch.float16: 2.0**-11, torch.bfloat16: 2.0**-8}
 NAMES = {torch.float16: "fp16", torch.bfloat16: "bf16"}
 
 
-KERNELS = transposed_kernels.define(jit, tl)
 matmul_bt_kernel = KERNELS["matmul_bt_kernel"]
 matmul_bt_descriptor_kernel = KERNELS["matmul_bt_descriptor_kernel"]
 
