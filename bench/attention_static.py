@@ -23,33 +23,9 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE / "parity"))
 import kernels as bench_kernels  # noqa: E402
 import ptxstats  # noqa: E402
+from ops_static import Operand  # noqa: E402
 
 SM90_SHARED = 232448  # bytes of shared memory a block may opt into on sm_90 (227 KB)
-SIZES = {"float16": 2, "bfloat16": 2}
-
-
-class Operand:
-    """What a launch reads of a tensor (shape, dtype, strides, address), for
-    compiling as a launch with contiguous (B, H, N, D) tensors would."""
-
-    def __init__(self, shape, dtype, address):
-        self.shape = tuple(shape)
-        self.dtype = dtype
-        self._address = address
-        strides, step = [], 1
-        for extent in reversed(self.shape):
-            strides.insert(0, step)
-            step *= extent
-        self._strides = tuple(strides)
-
-    def data_ptr(self):
-        return self._address
-
-    def stride(self, dim):
-        return self._strides[dim]
-
-    def element_size(self):
-        return SIZES[self.dtype]
 
 
 def parse_config(text):
@@ -60,7 +36,7 @@ def parse_config(text):
 
 
 def compile_variant(kernel, batch, heads, n_ctx, head_dim, causal, dtype, options, arch):
-    operands = [Operand((batch, heads, n_ctx, head_dim), dtype, 0x7F0000000000 + i * 0x1000000000) for i in range(4)]
+    operands = [Operand((batch, heads, n_ctx, head_dim), dtype) for _ in range(4)]
     q, k, v, out = operands
     compiled = kernel.warmup(*bench_kernels.attention_args(q, k, v, out, head_dim ** -0.5),
                              **bench_kernels.attention_constexprs(q, causal, options), **options)
