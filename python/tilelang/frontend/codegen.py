@@ -22,8 +22,8 @@ from typing import Any, Dict, List, Optional
 
 from tilelang.errors import CompilationError, Diagnostic
 from tilelang.frontend.semantic import (
-    Builder, FrontendError, Semantic, TensorDescValue, Value, describe, is_const, natural_dtype,
-    type_str,
+    BlockPtrValue, Builder, FrontendError, Semantic, TensorDescValue, Value, describe, is_const,
+    natural_dtype, type_str,
 )
 from tilelang.language import core as tlc
 
@@ -814,9 +814,37 @@ class CodeGenerator(ast.NodeVisitor):
                 carried.append((n, v))
             elif isinstance(v, (bool, int, float)):
                 carried.append((n, self.sem.constant(v, natural_dtype(v), ())))
+            elif isinstance(v, BlockPtrValue):
+                # Its offsets, under the keys (name, dimension); its base,
+                # extents and strides must stay (checked at the yield).
+                carried.extend(((n, k), self.sem.as_value(o, tlc.int32, ()))
+                               for k, o in enumerate(v.offsets))
             # Other Python objects (None, dtypes, functions) stay compile-time
             # values; reassigning them in the loop is caught below.
         return carried
+
+    def _set_carried(self, key, value: Value) -> None:
+        """Binds a carried value: a variable (``key`` a name) or one offset
+        of the block pointer a variable holds (``key`` = (name, dimension))."""
+        if isinstance(key, tuple):
+            n, k = key
+            bp = self.scope[n]
+            self.scope[n] = bp.with_offsets(bp.offsets[:k] + (value,) + bp.offsets[k + 1:])
+        else:
+            self.scope[key] = value
+
+    def _get_carried(self, key, pre, node):
+        """What a carried variable (or block-pointer offset) holds at the
+        end of an iteration."""
+        if not isinstance(key, tuple):
+            return self.scope.get(key)
+        n, k = key
+        bp = tlc._unwrap(self.scope.get(n))
+        if not pre[n].same_tensor(bp):
+            raise self.error(node, f"variable '{n}' holds a block pointer before the loop and is "
+                                   f"assigned {self._describe(bp)} in it; a loop may only advance "
+                                   "a block pointer (tl.advance), not point it at another tensor")
+        return bp.offsets[k]
 
     def _visit_loop_body(self, node):
         """The body of a run-time loop, no flag set at its start; the
@@ -850,7 +878,7 @@ class CodeGenerator(ast.NodeVisitor):
                 self.scope = dict(pre)
                 self.scope[iv_name] = user_iv(iv)
                 for (n, _), a in zip(carried, args):
-                    self.scope[n] = a
+                    self._set_carried(n, a)
                 self._visit_loop_body(node)
                 outs = self._loop_yields(node, carried, pre)
                 if carried:
@@ -872,7 +900,7 @@ class CodeGenerator(ast.NodeVisitor):
         self.b.append_region(body)
         self.b.emit("}" + attrs)
         for i, (n, v) in enumerate(carried):
-            self.scope[n] = Value(f"{res}#{i}" if len(carried) > 1 else res, v.dtype, v.shape)
+            self._set_carried(n, Value(f"{res}#{i}" if len(carried) > 1 else res, v.dtype, v.shape))
 
     def _loop_attributes(self, spec) -> str:
         """The attributes the loop's options give the ``scf.for``: the
@@ -902,8 +930,9 @@ class CodeGenerator(ast.NodeVisitor):
 
     def _loop_yields(self, node, carried, pre) -> List[Value]:
         outs = []
-        for n, init in carried:
-            v = tlc._unwrap(self.scope.get(n))
+        for key, init in carried:
+            n = key[0] if isinstance(key, tuple) else key
+            v = tlc._unwrap(self._get_carried(key, pre, node))
             if is_const(v):
                 v = self._materialize(v, (init.dtype, init.shape), n, node)
             if v.type != init.type or v.dtype != init.dtype:
@@ -913,7 +942,8 @@ class CodeGenerator(ast.NodeVisitor):
                                        "must stay the same")
             outs.append(v)
         for n in _assigned_names(node.body):
-            if n in pre and not isinstance(pre[n], (Value, bool, int, float)) and self.scope.get(n) is not pre[n]:
+            if n in pre and not isinstance(pre[n], (Value, bool, int, float, BlockPtrValue)) and \
+                    self.scope.get(n) is not pre[n]:
                 raise self.error(node, f"variable '{n}' holds {self._describe(pre[n])} before the "
                                        "loop and is reassigned in it; only tensors and numbers can "
                                        "be loop-carried")
@@ -959,7 +989,7 @@ class CodeGenerator(ast.NodeVisitor):
             self.scope = dict(pre)
             for (n, _), a in zip(carried, args):
                 if n is not None:
-                    self.scope[n] = a
+                    self._set_carried(n, a)
 
         try:
             with self.b.capture() as before:
@@ -1019,7 +1049,7 @@ class CodeGenerator(ast.NodeVisitor):
         self.b.emit("}")
         for i, (n, v) in enumerate(carried):
             if n is not None and n != _BROKEN:
-                self.scope[n] = Value(f"{res}#{i}" if len(carried) > 1 else res, v.dtype, v.shape)
+                self._set_carried(n, Value(f"{res}#{i}" if len(carried) > 1 else res, v.dtype, v.shape))
         self.scope[_BROKEN] = self.scope[_CONTINUED] = False
 
     # -- expressions -------------------------------------------------------------------------------

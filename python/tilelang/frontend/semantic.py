@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import math
 import struct
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
 
 from tilelang.language import core as tlc
 from tilelang.language.core import dtype, pointer_type
@@ -80,6 +80,47 @@ class TensorDescValue:
         return f"<tensor descriptor {self.name}: {describe(self.dtype, self.block_shape)}>"
 
 
+Scalar = Union[Value, int]
+
+
+class BlockPtrValue:
+    """A block pointer (made and accessed in block_ptr.py): ``base`` (a
+    scalar pointer value), ``shape`` and ``strides`` (i64 values or Python
+    ints), ``offsets`` (i32 values or Python ints), ``block_shape`` and
+    ``order`` (constexpr tuples)."""
+
+    __slots__ = ("base", "shape", "strides", "offsets", "block_shape", "order")
+
+    def __init__(self, base: Value, shape: Sequence[Scalar], strides: Sequence[Scalar],
+                 offsets: Sequence[Scalar], block_shape: Tuple[int, ...], order: Tuple[int, ...]):
+        self.base = base
+        self.shape = tuple(shape)
+        self.strides = tuple(strides)
+        self.offsets = tuple(offsets)
+        self.block_shape = tuple(block_shape)
+        self.order = tuple(order)
+
+    @property
+    def element_ty(self):
+        return self.base.dtype.element_ty
+
+    def with_offsets(self, offsets: Sequence[Scalar]) -> "BlockPtrValue":
+        return BlockPtrValue(self.base, self.shape, self.strides, offsets, self.block_shape, self.order)
+
+    def same_tensor(self, other) -> bool:
+        """Whether ``other`` is a window of the same tensor (the same base,
+        extents and strides, as objects: the same SSA values or constants)."""
+        def same(a, b):
+            return a is b or (isinstance(a, int) and isinstance(b, int) and a == b)
+
+        return isinstance(other, BlockPtrValue) and other.block_shape == self.block_shape and \
+            same(other.base, self.base) and \
+            all(same(a, b) for a, b in zip(self.shape + self.strides, other.shape + other.strides))
+
+    def __repr__(self) -> str:
+        return f"<block pointer to {describe(self.element_ty, self.block_shape)}>"
+
+
 def check_numel(shape: Tuple[int, ...], what: str = "a tensor of shape") -> None:
     """Refuses a tensor over Triton's element cap (tl.TRITON_MAX_TENSOR_NUMEL)
     before any IR of it exists."""
@@ -90,7 +131,7 @@ def check_numel(shape: Tuple[int, ...], what: str = "a tensor of shape") -> None
 
 
 def is_const(x) -> bool:
-    return not isinstance(x, (Value, TensorDescValue))
+    return not isinstance(x, (Value, TensorDescValue, BlockPtrValue))
 
 
 def natural_dtype(value) -> dtype:
@@ -723,8 +764,14 @@ class Semantic:
 
     def load(self, ptr, mask, other, boundary_check, padding_option, cache_modifier,
              eviction_policy, volatile):
+        from tilelang.frontend import block_ptr
+
+        if isinstance(_unwrap(ptr), block_ptr.BlockPtrValue):
+            return block_ptr.load(self, _unwrap(ptr), mask, other, boundary_check, padding_option,
+                                  cache_modifier, eviction_policy, volatile)
         if _unwrap(boundary_check) or _unwrap(padding_option):
-            self.error("block pointers (boundary_check, padding_option) are not supported yet")
+            self.error("tl.load: boundary_check and padding_option apply to block pointers "
+                       "(tl.make_block_ptr); a tensor of pointers takes a mask")
         ptr = self._check_ptr(ptr, "tl.load")
         mask, other = _unwrap(mask), _unwrap(other)
         if other is not None and mask is None:
@@ -749,8 +796,14 @@ class Semantic:
         return result
 
     def store(self, ptr, value, mask, boundary_check, cache_modifier, eviction_policy):
+        from tilelang.frontend import block_ptr
+
+        if isinstance(_unwrap(ptr), block_ptr.BlockPtrValue):
+            return block_ptr.store(self, _unwrap(ptr), value, mask, boundary_check, cache_modifier,
+                                   eviction_policy)
         if _unwrap(boundary_check):
-            self.error("block pointers (boundary_check) are not supported yet")
+            self.error("tl.store: boundary_check applies to block pointers (tl.make_block_ptr); a "
+                       "tensor of pointers takes a mask")
         ptr = self._check_ptr(ptr, "tl.store")
         value, mask = _unwrap(value), _unwrap(mask)
         shape = ptr.shape
@@ -771,6 +824,18 @@ class Semantic:
         mask_text = f", {m.name}" if m is not None else ""
         self.b.emit(f"tile.store {ptr.name}, {value.name}{mask_text}{attrs} : {ptr.type}")
         return None
+
+    # -- block pointers (block_ptr.py) ----------------------------------------------------------
+
+    def make_block_ptr(self, base, shape, strides, offsets, block_shape, order):
+        from tilelang.frontend import block_ptr
+
+        return block_ptr.make_block_ptr(self, base, shape, strides, offsets, block_shape, order)
+
+    def advance(self, base, offsets):
+        from tilelang.frontend import block_ptr
+
+        return block_ptr.advance(self, base, offsets)
 
     # -- tensor descriptors ---------------------------------------------------------------------
 

@@ -350,15 +350,6 @@ def builtin(fn):
     return wrapper
 
 
-def _not_supported(what):
-    @builtin
-    def unsupported(*args, _semantic=None, **kwargs):
-        _semantic.error(f"{what} are not supported yet")
-
-    unsupported.__name__ = what
-    return unsupported
-
-
 # -- program geometry ------------------------------------------------------------
 
 
@@ -411,8 +402,18 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="",
     return _semantic.store(pointer, value, mask, boundary_check, cache_modifier, eviction_policy)
 
 
-make_block_ptr = _not_supported("block pointers (tl.make_block_ptr)")
-advance = _not_supported("block pointers (tl.advance)")
+@builtin
+def make_block_ptr(base, shape, strides, offsets, block_shape, order, _semantic=None):
+    """A pointer to the ``block_shape`` window at ``offsets`` of the tensor at
+    ``base`` (extents ``shape``, element ``strides``); ``order`` is accepted
+    as Triton's layout hint."""
+    return _semantic.make_block_ptr(base, shape, strides, offsets, block_shape, order)
+
+
+@builtin
+def advance(base, offsets, _semantic=None):
+    """The block pointer ``base`` moved by ``offsets`` elements per dimension."""
+    return _semantic.advance(base, offsets)
 
 
 @builtin

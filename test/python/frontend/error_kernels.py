@@ -91,7 +91,7 @@ def loop_type_change(x_ptr, n):
 
 @tilelang.jit
 def block_ptr(x_ptr):
-    p = tl.make_block_ptr(x_ptr, (16,), (1,), (0,), (16,), (0,))  # ERR:block_ptr
+    p = tl.make_block_ptr(x_ptr, (16,), (1,), (0,), (16,), (1,))  # ERR:block_ptr
     tl.store(p, 1)
 
 

@@ -67,7 +67,7 @@ class TensorMachine:
             i += 1
             if not line or line == "}" or line.startswith("return"):
                 continue
-            m = re.match(r"(%[\w]+)(?::\d+)? = (\S+) (.*)$", line)
+            m = re.match(r"(%[\w-]+)(?::\d+)? = (\S+) (.*)$", line)
             res, name, rest = m.groups() if m else (None, line.split(" ")[0], line.partition(" ")[2])
             if name == "tile.reduce":
                 body = []
@@ -93,7 +93,7 @@ class TensorMachine:
         if name == "tile.make_range":
             lo, hi = map(int, re.match(r"(-?\d+) to (-?\d+)", operands).groups())
             return np.arange(lo, hi, dtype=np.int32)
-        vals = [env[n] for n in re.findall(r"%[\w#]+", operands)]
+        vals = [env[n] for n in re.findall(r"%[\w#-]+", operands)]
         if name.startswith("tile."):
             # The result type: after `->`, else the (first) operand type.
             src_type, _, dst_type = types.partition(" -> ")
@@ -166,7 +166,7 @@ class TensorMachine:
                     "arith.remsi": np.fmod}[name](a, b)  # C's remainder: the dividend's sign
 
     def _reduce(self, rest, body, env):
-        src = env[re.match(r"(%[\w#]+)", rest).group(1)]
+        src = env[re.match(r"(%[\w#-]+)", rest).group(1)]
         axis = int(re.search(r"axis = (\d+)", rest).group(1))
         op = re.match(r"%\w+ = (\S+)", body[1]).group(1)
         parts = np.moveaxis(np.asarray(src), axis, 0)

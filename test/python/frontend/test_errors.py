@@ -42,7 +42,7 @@ CASES = [
     ("wrong_builtin_args", "*fp32", {}, "tl.load()", "wrong arguments to tl.load"),
     ("wrong_helper_args", "*fp32", {}, "_helper(1, 2, 3)", "wrong arguments to _helper()"),
     ("loop_type_change", "*fp32,i32", {}, "for", "loop-carried variable 'acc'"),
-    ("block_ptr", "*fp32", {}, "tl.make_block_ptr", "not supported yet"),
+    ("block_ptr", "*fp32", {}, "tl.make_block_ptr", "order must be a permutation"),
     ("bad_global", "*fp32", {}, "NOT_CONSTEXPR", "global variable 'NOT_CONSTEXPR'"),
     ("static_assert_fails", "*i32", {"BLOCK": 16}, "tl.static_assert", "BLOCK must be at least 64"),
     ("if_type_mismatch", "*fp32,i32", {}, "if", "variable 'v'"),
