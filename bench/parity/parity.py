@@ -9,6 +9,8 @@ its authors tune over and the problems to time (see corpus/README.md).
 
   python bench/parity/parity.py static [--only matmul,softmax] [--out DIR]
   python bench/parity/parity.py timed  [--only ...] [--out DIR]   # GPU, torch, Triton
+  ncu -k regex:matmul --launch-skip 1 python bench/parity/parity.py profile --only matmul \
+      --problems '^4096\^3 bf16$' --configs '128x128x64 w8 s3' --compiler tilelang
 
 static: both compilers to PTX for sm_90a on any machine (Triton from the
 package index, ``pip install -e .[parity]``; ptxas from the CUDA toolkit or
@@ -427,6 +429,37 @@ def run_timed(names: List[str], rep_ms: float, only_problems: Optional[str],
     return rows
 
 
+def run_profile(name: str, compiler: str, only_problems: Optional[str], only_configs: Optional[str],
+                launches: int) -> int:
+    """Launches the chosen configs of one compiler: once to compile and check
+    against the reference, then `launches` times, for a profiler (ncu, nsys)
+    to look at the later launches (skip the first per config)."""
+    import torch
+
+    module = load(name, compiler)
+    status = 0
+    for problem in module.PROBLEMS:
+        if only_problems and not re.search(only_problems, problem["name"]):
+            continue
+        torch.manual_seed(0)
+        inputs = module.inputs(problem)
+        reference = module.reference(inputs, problem)
+        for config in module.CONFIGS:
+            label = config_label(module, config)
+            if only_configs and not re.search(only_configs, label):
+                continue
+            out = module.launch(inputs, problem, config)
+            torch.cuda.synchronize()
+            problem_text = module.check(out, reference, inputs, problem)
+            print(f"{name} {problem['name']} {label} {compiler}: "
+                  f"{'wrong result: ' + problem_text if problem_text else 'checked'}", flush=True)
+            status |= bool(problem_text)
+            for _ in range(launches):
+                module.launch(inputs, problem, config)
+            torch.cuda.synchronize()
+    return 1 if status else 0
+
+
 def timed_markdown(rows: List[dict], device: str) -> str:
     out = [f"# Parity, timed ({device})", ""]
     groups = {}
@@ -505,13 +538,15 @@ def _regex(text: str) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=["static", "timed", "list"])
+    parser.add_argument("mode", choices=["static", "timed", "profile", "list"])
     parser.add_argument("--only", help="comma-separated corpus modules (default: all)")
     parser.add_argument("--problems", type=_regex, help="timed: a regular expression the problem names must match")
     parser.add_argument("--configs", type=_regex, help="timed: a regular expression the config labels must match")
     parser.add_argument("--out", default="build/parity", help="directory for results.{json,md,png}")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="static: parallel compilations")
     parser.add_argument("--rep-ms", type=float, default=200, help="timed: milliseconds of repetitions each")
+    parser.add_argument("--compiler", choices=COMPILERS, default="tilelang", help="profile: whose kernels to launch")
+    parser.add_argument("--launches", type=int, default=3, help="profile: launches per config after the first")
     args = parser.parse_args(argv)
     names = args.only.split(",") if args.only else corpus_names()
     unknown = sorted(set(names) - set(corpus_names()))
@@ -523,6 +558,10 @@ def main(argv=None) -> int:
             print(f"{name}: {len(module.CONFIGS)} configs, problems: "
                   f"{', '.join(p['name'] for p in module.PROBLEMS)}")
         return 0
+    if args.mode == "profile":
+        if len(names) != 1:
+            parser.error("profile takes one module (--only NAME)")
+        return run_profile(names[0], args.compiler, args.problems, args.configs, args.launches)
     if not _have_triton():
         print("error: Triton is not importable (pip install -e .[parity])", file=sys.stderr)
         return 2

@@ -24,9 +24,11 @@ warned of once, removed and rebuilt; the kernel is compiled either way.
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import re
+import sys
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -291,6 +293,28 @@ def store(key: str, stages: Dict[str, str], cubin: Optional[bytes], fields: dict
         stats.stores += 1
     except RuntimeError as exc:
         warnings.warn(f"tilelang: could not write the kernel cache: {exc}", RuntimeWarning, stacklevel=3)
+
+
+def ptx_override(key: str) -> Optional[str]:
+    """The PTX text of ``$TILELANG_OVERRIDE_IR/<name>-<key>/kernel.ptx`` (the
+    layout dump_ir writes) for the kernel of cache key ``key``, or None. Each
+    file used is announced once on stderr: a kernel that runs edited PTX
+    should never go unnoticed."""
+    root = knobs.override_ir_dir()
+    if not root:
+        return None
+    matches = sorted(glob.glob(os.path.join(glob.escape(root), f"*-{key[:12]}", STAGE_FILES["ptx"])))
+    if not matches:
+        return None
+    if matches[0] not in _ANNOUNCED_OVERRIDES:
+        _ANNOUNCED_OVERRIDES.add(matches[0])
+        print(f"tilelang: TILELANG_OVERRIDE_IR: linking {matches[0]} instead of the compiled PTX",
+              file=sys.stderr)
+    with open(matches[0], encoding="utf-8") as handle:
+        return handle.read()
+
+
+_ANNOUNCED_OVERRIDES: set = set()
 
 
 def dump_ir(name: str, key: str, stages: Dict[str, str]) -> None:

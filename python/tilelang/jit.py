@@ -164,9 +164,12 @@ class CompiledKernel:
             key = cache.kernel_key(self.asm["tile"], arch, self.num_warps, self.num_stages, self.maxnreg)
             ranks = [len(tlc.dtype_from_string(text).block_shape) for text in self.signature.values()
                      if text.startswith("tensordesc<")]
-            entry = cache.lookup(key, expect={"arch": arch, "num_warps": self.num_warps,
-                                              "num_stages": self.num_stages, "descriptor_ranks": ranks},
-                                 only=cache.LAUNCH_FILES)
+            # A PTX file put in place of this kernel's (TILELANG_OVERRIDE_IR)
+            # is linked instead of the compiled one, never cached.
+            override = cache.ptx_override(key)
+            entry = None if override else cache.lookup(
+                key, expect={"arch": arch, "num_warps": self.num_warps, "num_stages": self.num_stages,
+                             "descriptor_ranks": ranks}, only=cache.LAUNCH_FILES)
             if entry is not None:
                 fields = entry.fields
                 # The stages before PTX are read from the entry when first
@@ -188,6 +191,10 @@ class CompiledKernel:
                                           num_stages=self.num_stages, maxnreg=self.maxnreg,
                                           source_name=f"<tile-ir of {self.name}>",
                                           keep_stages=True)
+                if override:
+                    compiled = CompiledIR.from_parts(compiled.name, override, compiled.shared_bytes,
+                                                     compiled.num_warps, arch, dict(compiled.asm),
+                                                     compiled.tensor_maps)
                 link_info = {}
                 if need_cubin:
                     from tilelang import _C, knobs
@@ -201,8 +208,9 @@ class CompiledKernel:
                           **link_info,
                           "tensor_maps": compiled.tensor_maps,
                           "signature": self.signature, "constexprs": {k: repr(v) for k, v in self.constexprs.items()}}
-                cache.store(key, compiled.asm, cubin, fields, replace=entry is not None)
-                cache.dump_ir(compiled.name, key, compiled.asm)
+                if not override:
+                    cache.store(key, compiled.asm, cubin, fields, replace=entry is not None)
+                    cache.dump_ir(compiled.name, key, compiled.asm)
             if self._index_key is not None:
                 from tilelang import ir_index
 

@@ -12,6 +12,11 @@ long-running process can change it with ``os.environ``.
                            entry (the in-process cache still applies)
 ``TILELANG_DUMP_IR=DIR``   write every stage's IR of each kernel compiled to
                            PTX into ``DIR/<kernel>-<key>/``
+``TILELANG_OVERRIDE_IR=DIR``  link ``DIR/<kernel>-<key>/kernel.ptx``, where
+                           present, instead of the PTX compiled for that
+                           kernel (a folder as TILELANG_DUMP_IR writes it,
+                           edited): neither read from nor stored in the
+                           cache; a warning names each file used
 ``TILELANG_DEBUG=1``       compile kernels with ``tl.device_assert`` enabled
 ``TILELANG_PRINT_AUTOTUNING=1``  print each autotuned kernel's best config
                            and its time (to stderr)
@@ -58,6 +63,10 @@ def always_compile() -> bool:
 
 def dump_ir_dir() -> Optional[str]:
     return os.environ.get("TILELANG_DUMP_IR") or None
+
+
+def override_ir_dir() -> Optional[str]:
+    return os.environ.get("TILELANG_OVERRIDE_IR") or None
 
 
 def debug() -> bool:

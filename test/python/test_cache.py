@@ -192,6 +192,24 @@ def test_dump_ir_writes_every_stage(cache_dir, tmp_path):
     assert ".entry scale" in (folder / "kernel.ptx").read_text()
 
 
+def test_override_ir_links_an_edited_ptx_and_stores_nothing(cache_dir, tmp_path):
+    # Dump, edit, relaunch with the edited PTX in place of the compiled one.
+    dump = tmp_path / "dump"
+    first, _ = child_stats(tmp_path, {"TILELANG_DUMP_IR": str(dump)})
+    [folder] = list(dump.iterdir())
+    edited = (folder / "kernel.ptx").read_text() + "\n// edited by hand\n"
+    (folder / "kernel.ptx").write_text(edited)
+    stored = entries(cache_dir)
+    overridden, stderr = child_stats(tmp_path, {"TILELANG_OVERRIDE_IR": str(dump)})
+    assert overridden["ptx"] == edited and first["ptx"] != edited
+    assert f"linking {folder / 'kernel.ptx'} instead of the compiled PTX" in stderr
+    assert (overridden["hits"], overridden["stores"]) == (0, 0)
+    assert entries(cache_dir) == stored
+    # A folder for another kernel (another key) overrides nothing.
+    plain, _ = child_stats(tmp_path, {"TILELANG_OVERRIDE_IR": str(tmp_path / "elsewhere")})
+    assert plain["ptx"] == first["ptx"] and plain["hits"] == 1
+
+
 def test_the_key_names_the_compiler_build(monkeypatch):
     # A rebuilt libtilelang (another build ID) must not find the old entries.
     before = cache.kernel_key("module {}", "sm_90a", 4, 3)
