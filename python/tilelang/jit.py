@@ -445,8 +445,10 @@ class JITFunction(_Subscriptable):
     """
 
     def __init__(self, fn, do_not_specialize: Iterable[Union[int, str]] = (),
-                 debug: Optional[bool] = None, noinline: bool = False):
+                 debug: Optional[bool] = None, noinline: bool = False, interpret: bool = False):
         self.fn = fn
+        # Launches run in the CPU interpreter (also with TILELANG_INTERPRET=1).
+        self.interpret = interpret
         functools.update_wrapper(self, fn)
         self.params = list(inspect.signature(fn).parameters)
         self.do_not_specialize = set()
@@ -721,6 +723,10 @@ class JITFunction(_Subscriptable):
     def _subscript_slow(self, grid):
         """``kernel[grid]`` before the Dispatcher exists: make it, hand it to
         the C base, and subscript through it."""
+        if self._dispatcher is None and (self.interpret or knobs.interpret()):
+            from tilelang.interpreter import Launcher
+
+            return Launcher(self, grid)  # no Dispatcher: every launch comes back here
         dispatcher = self._dispatcher or self._make_dispatcher()
         if dispatcher is None:
             return _Launcher(self, grid)
@@ -786,6 +792,10 @@ class JITFunction(_Subscriptable):
         return compiled
 
     def __call__(self, *args, **kwargs):
+        if tlc._INTERPRETING:  # called from an interpreted kernel
+            from tilelang.interpreter import call
+
+            return call(self, args, kwargs)
         raise RuntimeError(f"{self.__name__} is a @tilelang.jit function: launch it with "
                            f"{self.__name__}[grid](...), or call it from another @tilelang.jit function")
 
@@ -794,14 +804,16 @@ class JITFunction(_Subscriptable):
 
 
 def jit(fn=None, *, do_not_specialize: Iterable[Union[int, str]] = (), debug: Optional[bool] = None,
-        noinline: bool = False, **kwargs):
-    """Decorates a kernel: ``@tilelang.jit`` or ``@tilelang.jit(do_not_specialize=[...])``."""
+        noinline: bool = False, interpret: bool = False, **kwargs):
+    """Decorates a kernel: ``@tilelang.jit`` or ``@tilelang.jit(do_not_specialize=[...])``;
+    ``interpret=True`` runs its launches in the CPU interpreter (docs/interpreter.md)."""
     for option in LAUNCH_OPTIONS:
         if option in kwargs:
             raise TypeError(f"{option} is a launch option, not an option of @tilelang.jit: give it at launch "
                             f"(kernel[grid](..., {option}=...)), to warmup, or in tilelang.Config")
 
     def decorator(f):
-        return JITFunction(f, do_not_specialize=do_not_specialize, debug=debug, noinline=noinline)
+        return JITFunction(f, do_not_specialize=do_not_specialize, debug=debug, noinline=noinline,
+                           interpret=interpret)
 
     return decorator(fn) if fn is not None else decorator

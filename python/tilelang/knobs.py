@@ -18,6 +18,10 @@ long-running process can change it with ``os.environ``.
                            edited): neither read from nor stored in the
                            cache; a warning names each file used
 ``TILELANG_DEBUG=1``       compile kernels with ``tl.device_assert`` enabled
+``TILELANG_INTERPRET=1``   run ``kernel[grid](...)`` in the CPU interpreter
+                           instead of on the GPU (read at each launch of a
+                           kernel not yet launched on the GPU;
+                           docs/interpreter.md)
 ``TILELANG_PRINT_AUTOTUNING=1``  print each autotuned kernel's best config
                            and its time (to stderr)
 ``TILELANG_OPS_AUTOTUNE=0``  tilelang.ops launches each kernel with its
@@ -71,6 +75,10 @@ def override_ir_dir() -> Optional[str]:
 
 def debug() -> bool:
     return _flag("TILELANG_DEBUG")
+
+
+def interpret() -> bool:
+    return _flag("TILELANG_INTERPRET")
 
 
 def print_autotuning() -> bool:

@@ -68,6 +68,14 @@ _MAX_CONSTEXPR_BITS = 4096
 _MAX_CONSTEXPR_ITEMS = 1 << 20
 
 
+def _pdb_set_trace():
+    """``pdb.set_trace`` where pdb was imported (so that compiling does not import it)."""
+    import sys
+
+    pdb = sys.modules.get("pdb")
+    return pdb.set_trace if pdb is not None else None
+
+
 def _is_int(x) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
@@ -1065,7 +1073,7 @@ class CodeGenerator(ast.NodeVisitor):
         if name in self.info.globals:
             return self._global_value(name, self.info.globals[name], node)
         if name in ("range", "min", "max", "len", "int", "float", "bool", "abs", "print",
-                    "isinstance", "tuple", "list", "str", "round", "getattr"):
+                    "isinstance", "tuple", "list", "str", "round", "getattr", "breakpoint"):
             return getattr(builtins, name)
         if name in ("True", "False", "None"):
             return {"True": True, "False": False, "None": None}[name]
@@ -1424,6 +1432,10 @@ class CodeGenerator(ast.NodeVisitor):
             for v in vals[1:]:
                 out = self.sem.minmax("min" if fn is builtins.min else "max", out, v)
             return out
+        if fn is builtins.breakpoint or fn is _pdb_set_trace():
+            # A debugger stop: nothing in a compiled kernel; the interpreter
+            # (docs/interpreter.md) runs the body as Python and stops there.
+            return None
         if fn is builtins.abs:
             return self.sem.math_unary("abs", args[0])
         if fn is builtins.print:

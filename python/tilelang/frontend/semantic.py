@@ -1535,6 +1535,11 @@ class Semantic:
     def _ixor(self, a: Value, b: Value) -> Value:
         return self.b.op(f"arith.xori {a.name}, {b.name} : {a.type}", a.dtype, a.shape)
 
+    def _iadd(self, a: Value, b: Value) -> Value:
+        """Wrapping addition of two values of one type (the interpreter
+        replaces the three primitives of ``philox``)."""
+        return self.b.op(f"arith.addi {a.name}, {b.name} : {a.type}", a.dtype, a.shape)
+
     def philox(self, seed, c0, c1, c2, c3, n_rounds=10):
         """Triton's ``tl.philox``: key = the seed (low, high 32 bits), counter = (c0, c1, c2, c3)."""
         n_rounds = self.const_int(n_rounds, "n_rounds")
@@ -1593,8 +1598,7 @@ class Semantic:
             c2 = self._ixor(self._ixor(hi_a, c3), k1s)
             c1, c3 = lo_b, lo_a
             if i + 1 < n_rounds:
-                k0 = self.b.op(f"arith.addi {k0.name}, {ka.name} : {k0.type}", ut)
-                k1 = self.b.op(f"arith.addi {k1.name}, {kb.name} : {k1.type}", ut)
+                k0, k1 = self._iadd(k0, ka), self._iadd(k1, kb)
         return c0, c1, c2, c3
 
     def randint4x(self, seed, offset, n_rounds=10):

@@ -335,12 +335,21 @@ TRITON_MAX_TENSOR_NUMEL = 1048576
 # ===----------------------------------------------------------------------===#
 
 
+# The semantic objects of the interpreted launches under way, innermost last
+# (tilelang.interpreter.launch pushes and pops them): while one runs, a
+# builtin called without ``_semantic=`` is the interpreted kernel's call.
+_INTERPRETING: list = []
+
+
 def builtin(fn):
     """Marks ``fn`` as a builtin: the frontend calls it with ``_semantic=``."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         if kwargs.get("_semantic") is None:
+            if _INTERPRETING:  # an interpreted kernel is running (tilelang.interpreter)
+                kwargs["_semantic"] = _INTERPRETING[-1]
+                return fn(*args, **kwargs)
             raise RuntimeError(
                 f"tl.{fn.__name__} can only be called inside a @tilelang.jit function"
             )
@@ -885,6 +894,10 @@ class static_range:
         self.args = (arg1, arg2, step)
 
     def __iter__(self):
+        if _INTERPRETING:
+            from tilelang.interpreter.launch import static_loop
+
+            return iter(static_loop(*self.args))
         raise RuntimeError("static_range can only be used in @tilelang.jit functions")
 
 
@@ -899,4 +912,8 @@ class range:  # noqa: A001 - Triton's name
         self.args = (arg1, arg2, step)
 
     def __iter__(self):
+        if _INTERPRETING:
+            from tilelang.interpreter.launch import loop
+
+            return loop(*[a for a in self.args if a is not None])
         raise RuntimeError("tl.range can only be used in @tilelang.jit functions")

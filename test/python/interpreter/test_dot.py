@@ -1,0 +1,101 @@
+"""The interpreter on the bundled matmul (every operand dtype, ragged
+sizes, transposed operands) and flash-attention kernels, against float64
+references. tl.dot accumulates in fp32 from exactly computed products of
+fp16/bf16/fp8 operands, fp32 operands are rounded to tf32 as the compiled
+kernel rounds them, int8 products are exact in int32."""
+
+import numpy as np
+import pytest
+
+import tilelang.language as tl
+from interp_testing import bf16_bits, bf16_values, interpreted, run, typed
+from tilelang.interpreter.dot import round_tf32
+from tilelang.ops import kernels as bundled
+
+RNG = np.random.default_rng(5)
+KERNELS = bundled.define(interpreted, tl)
+BLOCKS = dict(BLOCK_SIZE_M=64, BLOCK_SIZE_N=32, BLOCK_SIZE_K=32, GROUP_SIZE_M=4)
+
+
+def _elements(a):
+    return [s // a.itemsize for s in a.strides]
+
+
+def _matmul(a, b, c, m, n, k, operand=None):
+    operand = operand or (lambda x: x)
+    grid = (-(-m // BLOCKS["BLOCK_SIZE_M"]) * -(-n // BLOCKS["BLOCK_SIZE_N"]),)
+    run(KERNELS["matmul_kernel"], grid, operand(a), operand(b), c if c.dtype != np.uint16 else operand(c),
+        m, n, k, *_elements(a), *_elements(b), *_elements(c), **BLOCKS)
+
+
+@pytest.mark.parametrize("m,n,k", [(16, 16, 16), (100, 37, 70), (129, 65, 200)])
+@pytest.mark.parametrize("dtype", ["fp16", "bf16", "fp32", "int8"])
+def test_matmul_every_dtype(dtype, m, n, k):
+    if dtype == "int8":
+        a = RNG.integers(-128, 128, size=(m, k)).astype(np.int8)
+        b = RNG.integers(-128, 128, size=(k, n)).astype(np.int8)
+        c = np.zeros((m, n), np.int32)
+        _matmul(a, b, c, m, n, k)
+        np.testing.assert_array_equal(c, a.astype(np.int64) @ b.astype(np.int64))
+        return
+    a64, b64 = RNG.standard_normal((m, k)), RNG.standard_normal((k, n))
+    if dtype == "bf16":
+        a, b, c = bf16_bits(a64), bf16_bits(b64), np.zeros((m, n), np.uint16)
+        _matmul(a, b, c, m, n, k, lambda x: typed(x, tl.bfloat16))
+        exact = bf16_values(a) @ bf16_values(b)
+        got = bf16_values(c)
+        rtol = 2 ** -8
+    else:
+        a, b = a64.astype(np.float16 if dtype == "fp16" else np.float32), b64.astype(np.float16 if dtype == "fp16" else np.float32)
+        c = np.zeros((m, n), a.dtype)
+        _matmul(a, b, c, m, n, k)
+        if dtype == "fp32":  # tf32 operands (the default input_precision)
+            exact = round_tf32(a).astype(np.float64) @ round_tf32(b).astype(np.float64)
+        else:
+            exact = a.astype(np.float64) @ b.astype(np.float64)
+        got = c.astype(np.float64)
+        rtol = 2 ** -11 if dtype == "fp16" else 2 ** -20
+    # One rounding into the output type, plus fp32 accumulation.
+    scale = np.abs(a64) @ np.abs(b64)
+    assert (np.abs(got - exact) <= rtol * np.abs(exact) + 1e-6 * scale).all()
+    if dtype == "fp32":  # tf32 rounding is applied: full-precision products would differ
+        assert not np.array_equal(got, (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32))
+
+
+def test_matmul_transposed_operand_strides():
+    m, n, k = 70, 50, 90
+    a = RNG.standard_normal((k, m)).astype(np.float16).T  # column-major A
+    b = RNG.standard_normal((n, k)).astype(np.float16).T
+    c = np.zeros((m, n), np.float32)
+    _matmul(a, b, c, m, n, k)
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c, exact, rtol=1e-5, atol=1e-4)
+
+
+def _attention_reference(q, k, v, causal, scale):
+    group = q.shape[1] // k.shape[1]
+    k, v = np.repeat(k, group, axis=1), np.repeat(v, group, axis=1)
+    s = q @ np.swapaxes(k, -1, -2) * scale
+    if causal:
+        n = q.shape[2]
+        s = np.where(np.tril(np.ones((n, n), bool)), s, -np.inf)
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    return (p / p.sum(axis=-1, keepdims=True)) @ v
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("n_ctx,heads,kv_heads", [(100, 2, 1), (64, 1, 1)])
+def test_attention(causal, n_ctx, heads, kv_heads):
+    batch, dim = 1, 64
+    q = RNG.standard_normal((batch, heads, n_ctx, dim)).astype(np.float16)
+    k = RNG.standard_normal((batch, kv_heads, n_ctx, dim)).astype(np.float16)
+    v = RNG.standard_normal((batch, kv_heads, n_ctx, dim)).astype(np.float16)
+    out = np.zeros_like(q)
+    scale = dim ** -0.5
+    block_m, block_n = 32, 16
+    strides = [s for t in (q, k, v, out) for s in _elements(t)]
+    run(KERNELS["attention_fwd_kernel"], (-(-n_ctx // block_m), batch * heads), q, k, v, out, scale, *strides,
+        heads, kv_heads, n_ctx, HEAD_DIM=dim, CAUSAL=causal, BLOCK_M=block_m, BLOCK_N=block_n,
+        WHOLE_BLOCKS=n_ctx % block_n == 0)
+    want = _attention_reference(q.astype(np.float64), k.astype(np.float64), v.astype(np.float64), causal, scale)
+    np.testing.assert_allclose(out.astype(np.float64), want, rtol=1e-2, atol=2e-3)
