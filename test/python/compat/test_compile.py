@@ -1,0 +1,41 @@
+"""Every kernel of the compatibility corpus compiles to PTX: with tilelang
+for sm_90a and sm_80, and with Triton for sm_90 where Triton is installed
+(the same source; skipped without it). The GPU run is
+test/python/gpu/test_compat_corpus.py."""
+
+import pytest
+
+from compat import corpus
+
+ITEMS = [(name, *spec) for name in corpus.NAMES for spec in corpus.compile_specs(name)]
+IDS = [f"{item[0]}.{item[1]}[{item[2]}]" for item in ITEMS]
+
+
+def test_thirty_kernels_or_more():
+    assert len(corpus.NAMES) >= 30 and len(set(corpus.NAMES)) == len(corpus.NAMES)
+    for name in corpus.NAMES:
+        mod = corpus.module(name)
+        assert mod.__doc__ and mod.CASES and corpus.compile_specs(name)
+        assert hasattr(mod, "TOLERANCE") or hasattr(mod, "check")
+
+
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
+@pytest.mark.parametrize("name, kernel, signature, constexprs, options", ITEMS, ids=IDS)
+def test_tilelang_compiles(name, kernel, signature, constexprs, options, arch):
+    compiled = corpus.kernels(name, "tilelang")[kernel].compile(signature, constexprs=constexprs, **options)
+    compiled.to_ptx(arch)
+    assert f".entry {kernel}" in compiled.asm["ptx"]
+
+
+@pytest.mark.parametrize("name, kernel, signature, constexprs, options", ITEMS, ids=IDS)
+def test_triton_compiles(name, kernel, signature, constexprs, options):
+    triton = pytest.importorskip("triton")
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    fn = corpus.kernels(name, "triton")[kernel]
+    runtime = iter(signature.split(","))
+    types = {p: ("constexpr" if p in constexprs else next(runtime)) for p in fn.arg_names}
+    assert next(runtime, None) is None, "the signature has more types than the kernel has run-time parameters"
+    compiled = triton.compile(ASTSource(fn, types, constexprs), target=GPUTarget("cuda", 90, 32), options=options)
+    assert f".entry {kernel}" in compiled.asm["ptx"]
