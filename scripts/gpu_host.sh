@@ -18,6 +18,20 @@
 #                                           # build/gpu-host/site, to stay
 #                                           # (scripts/setup.sh calls this
 #                                           # on hosts without LLVM)
+#   bash scripts/gpu_host.sh suite OUTDIR [PYTEST ARGS]   # there: the GPU
+#                                           # tests (test/python/gpu) in
+#                                           # parallel processes
+#
+# The distribution, installed as a user installs it (issue 22):
+#
+#   bash scripts/gpu_host.sh dist [DIR]     # here: build/dist/ (~20 MB): a
+#                                           # source distribution carrying
+#                                           # the prebuilt library, and the
+#                                           # wheels its build and `suite`
+#                                           # need, for a host with no network
+#   bash scripts/gpu_host.sh pip-install DIR OUTDIR [PYTEST ARGS]   # there:
+#                                           # pip install --no-index into a
+#                                           # venv, then `suite` against it
 #
 # `pack` compresses the built libtilelang.so and compiles the PTX test
 # kernels. `run` unpacks the library, builds the pybind11 extension against
@@ -27,6 +41,35 @@
 # and, with TILELANG_BENCH=1, the benchmarks (bench/run.py; results.json,
 # results.md and results.png in OUTDIR/bench, the table printed at the end).
 # Logs go to OUTDIR; the exit status is 1 when any step failed.
+#
+# `dist` copies the package's sources as they are in the working tree (the
+# files git tracks or does not ignore, as the device tool carries them), or
+# in commit $TILELANG_DIST_FROM (python/, tilelang's headers, the CMake and
+# pyproject files; no LLVM code, no tests) and the
+# built libtilelang.so (as prebuilt/libtilelang.so) into a staging folder
+# and has scikit-build-core write the source distribution from it: its
+# CMakeLists.txt sees prebuilt/ and builds only tilelang._C (and
+# tilelang._C_torch where torch is) against that library, so installing it
+# needs CMake, ninja, a C++ compiler and pybind11, never LLVM. DIR/wheels
+# gets the wheels of what the install and `suite` need that a bare host may
+# lack (scikit-build-core, pybind11, packaging, pathspec, pytest-xdist,
+# execnet, and pip; the versions this machine builds with). A wheel for this
+# machine's Python, built from the same source distribution, goes to
+# wheels/ beside DIR (build/wheels/; not carried: the host's Python differs).
+#
+# `pip-install` creates a venv in /tmp from python3 (or $PYTHON) that still
+# sees that interpreter's packages (torch, numpy, pytest), installs the
+# wheels and then tilelang-mlir with `pip install --no-index --find-links
+# DIR --no-build-isolation` (the build sees torch and builds _C_torch), and
+# runs `suite` with the venv's Python from OUTDIR, outside the source tree,
+# so the tests import the installed package (pytest's header names it).
+#
+# `suite` runs test/python/gpu (or the paths among PYTEST ARGS) with
+# pytest-xdist in $TILELANG_SUITE_WORKERS processes (default 12), tests
+# spread one by one; junit.xml and pytest.log in OUTDIR; exit status 1 on any
+# failure. Its Python is $TILELANG_PYTHON (set by pip-install), or the
+# package assembled as `run` does. pytest-xdist comes from the carried
+# wheels (build/dist/wheels, or $TILELANG_WHEELS) where the Python lacks it.
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -133,6 +176,129 @@ run)
   bash scripts/gpu_main.sh python3 "$PACK/ptx" "$out" ${TILELANG_BENCH:+--bench} || status=1
   exit $status
   ;;
+dist)
+  dist=${2:-build/dist}
+  [[ -f build/py/lib/libtilelang.so ]] || { echo "error: build first (bash scripts/setup.sh)" >&2; exit 1; }
+  mkdir -p "$dist/wheels"
+  dist=$(realpath "$dist")
+  # This machine's wheel beside DIR, not in it: the host cannot use it.
+  local_wheels=$(dirname "$dist")/wheels
+  mkdir -p "$local_wheels"
+  stage=$(mktemp -d /tmp/tilelang-dist.XXXX)
+  src=$stage/tilelang-mlir
+  mkdir -p "$src/prebuilt"
+  echo "==> staging the package's sources and the prebuilt library"
+  # The extensions include only tilelang's own headers (which of them
+  # changes; all are small, and those that include MLIR are never compiled).
+  files=(pyproject.toml CMakeLists.txt README.md LICENSE python include/tilelang)
+  if [[ -n ${TILELANG_DIST_FROM:-} ]]; then
+    git archive "$TILELANG_DIST_FROM" -- "${files[@]}" | tar -x -C "$src"
+  else
+    git ls-files -z --cached --others --exclude-standard -- "${files[@]}" |
+      while IFS= read -r -d '' file; do [[ -f $file ]] && cp --parents "$file" "$src"; done
+  fi
+  cp build/py/lib/libtilelang.so "$src/prebuilt/"
+  rm -f "$dist"/tilelang_mlir-*.tar.gz "$local_wheels"/tilelang_mlir-*.whl
+  root=$PWD
+  sdist=$(cd "$src" && "$root/.venv/bin/python" -c \
+    "import sys; from scikit_build_core.build import build_sdist; print(build_sdist(sys.argv[1]))" "$dist" |
+    tail -n 1)
+  rm -rf "$stage"
+  echo "==> the wheels a host without network may lack"
+  mapfile -t pins < <(.venv/bin/python - <<'PY'
+import importlib.metadata as m
+for name in ["scikit-build-core", "pybind11", "packaging", "pathspec", "pip"]:
+    print(f"{name}=={m.version(name)}")
+PY
+  )
+  # pytest-xdist and execnet are not in .venv: the newest.
+  .venv/bin/python -m pip download -q --no-deps --only-binary=:all: -d "$dist/wheels" "${pins[@]}" pytest-xdist execnet
+  echo "==> a wheel for this machine's Python from the source distribution ($local_wheels)"
+  .venv/bin/python -m pip wheel -q --no-index --no-deps --no-build-isolation -w "$local_wheels" "$dist/$sdist"
+  ls -l "$dist" "$dist/wheels" "$local_wheels"
+  du -sh "$dist"
+  ;;
+pip-install)
+  dist=${2:?usage: bash scripts/gpu_host.sh pip-install DIR OUTDIR [PYTEST ARGS]}
+  out=${3:?usage: bash scripts/gpu_host.sh pip-install DIR OUTDIR [PYTEST ARGS]}
+  shift 3
+  dist=$(realpath "$dist")
+  mkdir -p "$out"
+  out=$(realpath "$out")
+  py=${PYTHON:-python3}
+  # Not under OUTDIR, which may be what comes back from the host.
+  venv=$(mktemp -d /tmp/tilelang-venv.XXXX)
+  echo "==> $venv from $("$py" -c 'import sys; print(sys.executable, sys.version.split()[0])')"
+  # Without ensurepip (a distribution's python3 without its venv package)
+  # the venv has no pip: pip then runs from its carried wheel to install
+  # itself.
+  "$py" -m venv "$venv" 2> /dev/null || "$py" -m venv --without-pip "$venv"
+  if ! "$venv/bin/python" -m pip --version > /dev/null 2>&1; then
+    pip_wheel=$(find "$dist/wheels" -name 'pip-*.whl' | head -n 1)
+    echo "==> pip into the venv from $pip_wheel"
+    "$venv/bin/python" "$pip_wheel/pip" install -q --no-index "$pip_wheel"
+  fi
+  # The interpreter's own packages (torch, numpy, pytest) stay visible,
+  # after the venv's: a .pth line per site-packages folder.
+  "$py" -c 'import site; print("\n".join(site.getsitepackages()))' > \
+    "$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/tilelang-host-site.pth"
+  export PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+  pip=("$venv/bin/python" -m pip install --no-index --find-links "$dist" --find-links "$dist/wheels")
+  echo "==> the build backend and pytest-xdist (where the interpreter lacks them)"
+  "${pip[@]}" -q "scikit-build-core>=0.10" "pybind11>=2.12" pytest-xdist
+  echo "==> pip install tilelang-mlir (builds the extensions against the prebuilt library; log: $out/pip-install.log)"
+  start=$(date +%s)
+  # --no-cache-dir: pip keeps wheels built from a local file by its path;
+  # a rebuilt distribution at the same path would install the old build.
+  "${pip[@]}" -v --no-cache-dir --no-build-isolation --no-deps tilelang-mlir > "$out/pip-install.log" 2>&1 ||
+    { tail -n 40 "$out/pip-install.log" >&2; exit 1; }
+  echo "    installed in $(($(date +%s) - start)) s"
+  grep -E "tilelang._C_torch: (building|torch is not)|no CUDA headers" "$out/pip-install.log" | sed 's/^/    /' || true
+  (cd "$out" && "$venv/bin/python" -c '
+import sys, tilelang, tilelang._C as C
+print("tilelang", tilelang.__version__, "from", tilelang.__file__)
+if not tilelang.__file__.startswith(sys.prefix):
+    sys.exit("error: tilelang is not imported from the venv " + sys.prefix)')
+  TILELANG_PYTHON=$venv/bin/python exec bash "$0" suite "$out" "$@"
+  ;;
+suite)
+  out=${2:?usage: bash scripts/gpu_host.sh suite OUTDIR [PYTEST ARGS]}
+  shift 2
+  mkdir -p "$out"
+  out=$(realpath "$out")
+  if [[ -n ${TILELANG_PYTHON:-} ]]; then
+    py=$TILELANG_PYTHON
+    # A distribution installs no tilelang-opt: tests that need it skip.
+    [[ -x $(dirname "$py")/tilelang-opt ]] || export TILELANG_TOOLS_ABSENT=1
+  else
+    setup_site "$out/extension-build.log"
+    py=python3
+  fi
+  if ! "$py" -c "import xdist" 2> /dev/null; then
+    wheels=$(realpath "${TILELANG_WHEELS:-build/dist/wheels}")
+    echo "==> pytest-xdist from $wheels"
+    "$py" -m pip install -q --no-index --no-deps --find-links "$wheels" --target "$out/xdist" pytest-xdist execnet
+    export PYTHONPATH="$out/xdist${PYTHONPATH:+:$PYTHONPATH}"
+  fi
+  # Paths among the arguments are the repository's; by default the GPU tests.
+  args=() paths=0
+  for arg in "$@"; do
+    if [[ $arg != -* && -e ${arg%%::*} ]]; then
+      [[ $arg == /* ]] || arg=$PWD/$arg
+      args+=("$arg")
+      paths=1
+    else
+      args+=("$arg")
+    fi
+  done
+  ((paths)) || args+=("$PWD/test/python/gpu")
+  cd "$out"  # not the source tree: the tests import the package under test
+  "$py" -c 'import tilelang; print("tilelang", tilelang.__version__, "from", tilelang.__file__)'
+  status=0
+  "$py" -m pytest -p no:cacheprovider -n "${TILELANG_SUITE_WORKERS:-12}" --dist load -rfE \
+    --junitxml="$out/junit.xml" "${args[@]}" 2>&1 | tee "$out/pytest.log" || status=1
+  exit $status
+  ;;
 install)
   setup_site /tmp/tilelang-extension-build.log "$PWD/$PACK/installed"
   echo "installed: PYTHONPATH=$work/site python3 -c 'import tilelang'"
@@ -143,7 +309,8 @@ exec)
   exec "$@"
   ;;
 *)
-  echo "usage: bash scripts/gpu_host.sh pack | pack-variant NAME | run [OUTDIR] | exec CMD... | install" >&2
+  echo "usage: bash scripts/gpu_host.sh pack | pack-variant NAME | run [OUTDIR] | exec CMD... | install |" \
+    "suite OUTDIR [PYTEST ARGS] | dist [DIR] | pip-install DIR OUTDIR [PYTEST ARGS]" >&2
   exit 2
   ;;
 esac

@@ -30,6 +30,14 @@ def pytest_configure(config):
         os.environ["TILELANG_CACHE_DIR"] = tempfile.mkdtemp(prefix="tilelang-test-cache-")
 
 
+def pytest_report_header(config):
+    # Which tilelang runs: the source tree's, or an installed distribution's
+    # (scripts/gpu_host.sh pip-install runs the suite against the latter).
+    import tilelang
+
+    return f"tilelang {tilelang.__version__} from {tilelang.__file__}"
+
+
 def pytest_collection_modifyitems(config, items):
     if _gpu_available():
         return

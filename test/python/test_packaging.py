@@ -70,3 +70,48 @@ def test_metadata(tmp_path):
     assert "License-Expression: Apache-2.0 WITH LLVM-exception\n" in metadata
     for extra in ("torch", "plot", "progress", "parity", "test"):
         assert f"Provides-Extra: {extra}\n" in metadata
+
+
+@pytest.mark.slow
+def test_distribution_with_the_prebuilt_library(tmp_path):
+    """`scripts/gpu_host.sh dist` (issue 22, acceptance 3): the source
+    distribution carries the built libtilelang.so and no LLVM code or
+    tests; built without LLVM (prebuilt/ makes CMake build only the
+    extensions), its wheel installs into a fresh venv without network, and
+    that install, imported from outside the tree, compiles tile IR to PTX."""
+    import os
+    import tarfile
+
+    env = dict(os.environ)
+    carried = REPO_ROOT / "build" / "dist" / "wheels"
+    if list(carried.glob("pytest_xdist-*.whl")):  # downloaded before: no network needed
+        env.update(PIP_NO_INDEX="1", PIP_FIND_LINKS=str(carried))
+    dist = tmp_path / "dist"
+    done = subprocess.run(["bash", str(REPO_ROOT / "scripts" / "gpu_host.sh"), "dist", str(dist)], env=env,
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    (sdist,) = dist.glob("tilelang_mlir-*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+    assert {"prebuilt/libtilelang.so", "CMakeLists.txt", "pyproject.toml", "PKG-INFO", "LICENSE",
+            "python/src/TileLangModule.cpp", "include/tilelang/Compiler/Compiler.h"} <= names
+    assert not any(name.startswith(("lib/", "test/", "tools/", "bench/")) for name in names)
+    wheels = {w.name.split("-")[0] for w in (dist / "wheels").glob("*.whl")}
+    assert {"scikit_build_core", "pybind11", "packaging", "pathspec", "pytest_xdist", "execnet"} <= wheels
+    (wheel,) = (tmp_path / "wheels").glob("tilelang_mlir-*.whl")
+
+    venv = tmp_path / "venv"
+    base = getattr(sys, "_base_executable", sys.executable)
+    subprocess.run([base, "-m", "venv", str(venv)], check=True, timeout=300)
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "PIP_"))}
+    done = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-index", str(wheel)],
+                          env=dict(clean, PIP_NO_INDEX="1"), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    code = ("import sys, tilelang; print(tilelang.__file__); "
+            "k = tilelang.compile_ir(open(sys.argv[1]).read(), arch='sm_90a'); print(k.ptx.count('.entry'))")
+    done = subprocess.run([str(venv / "bin" / "python"), "-c", code,
+                           str(REPO_ROOT / "test" / "Target" / "PTX" / "vector-add.mlir")],
+                          cwd=tmp_path, env=clean, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    where, entries = done.stdout.split()
+    assert where.startswith(str(venv)) and entries == "1"
