@@ -1013,8 +1013,33 @@ class Semantic:
         imprecise = _unwrap(max_num_imprecise_acc)
         if imprecise:
             attrs += f" maxNumImpreciseAcc = {self.const_int(imprecise, 'max_num_imprecise_acc')}"
+        if len(shape) == 3 or a.dtype.is_fp64():
+            return self._dot_by_products(a, b, c)
         return self.b.op(f"tile.dot {a.name}, {b.name}, {c.name}{attrs} : {a.type} * {b.type} -> {c.type}",
                          c.dtype, shape)
+
+    def _dot_by_products(self, a: Value, b: Value, c: Value) -> Value:
+        """``c + a @ b`` as elementwise products summed over K (the FMA form),
+        for the products the tensor-core lowering does not take: batched
+        (3-D) operands and fp64 (no DMMA lowering yet). Products and sums are
+        in the accumulator's type (fp32 for fp16/bf16/fp8, so each product
+        is exact; fp64; int32 for int8); fp32 operands are multiplied in
+        full precision whatever ``input_precision`` says, which is at least
+        as precise as tf32. The ``[.., M, K, N]`` product tensor is held
+        whole, so it is bound by the tensor element cap."""
+        m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
+        products = a.shape[:-1] + (k, n)
+        if math.prod(products) > tlc.TRITON_MAX_TENSOR_NUMEL:
+            self.error(f"tl.dot of {describe(a.dtype, a.shape)} and {describe(b.dtype, b.shape)}: tilelang "
+                       f"computes {'batched (3-D)' if len(a.shape) == 3 else 'fp64'} products elementwise, "
+                       f"and their tensor {list(products)} has {math.prod(products)} elements, more than "
+                       f"the {tlc.TRITON_MAX_TENSOR_NUMEL} (2**20) a tensor may hold; use smaller blocks")
+        dt = c.dtype
+        lhs = self.expand_dims(self.cast(a, dt), len(a.shape))        # [.., M, K, 1]
+        rhs = self.expand_dims(self.cast(b, dt), len(b.shape) - 2)    # [.., 1, K, N]
+        product = self.binary("*", self.broadcast_value(lhs, products), self.broadcast_value(rhs, products))
+        summed = self.reduce_values([product], len(products) - 2, self._binary_combine("sum"), False)[0]
+        return self.binary("+", c, summed)
 
     # -- shapes ----------------------------------------------------------------------------------
 

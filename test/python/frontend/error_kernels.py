@@ -144,13 +144,6 @@ def simple(x_ptr):
 
 
 @tilelang.jit
-def dot_f64(x_ptr):
-    a = tl.zeros((32, 32), dtype=tl.float64)
-    c = tl.dot(a, a, out_dtype=tl.float64)  # ERR:dot_f64
-    tl.store(x_ptr + tl.arange(0, 32), tl.sum(c, axis=1))
-
-
-@tilelang.jit
 def dot_i8_short_k(x_ptr):
     a = tl.zeros((32, 16), dtype=tl.int8)
     b = tl.zeros((16, 32), dtype=tl.int8)

@@ -128,7 +128,6 @@ def test_calling_builtins_outside_kernels():
 
 
 @pytest.mark.parametrize("name,signature,message", [
-    ("dot_f64", "*fp64", "tile.dot on 'f64' operands cannot be lowered yet"),
     ("dot_i8_short_k", "*i32", "tile.dot on 'i8' needs K >= 32, got K = 16"),
 ])
 def test_dots_the_tensor_cores_cannot_do_point_at_python(name, signature, message):
