@@ -4,9 +4,9 @@ Products of fp16, bf16 and fp8 operands are exact in float64, so the
 interpreter sums them there and rounds once into the accumulator's type:
 that is the exact result rounded, which the tensor cores (fp32
 accumulation, their own order) approach within a few fp32 ulps per K step.
-fp32 operands are first rounded to tf32 as the compiled kernel rounds them
-(``cvt.rna.tf32.f32``: to nearest, ties away from zero) unless
-``input_precision`` is "ieee" or "tf32x3"; int8 products sum exactly and
+fp32 operands of 2-D products are first rounded to tf32 as the compiled
+kernel rounds them (``cvt.rna.tf32.f32``: to nearest, ties away from zero)
+unless ``input_precision`` is "ieee" or "tf32x3"; int8 products sum exactly and
 wrap into int32; fp64 is computed in fp64.
 """
 
@@ -51,7 +51,9 @@ class DotOps:
             product = np.matmul(a.data.astype(np.int64), b.data.astype(np.int64))
             return TValue(ret, (product + c.data.astype(np.int64)).astype(np.int32))
         x, y = a.data, b.data
-        if a.dtype.is_fp32() and precision == "tf32":
+        # Batched (3-D) products do not go to the tensor cores: the frontend
+        # multiplies their fp32 operands in full precision (_dot_by_products).
+        if a.dtype.is_fp32() and precision == "tf32" and len(a.shape) == 2:
             x, y = round_tf32(x), round_tf32(y)
         product = np.matmul(x.astype(np.float64), y.astype(np.float64))
         return TValue(ret, fit(ret, product + c.data.astype(np.float64)))

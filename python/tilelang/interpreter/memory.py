@@ -19,6 +19,7 @@ import ctypes
 
 import numpy as np
 
+from tilelang.frontend.semantic import BlockPtrValue
 from tilelang.interpreter.values import TValue, bf16_bits, bf16_from_bits, fp8_bits, fp8_from_bits, storage
 from tilelang.language import core as tlc
 
@@ -156,9 +157,12 @@ class MemoryOps:
 
     def load(self, ptr, mask, other, boundary_check, padding_option, cache_modifier,
              eviction_policy, volatile):
-        if tlc._unwrap(boundary_check) or tlc._unwrap(padding_option):
-            self.error("block pointers (boundary_check, padding_option) are not supported by the "
-                       "interpreter yet")
+        if isinstance(tlc._unwrap(ptr), BlockPtrValue) or tlc._unwrap(boundary_check) or \
+                tlc._unwrap(padding_option):
+            # The frontend's block pointers: pointers and a mask from this
+            # semantic's own ops, then the load below (or its error).
+            return super().load(ptr, mask, other, boundary_check, padding_option, cache_modifier,
+                                eviction_policy, volatile)
         ptr = self._check_ptr(ptr, "tl.load")
         mask, other = tlc._unwrap(mask), tlc._unwrap(other)
         shape = ptr.shape
@@ -171,8 +175,8 @@ class MemoryOps:
         return TValue(elem, values.reshape(shape))
 
     def store(self, ptr, value, mask, boundary_check, cache_modifier, eviction_policy):
-        if tlc._unwrap(boundary_check):
-            self.error("block pointers (boundary_check) are not supported by the interpreter yet")
+        if isinstance(tlc._unwrap(ptr), BlockPtrValue) or tlc._unwrap(boundary_check):
+            return super().store(ptr, value, mask, boundary_check, cache_modifier, eviction_policy)
         ptr = self._check_ptr(ptr, "tl.store")
         value, mask = tlc._unwrap(value), tlc._unwrap(mask)
         shape = ptr.shape

@@ -99,3 +99,31 @@ def test_attention(causal, n_ctx, heads, kv_heads):
         WHOLE_BLOCKS=n_ctx % block_n == 0)
     want = _attention_reference(q.astype(np.float64), k.astype(np.float64), v.astype(np.float64), causal, scale)
     np.testing.assert_allclose(out.astype(np.float64), want, rtol=1e-2, atol=2e-3)
+
+
+@interpreted
+def block_ptr_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                     stride_cm, stride_cn, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # Block pointers (tl.make_block_ptr / tl.advance) with boundary checks:
+    # the ragged edges read as zero and are not written.
+    pid_m, pid_n = tl.program_id(0), tl.program_id(1)
+    a = tl.make_block_ptr(a_ptr, (M, K), (stride_am, stride_ak), (pid_m * BM, 0), (BM, BK), (1, 0))
+    b = tl.make_block_ptr(b_ptr, (K, N), (stride_bk, stride_bn), (0, pid_n * BN), (BK, BN), (1, 0))
+    acc = tl.zeros((BM, BN), tl.float32)
+    for _ in range(0, tl.cdiv(K, BK)):
+        acc = tl.dot(tl.load(a, boundary_check=(0, 1)), tl.load(b, boundary_check=(0, 1), padding_option="zero"),
+                     acc)
+        a = tl.advance(a, (0, BK))
+        b = tl.advance(b, (BK, 0))
+    c = tl.make_block_ptr(c_ptr, (M, N), (stride_cm, stride_cn), (pid_m * BM, pid_n * BN), (BM, BN), (1, 0))
+    tl.store(c, acc, boundary_check=(0, 1))
+
+
+def test_block_pointer_matmul_with_ragged_edges():
+    m, n, k = 70, 45, 100
+    a = RNG.standard_normal((m, k)).astype(np.float16)
+    b = RNG.standard_normal((k, n)).astype(np.float16)
+    c = np.full((m, n), np.nan, np.float32)
+    block_ptr_matmul[(-(-m // 32), -(-n // 16))](a, b, c, m, n, k, *_elements(a), *_elements(b), *_elements(c),
+                                                 BM=32, BN=16, BK=32)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-5, atol=1e-4)
