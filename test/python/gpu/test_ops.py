@@ -11,10 +11,14 @@ shape bucket that persists in the store.
 Errors are measured as max |out - ref| / max |ref| against the float64
 reference computed from the same (rounded) inputs: a few units of the
 output type's rounding (fp16 2^-11, bf16 2^-8) allowed, a wrong mask,
-stride or formula errs by order 1. Except in the sweep test, tuning times
-each config by one launch with a deterministic stand-in time (so the
-tests choose various configs quickly, and each chosen config is checked).
-Skipped without a GPU or without torch."""
+stride or formula errs by order 1. Except in the sweep test, each tuner's
+space is cut to two configs per test (one drawn from the space by the
+test's name, and the untuned default in case the drawn one does not fit
+the device) and tuning times each by one launch with a deterministic
+stand-in time: a test compiles two configs per kernel instead of the
+whole space, different tests run different configs, and the config each
+test's results come from is the one checked. Skipped without a GPU or
+without torch."""
 
 import math
 import zlib
@@ -35,13 +39,49 @@ TOLERANCE = {torch.float32: 1e-4, torch.float16: 4e-3, torch.bfloat16: 3e-2}
 ROWS = [(1, 1000), (37, 33), (37, 4097), (300, 1000), (3, 10000)]
 
 
+def tuners():
+    """Every autotuner behind tilelang.ops (built on first use; building
+    compiles nothing): the Tuned kernels' and attention's."""
+    from tilelang.ops import _attention, _matmul, _norm, _runtime, _softmax
+
+    found = [value.tuner for module in (_matmul, _norm, _softmax) for value in vars(module).values()
+             if isinstance(value, _runtime.Tuned)]
+    return found + [_attention._tuner()]
+
+
+def two_configs(early_prune, test: str, name: str, untuned):
+    """An early_config_prune that keeps, of what `early_prune` keeps, the
+    untuned default (the entry equal to `untuned`, else the first; kept
+    first, so that TILELANG_OPS_AUTOTUNE=0 still launches it) and the
+    config drawn by crc32 of (test, kernel): at most two to compile."""
+
+    def prune(configs, named_args, **kwargs):
+        kept = list(early_prune(configs, named_args, **kwargs)) if early_prune else list(configs)
+        drawn = kept[zlib.crc32(f"{test}:{name}".encode()) % len(kept)]
+        default = next((c for c in kept if untuned is not None and c.all_kwargs() == untuned), kept[0])
+        return [default] if drawn is default else [default, drawn]
+
+    return prune
+
+
 @pytest.fixture(autouse=True)
 def quick_tuning(request, monkeypatch):
-    """Tuning times each config by one launch and a stand-in time that
-    varies with the config and the sweep, so different tests run different
-    configs (the sweep test keeps the real timer)."""
+    """Each tuner's space cut to two configs for this test (two_configs),
+    its in-memory winners forgotten so that this test tunes its own, and
+    each config timed by one launch with a stand-in time that varies with
+    the config and the sweep. The sweep test keeps the whole space and the
+    real timer."""
     if "real_timer" in request.keywords:
         return
+    from tilelang.ops import _matmul
+
+    for tuner in tuners():
+        untuned = _matmul._MATMUL.untuned if tuner is _matmul._MATMUL.tuner else None
+        early = tuner.prune_configs_by.get("early_config_prune")
+        monkeypatch.setattr(tuner, "prune_configs_by", dict(
+            tuner.prune_configs_by, early_config_prune=two_configs(early, request.node.nodeid, tuner.__name__,
+                                                                   untuned)))
+        monkeypatch.setattr(tuner, "cache", {})
     calls = [0]
 
     def timer(fn, warmup=25, rep=100, quantiles=None, **_):
