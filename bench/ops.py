@@ -6,12 +6,20 @@ call per shape bucket (the first call of each row here; the sweep's
 timing starts after it). Each tilelang result is checked against torch
 before it is timed. A GPU and torch are needed.
 
-  python bench/ops.py [--out DIR] [--only matmul,layer_norm,rms_norm,softmax]
+The default sweep (three row lengths per row-wise operator, four matmul
+shapes) takes about two minutes on a fresh machine, most of it tuning:
+each row length is a bucket of its own, with the forward and both
+backward kernels of each operator to tune; --full adds two row lengths
+and one matmul shape. After each sweep a line says how its time went
+(tuning and checking, which the first call per shape does, versus timing).
+
+  python bench/ops.py [--out DIR] [--only matmul,layer_norm,rms_norm,softmax] [--full]
 """
 
 import argparse
 import pathlib
 import sys
+import time
 
 import torch
 import torch.nn.functional as F
@@ -20,6 +28,16 @@ import tilelang.ops as ops
 from tilelang import testing
 
 DTYPE = torch.float16
+ROW_LENGTHS = [1024, 4096, 12288]
+ROW_LENGTHS_FULL = [1024, 2048, 4096, 8192, 12288]
+MATMUL_SHAPES = [(s, s, s) for s in (1024, 4096, 8192)] + [(8192, 4096, 1000)]
+MATMUL_SHAPES_FULL = [(s, s, s) for s in (1024, 2048, 4096, 8192)] + [(8192, 4096, 1000)]
+# Seconds spent in the current sweep: the first calls (tuning, checking) and the timing.
+SPENT = {"tuning and checking": 0.0, "timing": 0.0}
+
+
+def _spend(part, start):
+    SPENT[part] += time.perf_counter() - start
 
 
 def _forward(op, provider, m, n):
@@ -35,7 +53,9 @@ def _forward(op, provider, m, n):
 
 
 def _check(mine, theirs, what):
+    start = time.perf_counter()
     ours, ref = mine().float(), theirs().float()
+    _spend("tuning and checking", start)
     error = ((ours - ref).abs().max() / ref.abs().max().clamp_min(1e-30)).item()
     if not error <= 1e-2:
         raise SystemExit(f"{what}: tilelang.ops differs from torch by {error:.2e}")
@@ -43,20 +63,30 @@ def _check(mine, theirs, what):
 
 def _timed(fn, inputs, backward):
     if not backward:
-        return testing.do_bench(fn, return_mode="median", quantiles=[0.5, 0.2, 0.8])
+        start = time.perf_counter()
+        result = testing.do_bench(fn, return_mode="median", quantiles=[0.5, 0.2, 0.8])
+        _spend("timing", start)
+        return result
     out = fn()
     grad = torch.randn_like(out)
 
     def step():
         fn().backward(grad)
 
-    return testing.do_bench(step, grad_to_none=list(inputs), quantiles=[0.5, 0.2, 0.8])
+    start = time.perf_counter()
+    step()  # the first backward call tunes the backward kernels
+    torch.cuda.synchronize()
+    _spend("tuning and checking", start)
+    start = time.perf_counter()
+    result = testing.do_bench(step, grad_to_none=list(inputs), quantiles=[0.5, 0.2, 0.8])
+    _spend("timing", start)
+    return result
 
 
-def row_benchmark(op):
+def row_benchmark(op, lengths):
     providers = ["tilelang", "torch", "tilelang-fwd+bwd", "torch-fwd+bwd"]
     return testing.Benchmark(
-        x_names=["N"], x_vals=[1024, 2048, 4096, 8192, 12288], line_arg="provider", line_vals=providers,
+        x_names=["N"], x_vals=lengths, line_arg="provider", line_vals=providers,
         line_names=["tilelang.ops", "torch", "tilelang.ops fwd+bwd", "torch fwd+bwd"],
         plot_name=f"{op}-fp16-4096-rows", args={"op": op, "m": 4096}, xlabel="N (row length)",
         ylabel="GB/s (x read, y written; + bwd: x, dy read, dx written)",
@@ -72,11 +102,11 @@ def run_row(N, provider, op, m):
     return tuple(moved / ms * 1e-6 for ms in (median, high, low))
 
 
-MATMUL = testing.Benchmark(
-    x_names=["M", "N", "K"], x_vals=[(s, s, s) for s in (1024, 2048, 4096, 8192)] + [(8192, 4096, 1000)],
-    line_arg="provider", line_vals=["tilelang", "torch"], line_names=["tilelang.ops.matmul", "torch (cuBLAS)"],
-    plot_name="matmul-bias-gelu-fp16", args={}, xlabel="M (= N = K except the last point)", ylabel="TFLOP/s",
-    styles=[("tab:blue", "-"), ("tab:orange", "-")])
+def matmul_benchmark(shapes):
+    return testing.Benchmark(
+        x_names=["M", "N", "K"], x_vals=shapes, line_arg="provider", line_vals=["tilelang", "torch"],
+        line_names=["tilelang.ops.matmul", "torch (cuBLAS)"], plot_name="matmul-bias-gelu-fp16", args={},
+        xlabel="M (= N = K except the last point)", ylabel="TFLOP/s", styles=[("tab:blue", "-"), ("tab:orange", "-")])
 
 
 def run_matmul(M, N, K, provider):
@@ -91,8 +121,10 @@ def run_matmul(M, N, K, provider):
         return F.gelu(torch.addmm(bias, a, b))
 
     _check(mine, theirs, f"matmul {M}x{N}x{K}")
+    start = time.perf_counter()
     median, low, high = testing.do_bench(mine if provider == "tilelang" else theirs, return_mode="median",
                                          quantiles=[0.5, 0.2, 0.8])
+    _spend("timing", start)
     flops = 2.0 * M * N * K
     return tuple(flops / ms * 1e-9 for ms in (median, high, low))
 
@@ -104,6 +136,9 @@ def main(argv=None) -> int:
                         help="folder for each sweep's .md, .csv and .png (default: build/bench-ops)")
     parser.add_argument("--only", default="matmul,layer_norm,rms_norm,softmax",
                         help="comma-separated operators to sweep (default: all four)")
+    parser.add_argument("--full", action="store_true",
+                        help=f"row lengths {ROW_LENGTHS_FULL} and matmul shapes {MATMUL_SHAPES_FULL} "
+                             f"(default: {ROW_LENGTHS} and {MATMUL_SHAPES})")
     args = parser.parse_args(argv)
     if not torch.cuda.is_available():
         print("bench/ops.py needs a CUDA GPU", file=sys.stderr)
@@ -112,11 +147,18 @@ def main(argv=None) -> int:
     unknown = set(wanted) - {"matmul", "layer_norm", "rms_norm", "softmax"}
     if unknown:
         parser.error(f"--only: unknown operators {', '.join(sorted(unknown))}")
+    lengths = ROW_LENGTHS_FULL if args.full else ROW_LENGTHS
+    shapes = MATMUL_SHAPES_FULL if args.full else MATMUL_SHAPES
     for name in wanted:
+        SPENT.update(dict.fromkeys(SPENT, 0.0))
+        start = time.perf_counter()
         if name == "matmul":
-            testing.perf_report(MATMUL)(run_matmul).run(save_path=str(args.out), print_data=True)
+            testing.perf_report(matmul_benchmark(shapes))(run_matmul).run(save_path=str(args.out), print_data=True)
         else:
-            testing.perf_report(row_benchmark(name))(run_row).run(save_path=str(args.out), print_data=True)
+            testing.perf_report(row_benchmark(name, lengths))(run_row).run(save_path=str(args.out),
+                                                                           print_data=True)
+        print(f"{name}: {time.perf_counter() - start:.1f} s, of which "
+              + ", ".join(f"{part} {seconds:.1f} s" for part, seconds in SPENT.items()), file=sys.stderr)
     print(f"tables and plots in {args.out}")
     return 0
 
