@@ -6,11 +6,13 @@ NumPy ``uint8`` array that shares it (no copy for NumPy arrays and torch CPU
 tensors; CUDA tensors are copied to the host before the launch and back
 after it, by launch.py). Overlapping ranges (views of one tensor) become one
 buffer. A pointer is an int64 *virtual* byte address: buffer ``i`` starts
-at ``(i + 1) << 40`` plus the low 12 bits of its real address, so that
-pointer arithmetic, ``ptr_to_int`` and alignment tests behave as on the GPU
-while every access can be checked: an access outside every argument's
-memory (under the mask) is an error at the kernel's line, where the GPU
-would read garbage or fault.
+at ``(0x4000 + i + 1) << 40`` plus the low 12 bits of its real address, so
+that pointer arithmetic, ``ptr_to_int`` and alignment tests behave as on
+the GPU while every access can be checked: an access outside every
+argument's memory (under the mask) is an error at the kernel's line, where
+the GPU would read garbage or fault. Real addresses (below 2**47) that a
+kernel loads from memory or makes from integers (arrays of pointers) are
+read and written where they point, if the process maps them.
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ from tilelang.interpreter.values import TValue, bf16_bits, bf16_from_bits, fp8_b
 from tilelang.language import core as tlc
 
 _SHIFT = 40
+# Buffer i's addresses start at (_TAG + i + 1) << _SHIFT: far above the
+# 47-bit user addresses of real memory, so that the two never mix.
+_TAG = 0x4000
 
 
 class Buffer:
@@ -58,7 +63,7 @@ class Memory:
         self.buffers = []
         self._ranges = []
         for i, (lo, hi) in enumerate(merged):
-            base = ((i + 1) << _SHIFT) + (lo & 0xFFF)
+            base = ((_TAG + i + 1) << _SHIFT) + (lo & 0xFFF)
             n = max(hi - lo, 0)
             data = np.ctypeslib.as_array((ctypes.c_uint8 * n).from_address(lo)) if n else np.zeros(0, np.uint8)
             self.buffers.append(Buffer(base, data))
@@ -72,37 +77,54 @@ class Memory:
 
     # -- element access ---------------------------------------------------------
 
-    def _locate(self, addr: np.ndarray, size: int, what: str, sem):
-        """(buffer, byte offsets) of flat addresses that must all lie in one
-        buffer; a located error where one does not."""
-        ids = addr >> _SHIFT
-        first = int(ids[0])
-        if not (ids == first).all() or not 1 <= first <= len(self.buffers):
-            bad = addr[(ids != first) | (ids < 1) | (ids > len(self.buffers))]
-            bad = bad[0] if len(bad) else addr[0]
-            sem.error(f"{what}: the address {int(bad):#x} is outside every array argument "
-                      f"(an access out of bounds)")
-        buf = self.buffers[first - 1]
+    def _buffer(self, group: int):
+        """The buffer of an address group (``addr >> 40``), or None for an
+        address outside the virtual space: a real one."""
+        index = group - _TAG - 1
+        return self.buffers[index] if 0 <= index < len(self.buffers) else None
+
+    def _locate(self, buf, addr: np.ndarray, size: int, what: str, sem):
         off = addr - buf.base
         if (off < 0).any() or (off + size > len(buf.bytes)).any():
             i = int(np.argmax((off < 0) | (off + size > len(buf.bytes))))
             sem.error(f"{what}: byte offset {int(off[i])} is out of bounds of an argument of "
                       f"{len(buf.bytes)} bytes (an access out of bounds)")
-        return buf, off
+        return off
+
+    def _raw(self, addr: np.ndarray, size: int, what: str, sem):
+        """(bytes, offsets) for real addresses, which a kernel gets by
+        loading pointers from memory or casting integers to pointers
+        (arrays of pointers, as in grouped GEMMs): the process's memory
+        itself, where the range is mapped readable (a device address, or
+        garbage, is a located error instead of a crash)."""
+        lo, hi = int(addr.min()), int(addr.max()) + size
+        if lo <= 0 or not _mapped(lo, hi):
+            sem.error(f"{what}: the address {lo:#x} is in no argument's memory nor in this process's "
+                      f"(an access out of bounds, or a device address)")
+        view = np.ctypeslib.as_array((ctypes.c_uint8 * (hi - lo)).from_address(lo))
+        return view, addr - lo
+
+    def _access(self, addr, size, what, sem):
+        """(byte array, byte offsets) of flat addresses that share an address group."""
+        buf = self._buffer(int(addr[0]) >> _SHIFT)
+        if buf is None:
+            return self._raw(addr, size, what, sem) + (None,)
+        return buf.bytes, self._locate(buf, addr, size, what, sem), buf
 
     def read(self, addr: np.ndarray, st, sem, what="tl.load") -> np.ndarray:
         """The elements of NumPy type ``st`` at the flat addresses ``addr``."""
         size = np.dtype(st).itemsize
         if addr.size == 0:
             return np.zeros(0, st)
-        if ((addr >> _SHIFT) == (addr[0] >> _SHIFT)).all():
-            buf, off = self._locate(addr, size, what, sem)
-            if not (off % size).any():
+        groups = addr >> _SHIFT
+        if (groups == groups[0]).all():
+            data, off, buf = self._access(addr, size, what, sem)
+            if buf is not None and not (off % size).any():
                 return buf.typed(st)[off // size]
-            return buf.bytes[off[:, None] + np.arange(size)].copy().view(st).reshape(-1)
+            return data[off[:, None] + np.arange(size)].copy().view(st).reshape(-1)
         out = np.empty(addr.shape, st)
-        for group in np.unique(addr >> _SHIFT):
-            pick = (addr >> _SHIFT) == group
+        for group in np.unique(groups):
+            pick = groups == group
             out[pick] = self.read(addr[pick], st, sem, what)
         return out
 
@@ -110,17 +132,33 @@ class Memory:
         size = np.dtype(st).itemsize
         if addr.size == 0:
             return
-        if not ((addr >> _SHIFT) == (addr[0] >> _SHIFT)).all():
-            for group in np.unique(addr >> _SHIFT):
-                pick = (addr >> _SHIFT) == group
+        groups = addr >> _SHIFT
+        if not (groups == groups[0]).all():
+            for group in np.unique(groups):
+                pick = groups == group
                 self.write(addr[pick], values[pick], st, sem, what)
             return
-        buf, off = self._locate(addr, size, what, sem)
+        data, off, buf = self._access(addr, size, what, sem)
         values = np.ascontiguousarray(values, dtype=st)
-        if not (off % size).any():
+        if buf is not None and not (off % size).any():
             buf.typed(st)[off // size] = values
         else:
-            buf.bytes[off[:, None] + np.arange(size)] = values.view(np.uint8).reshape(-1, size)
+            data[off[:, None] + np.arange(size)] = values.view(np.uint8).reshape(-1, size)
+
+
+def _mapped(lo: int, hi: int) -> bool:
+    """Whether [lo, hi) lies in one readable mapping of this process
+    (/proc/self/maps; True where that file does not exist)."""
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                span, perms = line.split()[:2]
+                start, end = (int(x, 16) for x in span.split("-"))
+                if start <= lo and hi <= end:
+                    return perms.startswith("r")
+    except OSError:
+        return True
+    return False
 
 
 # How each element type is laid out in memory: (NumPy type in memory,
