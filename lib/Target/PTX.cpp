@@ -1,12 +1,14 @@
 //===- PTX.cpp - LLVM dialect to PTX --------------------------------------===//
 //
 // Part of tilelang. MLIR's LLVM dialect -> LLVM IR -> the O3 pipeline ->
-// NVPTX's assembly printer. No CUDA toolkit is involved: the math lowering
-// uses only NVVM intrinsics, so no libdevice is linked.
+// NVPTX's assembly printer, then the rewrites of PTXPeephole.h. No CUDA
+// toolkit is involved: the math lowering uses only NVVM intrinsics, so no
+// libdevice is linked.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tilelang/Target/PTX.h"
+#include "tilelang/Target/PTXPeephole.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -153,7 +155,7 @@ bool PTXTranslator::State::optimizeAndEmit(PTXOutput &output) {
                                    llvm::CodeGenFileType::AssemblyFile))
     return false;
   codegen.run(*module);
-  output.ptx = ptx.str().str();
+  output.ptx = splitScaledWideMultiplies(ptx.str());
   return true;
 }
 

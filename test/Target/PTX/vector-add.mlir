@@ -6,6 +6,7 @@
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.sm90a.ptx -o /dev/null %}
 // RUN: tilelang-compile %s --arch=sm_90a --maxnreg=40 | FileCheck %s --check-prefix=MAXNREG
 // RUN: not tilelang-compile %s --maxnreg=8 2>&1 | FileCheck %s --check-prefix=BADNREG
+// RUN: tilelang-compile %s --arch=sm_90a | FileCheck %s --check-prefix=OFFSETS
 
 // Each thread moves 16 bytes per access: 4 f32 in one predicated
 // ld.global.v4 / st.global.v4 (n is divisible by 16, so the mask is uniform
@@ -23,6 +24,14 @@
 // MAXNREG-NEXT: .maxnreg 40
 // MAXNREG-NEXT: {
 // BADNREG: tilelang-compile: error: --maxnreg expects 16 to 255 registers a thread, got '8'
+
+// Element offsets are scaled to bytes by a shift of their 64-bit extension,
+// never by a mul.wide that ptxas would fold into each use as an IMAD.WIDE
+// (lib/Target/PTXPeephole.cpp):
+// OFFSETS-NOT: mul.wide.s32
+// OFFSETS: cvt.s64.s32 [[OFFSET:%rd[0-9]+]], %r{{[0-9]+}};
+// OFFSETS-NEXT: shl.b64 [[OFFSET]], [[OFFSET]], 2;
+// OFFSETS-NOT: mul.wide.s32
 
 // Vector add in tile IR: out[i] = x[i] + y[i] for i < n, 1024 elements per
 // program, masked at the tail. This is what the Python frontend emits for
