@@ -16,10 +16,12 @@
 #include "tilelang/Conversion/Passes.h"
 #include "tilelang/Dialect/Tile/Transforms/Passes.h"
 #include "tilelang/Dialect/TileGPU/Transforms/Passes.h"
+#include "tilelang/Pipelines/Pipelines.h"
 
 namespace tilelang {
 
-/// Registers the upstream cleanup passes and tilelang's own passes.
+/// Registers the upstream cleanup passes, tilelang's own passes and its
+/// named pipelines.
 inline void registerAllPasses() {
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
@@ -35,6 +37,7 @@ inline void registerAllPasses() {
   registerTileLangConversionPasses();
   tile::registerTilePasses();
   tilegpu::registerTileGPUPasses();
+  registerTileLangPipelines();
 }
 
 } // namespace tilelang

@@ -10,12 +10,12 @@
 
 #include "ArgumentWrites.h"
 #include "DiagnosticCapture.h"
-#include "Pipeline.h"
 #include "Recovery.h"
 #include "tilelang/Dialect/Tile/IR/TileOps.h"
 #include "tilelang/Dialect/TileGPU/IR/TileGPUDialect.h"
 #include "tilelang/InitAllDialects.h"
 #include "tilelang/InitAllPasses.h"
+#include "tilelang/Pipelines/Pipelines.h"
 #include "tilelang/Target/PTX.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -230,7 +230,7 @@ WrittenArguments findWrittenArguments(const std::string &source,
 }
 
 /// The encodings tilegpu-pipeline recorded on the kernel's tensor map
-/// arguments (see Pipeline.cpp), by descriptor argument.
+/// arguments (see SoftwarePipeline.cpp), by descriptor argument.
 static std::vector<TensorMapEncoding>
 collectTensorMapEncodings(func::FuncOp kernel) {
   std::vector<TensorMapEncoding> encodings;
@@ -303,15 +303,20 @@ static void compileImpl(Session &session, const std::string &source,
   keep("tile");
 
   PassManager toTileGPU(&session.context, ModuleOp::getOperationName());
-  buildTileGPUPipeline(toTileGPU, options.numWarps, options.numStages,
-                       options.arch);
+  TileToTileGPUPipelineOptions tileGPUOptions;
+  tileGPUOptions.numWarps = options.numWarps;
+  tileGPUOptions.numStages = options.numStages;
+  tileGPUOptions.target = options.arch;
+  buildTileToTileGPUPipeline(toTileGPU, tileGPUOptions);
   if (!session.run(toTileGPU, module))
     return;
   keep("tilegpu");
   result.tensorMaps = collectTensorMapEncodings(kernel);
 
   PassManager toLLVM(&session.context, ModuleOp::getOperationName());
-  buildLLVMPipeline(toLLVM, options.maxRegisters);
+  TileGPUToLLVMPipelineOptions llvmOptions;
+  llvmOptions.maxRegisters = options.maxRegisters;
+  buildTileGPUToLLVMPipeline(toLLVM, llvmOptions);
   if (!session.run(toLLVM, module))
     return;
   keep("llvm");

@@ -2,7 +2,7 @@
 // matmul whose operands come through tensor descriptors, from tile IR
 // through the passes before the pipeline (the descriptor loads kept for
 // bulk copies).
-// RUN: tilelang-opt %s --pass-pipeline="builtin.module(tile-expand-tensor-descriptors{keep-bulk-copies=true},convert-tile-to-tilegpu{num-warps=4 target=sm_90a},tilegpu-coalesce,tilegpu-accelerate-matmul,tilegpu-remove-layout-conversions,canonicalize,cse,tilegpu-pipeline{num-stages=3},canonicalize,cse)" | tilelang-opt | FileCheck %s
+// RUN: tilelang-opt %s --tilelang-tile-to-tilegpu="num-warps=4 num-stages=3 target=sm_90a" | tilelang-opt | FileCheck %s
 // RUN: tilelang-opt %s --pass-pipeline="builtin.module(tile-expand-tensor-descriptors{keep-bulk-copies=true},convert-tile-to-tilegpu{num-warps=4 target=sm_90a},tilegpu-coalesce,tilegpu-accelerate-matmul,tilegpu-remove-layout-conversions,canonicalize,cse,tilegpu-pipeline{num-stages=1},canonicalize,cse)" | FileCheck %s --check-prefix=FALLBACK
 
 // The tensor maps record how the launcher encodes them: A's 64x64 tile in

@@ -6,7 +6,7 @@
 // for it; it must still be retired before the back edge, because the next
 // iteration stores its new tensor into the same buffer. A wait before the
 // yield retires it and leaves the newer, carried product in flight.
-// RUN: tilelang-opt %s --pass-pipeline="builtin.module(convert-tile-to-tilegpu{num-warps=4 target=sm_90a},tilegpu-coalesce,tilegpu-accelerate-matmul,tilegpu-remove-layout-conversions,canonicalize,cse,tilegpu-pipeline{num-stages=3},canonicalize,cse)" | FileCheck %s
+// RUN: tilelang-opt %s --tilelang-tile-to-tilegpu="num-warps=4 num-stages=3 target=sm_90a" | FileCheck %s
 
 // CHECK-LABEL: func.func @chain_kernel
 // CHECK: scf.for

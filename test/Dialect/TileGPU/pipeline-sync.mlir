@@ -4,7 +4,7 @@
 // issued asynchronously, the copies of a later iteration follow it while it
 // runs, and a wait retires it before the store. Nothing is carried: no
 // guard after the loop, and no barrier besides the one after the stage wait.
-// RUN: tilelang-opt %s --pass-pipeline="builtin.module(convert-tile-to-tilegpu{num-warps=4 target=sm_90a},tilegpu-coalesce,tilegpu-accelerate-matmul,tilegpu-remove-layout-conversions,canonicalize,cse,tilegpu-pipeline{num-stages=4},canonicalize,cse)" | FileCheck %s
+// RUN: tilelang-opt %s --tilelang-tile-to-tilegpu="num-warps=4 num-stages=4 target=sm_90a" | FileCheck %s
 
 // CHECK-LABEL: func.func @running_sum_kernel
 // CHECK-COUNT-3: tilegpu.async_commit_group

@@ -1,7 +1,7 @@
 // tilegpu-pipeline with two wgmma products per iteration, the loop of flash
 // attention reduced to its dependences: S = Q K^T from a Q block that does
 // not change, then P = f(S), a rescale of the running O, and O += P V.
-// RUN: tilelang-opt %s --pass-pipeline="builtin.module(convert-tile-to-tilegpu{num-warps=4 target=sm_90a},tilegpu-coalesce,tilegpu-accelerate-matmul,tilegpu-remove-layout-conversions,canonicalize,cse,tilegpu-pipeline{num-stages=3},canonicalize,cse)" | FileCheck %s
+// RUN: tilelang-opt %s --tilelang-tile-to-tilegpu="num-warps=4 num-stages=3 target=sm_90a" | FileCheck %s
 
 // Q goes to shared memory once, before the loop. In the loop, after the
 // stage wait and its barrier, S is issued asynchronously from zero; the

@@ -1,8 +1,8 @@
 // tilegpu-pipeline on a 128x128x32 f16 matmul (the kernel of
 // Target/PTX/matmul-pipelined.mlir), after the passes that run before it.
-// RUN: tilelang-opt %s --pass-pipeline="builtin.module(convert-tile-to-tilegpu{num-warps=4 target=sm_80},tilegpu-coalesce,tilegpu-accelerate-matmul,tilegpu-remove-layout-conversions,canonicalize,cse,tilegpu-pipeline{num-stages=3},canonicalize,cse)" | FileCheck %s
-// RUN: tilelang-opt %s --pass-pipeline="builtin.module(convert-tile-to-tilegpu{num-warps=4 target=sm_90a},tilegpu-coalesce,tilegpu-accelerate-matmul,tilegpu-remove-layout-conversions,canonicalize,cse,tilegpu-pipeline{num-stages=4},canonicalize,cse)" | FileCheck %s --check-prefix=ASYNC
-// RUN: tilelang-opt %s --pass-pipeline="builtin.module(convert-tile-to-tilegpu{num-warps=4 target=sm_90a},tilegpu-coalesce,tilegpu-accelerate-matmul,tilegpu-remove-layout-conversions,canonicalize,cse,tilegpu-pipeline{num-stages=2},canonicalize,cse)" | FileCheck %s --check-prefix=TWO
+// RUN: tilelang-opt %s --tilelang-tile-to-tilegpu="num-warps=4 num-stages=3 target=sm_80" | FileCheck %s
+// RUN: tilelang-opt %s --tilelang-tile-to-tilegpu="num-warps=4 num-stages=4 target=sm_90a" | FileCheck %s --check-prefix=ASYNC
+// RUN: tilelang-opt %s --tilelang-tile-to-tilegpu="num-warps=4 num-stages=2 target=sm_90a" | FileCheck %s --check-prefix=TWO
 
 // mma.sync (sm_80), 3 stages: buffers of 3 tiles, a prologue of 2 copy
 // groups, and in the loop a wait for all but the newest group, a barrier,

@@ -1,10 +1,11 @@
-//===- Pipeline.cpp - the tile IR -> PTX pass pipeline --------------------===//
+//===- Pipelines.cpp - tilelang's named pass pipelines --------------------===//
 //
-// Part of tilelang. Assembles the pass pipeline stage by stage.
+// Part of tilelang. The passes from tile IR to the LLVM dialect, in two
+// named stages (see Pipelines.h).
 //
 //===----------------------------------------------------------------------===//
 
-#include "Pipeline.h"
+#include "tilelang/Pipelines/Pipelines.h"
 
 #include "tilelang/Conversion/Passes.h"
 #include "tilelang/Dialect/Tile/Transforms/Passes.h"
@@ -13,28 +14,30 @@
 
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 
 namespace tilelang {
 
-void buildTileGPUPipeline(OpPassManager &pm, unsigned numWarps,
-                          unsigned numStages, const std::string &arch) {
+void buildTileToTileGPUPipeline(OpPassManager &pm,
+                                const TileToTileGPUPipelineOptions &options) {
   // Descriptor accesses become pointer loads and stores before layouts are
   // chosen, so that coalescing sees them.
   // On sm_90 the pipeline copies descriptor blocks that feed tl.dot, and
   // stored blocks, in bulk (TMA); those stay descriptor accesses.
   tile::TileExpandTensorDescriptorsOptions expandOptions;
   expandOptions.keepBulkCopies =
-      tilegpu::getComputeCapability(arch) >= 90 && numStages >= 2;
+      tilegpu::getComputeCapability(options.target) >= 90 &&
+      options.numStages >= 2;
   pm.addPass(tile::createTileExpandTensorDescriptors(expandOptions));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  ConvertTileToTileGPUOptions options;
-  options.numWarps = numWarps;
-  options.target = arch;
-  pm.addPass(createConvertTileToTileGPU(options));
+  ConvertTileToTileGPUOptions layoutOptions;
+  layoutOptions.numWarps = options.numWarps;
+  layoutOptions.target = options.target;
+  pm.addPass(createConvertTileToTileGPU(layoutOptions));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(tilegpu::createTileGPUCoalesce());
@@ -43,7 +46,7 @@ void buildTileGPUPipeline(OpPassManager &pm, unsigned numWarps,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   tilegpu::TileGPUPipelineOptions pipelineOptions;
-  pipelineOptions.numStages = numStages;
+  pipelineOptions.numStages = options.numStages;
   pm.addPass(tilegpu::createTileGPUPipeline(pipelineOptions));
   // Last: once layouts are final, loop accumulators that are only reduced
   // shrink to one partial per thread.
@@ -52,14 +55,28 @@ void buildTileGPUPipeline(OpPassManager &pm, unsigned numWarps,
   pm.addPass(createCSEPass());
 }
 
-void buildLLVMPipeline(OpPassManager &pm, unsigned maxRegisters) {
+void buildTileGPUToLLVMPipeline(OpPassManager &pm,
+                                const TileGPUToLLVMPipelineOptions &options) {
   pm.addPass(createSCFToControlFlowPass());
-  ConvertTileGPUToLLVMOptions options;
-  options.maxRegisters = maxRegisters;
-  pm.addPass(createConvertTileGPUToLLVM(options));
+  ConvertTileGPUToLLVMOptions lowering;
+  lowering.maxRegisters = options.maxRegisters;
+  pm.addPass(createConvertTileGPUToLLVM(lowering));
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+}
+
+void registerTileLangPipelines() {
+  PassPipelineRegistration<TileToTileGPUPipelineOptions>(
+      "tilelang-tile-to-tilegpu",
+      "tile IR to tilegpu IR: layouts, coalescing, tensor-core dots, "
+      "software pipelining (the compiler library's first stage)",
+      buildTileToTileGPUPipeline);
+  PassPipelineRegistration<TileGPUToLLVMPipelineOptions>(
+      "tilelang-tilegpu-to-llvm",
+      "tilegpu IR to the LLVM and NVVM dialects (the compiler library's "
+      "second stage)",
+      buildTileGPUToLLVMPipeline);
 }
 
 } // namespace tilelang

@@ -1,4 +1,4 @@
-//===- Pipeline.cpp - cp.async software pipelining of dot operands --------===//
+//===- SoftwarePipeline.cpp - cp.async software pipelining of dot operands ===//
 //
 // Part of tilelang. The tilegpu-pipeline pass: turns the global loads that
 // feed tensor-core operands in a loop into asynchronous copies issued
