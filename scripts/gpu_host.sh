@@ -32,6 +32,8 @@
 #   bash scripts/gpu_host.sh pip-install DIR OUTDIR [PYTEST ARGS]   # there:
 #                                           # pip install --no-index into a
 #                                           # venv, then `suite` against it
+#   bash scripts/gpu_host.sh venv DIR VENV  # there: only the install, into
+#                                           # VENV (scripts/setup.sh: .venv)
 #
 # `pack` compresses the built libtilelang.so and compiles the PTX test
 # kernels. `run` unpacks the library, builds the pybind11 extension against
@@ -55,11 +57,15 @@
 # lack (scikit-build-core, pybind11, packaging, pathspec, pytest-xdist,
 # execnet, and pip; the versions this machine builds with). A wheel for this
 # machine's Python, built from the same source distribution, goes to
-# wheels/ beside DIR (build/wheels/; not carried: the host's Python differs).
+# wheels/ beside DIR (build/wheels/; not carried: the host's Python differs),
+# and the plot and progress extras' wheels for the host's Python (3.12 or
+# $TILELANG_HOST_PYTHON_VERSION; matplotlib, tqdm; numpy aside) to extras/
+# beside DIR (build/extras/, ~24 MB; carried where the host lacks them).
 #
 # `pip-install` creates a venv in /tmp from python3 (or $PYTHON) that still
 # sees that interpreter's packages (torch, numpy, pytest), installs the
-# wheels and then tilelang-mlir with `pip install --no-index --find-links
+# wheels (the extras' too where they came and the interpreter lacks
+# matplotlib) and then tilelang-mlir with `pip install --no-index --find-links
 # DIR --no-build-isolation` (the build sees torch and builds _C_torch), and
 # runs `suite` with the venv's Python from OUTDIR, outside the source tree,
 # so the tests import the installed package (pytest's header names it).
@@ -133,6 +139,55 @@ PY
   cp "$ext"/build/_C*.so "$work/libtilelang.so" "$work/site/tilelang/"
   # Only the library is shipped: tests that need tilelang-opt skip.
   export PYTHONPATH="$work/site" PYTHONUNBUFFERED=1 TILELANG_TOOLS_ABSENT=1
+}
+
+# Installs the distribution in DIR ($1, from `dist`) into a new venv $2
+# with pip, without network; the build's log goes to $3.
+install_dist() {
+  local dist venv log py start
+  dist=$(realpath "$1") venv=$(realpath -m "$2") log=$3
+  py=${PYTHON:-python3}
+  rm -rf "$venv"
+  echo "==> $venv from $("$py" -c 'import sys; print(sys.executable, sys.version.split()[0])')"
+  # Without ensurepip (a distribution's python3 without its venv package)
+  # the venv has no pip: pip then runs from its carried wheel to install
+  # itself.
+  "$py" -m venv "$venv" 2> /dev/null || "$py" -m venv --without-pip "$venv"
+  if ! "$venv/bin/python" -m pip --version > /dev/null 2>&1; then
+    local pip_wheel
+    pip_wheel=$(find "$dist/wheels" -name 'pip-*.whl' | head -n 1)
+    echo "==> pip into the venv from $pip_wheel"
+    PIP_NO_INDEX=1 "$venv/bin/python" "$pip_wheel/pip" install -q --no-index "$pip_wheel"
+  fi
+  # The interpreter's own packages (torch, numpy, pytest) stay visible,
+  # after the venv's: a .pth line per site-packages folder.
+  "$py" -c 'import site; print("\n".join(site.getsitepackages()))' > \
+    "$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/tilelang-host-site.pth"
+  local pip=(env PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1 "$venv/bin/python" -m pip install --no-index
+    --find-links "$dist" --find-links "$dist/wheels")
+  echo "==> the build backend and pytest-xdist (where the interpreter lacks them)"
+  "${pip[@]}" -q "scikit-build-core>=0.10" "pybind11>=2.12" pytest-xdist
+  # The plot and progress extras (matplotlib, tqdm) where the interpreter
+  # lacks them and their wheels came along (`dist`'s extras folder).
+  local extras
+  extras=$(dirname "$dist")/extras
+  if [[ -d $extras ]] && ! "$venv/bin/python" -c "import matplotlib, tqdm" 2> /dev/null; then
+    echo "==> matplotlib and tqdm from $extras"
+    "${pip[@]}" -q --find-links "$extras" matplotlib tqdm
+  fi
+  echo "==> pip install tilelang-mlir (builds the extensions against the prebuilt library; log: $log)"
+  start=$(date +%s)
+  # --no-cache-dir: pip keeps wheels built from a local file by its path;
+  # a rebuilt distribution at the same path would install the old build.
+  "${pip[@]}" -v --no-cache-dir --no-build-isolation --no-deps tilelang-mlir > "$log" 2>&1 ||
+    { tail -n 40 "$log" >&2; exit 1; }
+  echo "    installed in $(($(date +%s) - start)) s"
+  grep -E "tilelang._C_torch: (building|torch is not)|no CUDA headers" "$log" | sed 's/^/    /' || true
+  (cd / && "$venv/bin/python" -c '
+import sys, tilelang, tilelang._C as C
+print("tilelang", tilelang.__version__, "from", tilelang.__file__)
+if not tilelang.__file__.startswith(sys.prefix):
+    sys.exit("error: tilelang is not imported from the venv " + sys.prefix)')
 }
 
 case "${1:-}" in
@@ -213,53 +268,39 @@ PY
   )
   # pytest-xdist and execnet are not in .venv: the newest.
   .venv/bin/python -m pip download -q --no-deps --only-binary=:all: -d "$dist/wheels" "${pins[@]}" pytest-xdist execnet
+  # The plot and progress extras for the GPU host's Python (numpy aside:
+  # the host has it), in a folder of their own (~23 MB) to carry where the
+  # host lacks matplotlib (the main job's PNG plots).
+  extras=$(dirname "$dist")/extras
+  host_python=${TILELANG_HOST_PYTHON_VERSION:-3.12}
+  echo "==> matplotlib and tqdm for Python $host_python on x86-64 Linux ($extras)"
+  rm -rf "$extras"
+  # Named one by one (no resolution, which would want numpy too): matplotlib's
+  # dependencies as of 3.11 (packaging is in DIR/wheels).
+  .venv/bin/python -m pip download -q --no-deps --only-binary=:all: --implementation cp \
+    --python-version "$host_python" --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
+    --platform manylinux2014_x86_64 -d "$extras" matplotlib contourpy cycler fonttools kiwisolver pillow \
+    pyparsing python-dateutil six tzdata tqdm
   echo "==> a wheel for this machine's Python from the source distribution ($local_wheels)"
   .venv/bin/python -m pip wheel -q --no-index --no-deps --no-build-isolation -w "$local_wheels" "$dist/$sdist"
   ls -l "$dist" "$dist/wheels" "$local_wheels"
-  du -sh "$dist"
+  du -sh "$dist" "$extras"
   ;;
 pip-install)
   dist=${2:?usage: bash scripts/gpu_host.sh pip-install DIR OUTDIR [PYTEST ARGS]}
   out=${3:?usage: bash scripts/gpu_host.sh pip-install DIR OUTDIR [PYTEST ARGS]}
   shift 3
-  dist=$(realpath "$dist")
   mkdir -p "$out"
   out=$(realpath "$out")
-  py=${PYTHON:-python3}
   # Not under OUTDIR, which may be what comes back from the host.
   venv=$(mktemp -d /tmp/tilelang-venv.XXXX)
-  echo "==> $venv from $("$py" -c 'import sys; print(sys.executable, sys.version.split()[0])')"
-  # Without ensurepip (a distribution's python3 without its venv package)
-  # the venv has no pip: pip then runs from its carried wheel to install
-  # itself.
-  "$py" -m venv "$venv" 2> /dev/null || "$py" -m venv --without-pip "$venv"
-  if ! "$venv/bin/python" -m pip --version > /dev/null 2>&1; then
-    pip_wheel=$(find "$dist/wheels" -name 'pip-*.whl' | head -n 1)
-    echo "==> pip into the venv from $pip_wheel"
-    "$venv/bin/python" "$pip_wheel/pip" install -q --no-index "$pip_wheel"
-  fi
-  # The interpreter's own packages (torch, numpy, pytest) stay visible,
-  # after the venv's: a .pth line per site-packages folder.
-  "$py" -c 'import site; print("\n".join(site.getsitepackages()))' > \
-    "$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/tilelang-host-site.pth"
-  export PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1
-  pip=("$venv/bin/python" -m pip install --no-index --find-links "$dist" --find-links "$dist/wheels")
-  echo "==> the build backend and pytest-xdist (where the interpreter lacks them)"
-  "${pip[@]}" -q "scikit-build-core>=0.10" "pybind11>=2.12" pytest-xdist
-  echo "==> pip install tilelang-mlir (builds the extensions against the prebuilt library; log: $out/pip-install.log)"
-  start=$(date +%s)
-  # --no-cache-dir: pip keeps wheels built from a local file by its path;
-  # a rebuilt distribution at the same path would install the old build.
-  "${pip[@]}" -v --no-cache-dir --no-build-isolation --no-deps tilelang-mlir > "$out/pip-install.log" 2>&1 ||
-    { tail -n 40 "$out/pip-install.log" >&2; exit 1; }
-  echo "    installed in $(($(date +%s) - start)) s"
-  grep -E "tilelang._C_torch: (building|torch is not)|no CUDA headers" "$out/pip-install.log" | sed 's/^/    /' || true
-  (cd "$out" && "$venv/bin/python" -c '
-import sys, tilelang, tilelang._C as C
-print("tilelang", tilelang.__version__, "from", tilelang.__file__)
-if not tilelang.__file__.startswith(sys.prefix):
-    sys.exit("error: tilelang is not imported from the venv " + sys.prefix)')
+  install_dist "$dist" "$venv" "$out/pip-install.log"
   TILELANG_PYTHON=$venv/bin/python exec bash "$0" suite "$out" "$@"
+  ;;
+venv)
+  dist=${2:?usage: bash scripts/gpu_host.sh venv DIR VENV}
+  venv=${3:?usage: bash scripts/gpu_host.sh venv DIR VENV}
+  install_dist "$dist" "$venv" /tmp/tilelang-pip-install.log
   ;;
 suite)
   out=${2:?usage: bash scripts/gpu_host.sh suite OUTDIR [PYTEST ARGS]}
@@ -310,7 +351,7 @@ exec)
   ;;
 *)
   echo "usage: bash scripts/gpu_host.sh pack | pack-variant NAME | run [OUTDIR] | exec CMD... | install |" \
-    "suite OUTDIR [PYTEST ARGS] | dist [DIR] | pip-install DIR OUTDIR [PYTEST ARGS]" >&2
+    "suite OUTDIR [PYTEST ARGS] | dist [DIR] | pip-install DIR OUTDIR [PYTEST ARGS] | venv DIR VENV" >&2
   exit 2
   ;;
 esac

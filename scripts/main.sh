@@ -1,26 +1,28 @@
 #!/usr/bin/env bash
 #===- scripts/main.sh - the main job ----------------------------------------===#
 #
-# Compiles the bundled kernels and shows what came out. The tile-IR programs
-# of the PTX test suite (test/Target/PTX: vector add, fused softmax,
-# layernorm forward, ...) are each compiled to PTX for sm_90a and sm_80 with
-# tilelang-compile, their memory and shuffle instructions are shown with
-# ptxas's resource report (when ptxas is installed), and they are compiled
-# once more through the Python API. The flash-attention forward of
-# bench/kernels.py is compiled through the Python frontend in every variant
-# the benchmark runs (bench/attention_static.py: shared memory, registers,
-# spills, the main loop's barriers and shared-memory traffic), and the
-# kernels of tilelang.ops for sm_90a and sm_80 (bench/ops_static.py: shared
-# memory, registers, spills of each forward and backward kernel).
+# Compiles the bundled kernels and shows what came out. First the Python
+# kernels a user runs: those of tilelang.ops for sm_90a and sm_80
+# (bench/ops_static.py: shared memory, registers, spills of each forward
+# and backward kernel) and the flash-attention forward of bench/kernels.py
+# in every variant the benchmark runs (bench/attention_static.py: shared
+# memory, registers, spills, the main loop's barriers and shared-memory
+# traffic). Then the tile-IR programs of the PTX test suite
+# (test/Target/PTX: vector add, fused softmax, layernorm forward, ...),
+# each compiled to PTX for sm_90a and sm_80 with tilelang-compile (or the
+# Python API where only the library is installed), their memory and
+# shuffle instructions shown with ptxas's resource report (when ptxas is
+# installed), and compiled once more through the Python API.
 # With a GPU (and torch), scripts/gpu_main.sh then runs the kernels' PTX and
 # checks it against float64 references, and benchmarks tilelang next to
 # torch and Triton (bench/run.py: layernorm, fused softmax, launch overhead,
 # matmul, flash attention; results.{json,md,png} in build/main/bench),
 # printing the markdown table.
-# Needs scripts/setup.sh to have run once. On a host without LLVM where
-# setup.sh built only the extension against a prebuilt library
-# (build/gpu-host/installed/site), the kernels are compiled through the
-# Python API and ptxas (when installed) gives the resource report.
+# Needs scripts/setup.sh to have run once. On a host without LLVM, where
+# setup.sh installed the distribution into .venv or built only the
+# extension against a prebuilt library (build/gpu-host/installed/site),
+# the kernels are compiled through the Python API and ptxas (when
+# installed) gives the resource report.
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -30,6 +32,9 @@ BIN=.venv/bin
 PREBUILT=build/gpu-host/installed/site
 if [[ -x $BIN/tilelang-compile ]]; then
   PY=$BIN/python
+elif [[ -x $BIN/python ]] && "$BIN/python" -c "import tilelang._C" 2> /dev/null; then
+  PY=$BIN/python
+  echo "==> using the installed distribution (.venv: the prebuilt compiler library, no tilelang-compile)"
 elif [[ -d $PREBUILT ]]; then
   PY=python3
   export PYTHONPATH="$PWD/$PREBUILT${PYTHONPATH:+:$PYTHONPATH}"
@@ -46,7 +51,7 @@ PTXAS=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
 # library is installed: PTX to $3 and a report.
 compile_kernel() {
   local kernel=$1 arch=$2 out=$3
-  if [[ $PY == "$BIN/python" ]]; then
+  if [[ -x $BIN/tilelang-compile ]]; then
     "$BIN/tilelang-compile" "$kernel" --arch="$arch" --report -o "$out"
     return
   fi
@@ -64,6 +69,14 @@ PY
   fi
 }
 
+# The bundled Python kernels first: what a user of tilelang.ops runs.
+printf '\n==> The kernels of tilelang.ops (matmul, layer/RMS norm, softmax; forward and backward) for sm_90a and sm_80\n'
+"$PY" bench/ops_static.py
+
+printf '\n==> The bundled flash-attention forward (bench/kernels.py) through the Python frontend\n'
+"$PY" bench/attention_static.py
+
+printf '\n==> The tile-IR programs of the PTX test suite (test/Target/PTX), for sm_90a and sm_80\n'
 for kernel in test/Target/PTX/*.mlir; do
   name=$(basename "$kernel" .mlir)
   for arch in sm_90a sm_80; do
@@ -90,12 +103,6 @@ for path in sorted(glob.glob("test/Target/PTX/*.mlir")):
     print(f"  {path}: {kernel.name} -> {len(kernel.ptx.splitlines())} lines of PTX in {ms:.1f} ms "
           f"({kernel.num_warps} warps, {kernel.shared_bytes} B shared)")
 PY
-
-printf '\n==> The bundled flash-attention forward (bench/kernels.py) through the Python frontend\n'
-"$PY" bench/attention_static.py
-
-printf '\n==> The kernels of tilelang.ops (matmul, layer/RMS norm, softmax; forward and backward) for sm_90a and sm_80\n'
-"$PY" bench/ops_static.py
 
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
   printf '\n==> GPU found (%s): checking the kernels, then benchmarking\n' "$(nvidia-smi -L | head -n 1)"

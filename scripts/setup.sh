@@ -9,11 +9,14 @@
 #   bash scripts/setup.sh            # everything
 #   TILELANG_SKIP_APT=1 bash ...     # never call apt-get (packages present)
 #
-# On a host without LLVM that holds a prebuilt compiler library
-# (build/gpu-host/, made by `bash scripts/gpu_host.sh pack` on a build
-# machine: the GPU host), only the pybind11 extension is built, against
-# that library and the host's python3, into build/gpu-host/installed/site;
-# scripts/main.sh then uses it. TILELANG_FROM_SOURCE=1 forces a full build.
+# On a host without LLVM (the GPU host), nothing is built from source:
+# where build/dist holds the distribution made by `bash scripts/gpu_host.sh
+# dist` on a build machine, it is installed with pip, without network, into
+# .venv (which still sees python3's own packages, torch among them); else,
+# where build/gpu-host holds a prebuilt compiler library (`gpu_host.sh
+# pack`), only the pybind11 extension is built against it, into
+# build/gpu-host/installed/site. scripts/main.sh then uses what is there.
+# TILELANG_FROM_SOURCE=1 forces a full build.
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -26,11 +29,18 @@ APT_PACKAGES=(
 
 step() { printf '\n==> %s\n' "$*"; }
 
-if [[ -z "${TILELANG_FROM_SOURCE:-}" && -f build/gpu-host/libtilelang.so.xz ]] &&
+if [[ -z "${TILELANG_FROM_SOURCE:-}" ]] &&
   ! dpkg-query -W -f='${Status}' llvm-22-dev 2>/dev/null | grep -q "ok installed"; then
-  step "No LLVM here; using the prebuilt compiler library in build/gpu-host"
-  bash scripts/gpu_host.sh install
-  exit 0
+  if compgen -G "build/dist/tilelang_mlir-*.tar.gz" > /dev/null; then
+    step "No LLVM here; installing the distribution in build/dist into .venv"
+    bash scripts/gpu_host.sh venv build/dist .venv
+    exit 0
+  fi
+  if [[ -f build/gpu-host/libtilelang.so.xz ]]; then
+    step "No LLVM here; using the prebuilt compiler library in build/gpu-host"
+    bash scripts/gpu_host.sh install
+    exit 0
+  fi
 fi
 
 missing=()

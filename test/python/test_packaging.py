@@ -83,9 +83,10 @@ def test_distribution_with_the_prebuilt_library(tmp_path):
     import tarfile
 
     env = dict(os.environ)
-    carried = REPO_ROOT / "build" / "dist" / "wheels"
-    if list(carried.glob("pytest_xdist-*.whl")):  # downloaded before: no network needed
-        env.update(PIP_NO_INDEX="1", PIP_FIND_LINKS=str(carried))
+    carried = [REPO_ROOT / "build" / "dist" / "wheels", REPO_ROOT / "build" / "extras"]
+    if list(carried[0].glob("pytest_xdist-*.whl")) and list(carried[1].glob("matplotlib-*.whl")):
+        # Downloaded before: no network needed.
+        env.update(PIP_NO_INDEX="1", PIP_FIND_LINKS=" ".join(str(folder) for folder in carried))
     dist = tmp_path / "dist"
     done = subprocess.run(["bash", str(REPO_ROOT / "scripts" / "gpu_host.sh"), "dist", str(dist)], env=env,
                           capture_output=True, text=True, timeout=900)
@@ -97,7 +98,9 @@ def test_distribution_with_the_prebuilt_library(tmp_path):
             "python/src/TileLangModule.cpp", "include/tilelang/Compiler/Compiler.h"} <= names
     assert not any(name.startswith(("lib/", "test/", "tools/", "bench/")) for name in names)
     wheels = {w.name.split("-")[0] for w in (dist / "wheels").glob("*.whl")}
-    assert {"scikit_build_core", "pybind11", "packaging", "pathspec", "pytest_xdist", "execnet"} <= wheels
+    assert {"scikit_build_core", "pybind11", "packaging", "pathspec", "pip", "pytest_xdist", "execnet"} <= wheels
+    extras = {w.name.split("-")[0] for w in (tmp_path / "extras").glob("*.whl")}
+    assert {"matplotlib", "tqdm", "pillow"} <= extras and "numpy" not in extras
     (wheel,) = (tmp_path / "wheels").glob("tilelang_mlir-*.whl")
 
     venv = tmp_path / "venv"
