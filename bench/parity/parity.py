@@ -10,7 +10,7 @@ its authors tune over and the problems to time (see corpus/README.md).
   python bench/parity/parity.py static [--only matmul,softmax] [--out DIR]
   python bench/parity/parity.py timed  [--only ...] [--out DIR]   # GPU, torch, Triton
   ncu -k regex:matmul --launch-skip 1 python bench/parity/parity.py profile --only matmul \
-      --problems '^4096\^3 bf16$' --configs '128x128x64 w8 s3' --compiler tilelang
+      --problems '^4096\\^3 bf16$' --configs '128x128x64 w8 s3' --compiler tilelang
 
 static: both compilers to PTX for sm_90a on any machine (Triton from the
 package index, ``pip install -e .[parity]``; ptxas from the CUDA toolkit or
