@@ -62,10 +62,11 @@
 # $TILELANG_HOST_PYTHON_VERSION; matplotlib, tqdm; numpy aside) to extras/
 # beside DIR (build/extras/, ~24 MB; carried where the host lacks them).
 #
-# `pip-install` creates a venv in /tmp from python3 (or $PYTHON) that still
-# sees that interpreter's packages (torch, numpy, pytest), installs the
-# wheels (the extras' too where they came and the interpreter lacks
-# matplotlib) and then tilelang-mlir with `pip install --no-index --find-links
+# `pip-install` creates a venv (/tmp/tilelang-venv, or $TILELANG_VENV) from
+# python3 (or $PYTHON) that still sees that interpreter's packages (torch,
+# numpy, pytest), installs the wheels (the extras' too where they came and
+# the interpreter lacks matplotlib) and then tilelang-mlir with
+# `pip install --no-index --find-links
 # DIR --no-build-isolation` (the build sees torch and builds _C_torch), and
 # runs `suite` with the venv's Python from OUTDIR, outside the source tree,
 # so the tests import the installed package (pytest's header names it).
@@ -292,8 +293,9 @@ pip-install)
   shift 3
   mkdir -p "$out"
   out=$(realpath "$out")
-  # Not under OUTDIR, which may be what comes back from the host.
-  venv=$(mktemp -d /tmp/tilelang-venv.XXXX)
+  # Not under OUTDIR, which may be what comes back from the host; kept for
+  # later commands (bench/warm_start.py, ...) until the next pip-install.
+  venv=${TILELANG_VENV:-/tmp/tilelang-venv}
   install_dist "$dist" "$venv" "$out/pip-install.log"
   TILELANG_PYTHON=$venv/bin/python exec bash "$0" suite "$out" "$@"
   ;;
