@@ -68,6 +68,15 @@ _MAX_CONSTEXPR_BITS = 4096
 _MAX_CONSTEXPR_ITEMS = 1 << 20
 
 
+# Where a run-time branch gives a variable (or a conditional expression) a
+# type: (file, line, column) -> {name or (name, index) or None: (dtype,
+# shape)}, None for one the code compiled twice with two types. Collected
+# while set (by the interpreter, which runs the Python of the kernel and
+# gives a Python number the type the compiled merge gives it:
+# docs/interpreter.md); None otherwise.
+TYPE_LOG: Optional[Dict[tuple, dict]] = None
+
+
 def _pdb_set_trace():
     """``pdb.set_trace`` where pdb was imported (so that compiling does not import it)."""
     import sys
@@ -611,7 +620,7 @@ class CodeGenerator(ast.NodeVisitor):
                 continue
             if isinstance(tv, bool) and isinstance(ev, bool):
                 # true on one side, false on the other (a flag): the condition.
-                self._bind(key, c if tv else self.sem.logical_not(c))
+                self._bind(key, self._log_type(node, key, c if tv else self.sem.logical_not(c)))
                 continue
             n = key[0]
             tdt = self._yield_type(n, tv, ev, node)
@@ -646,7 +655,8 @@ class CodeGenerator(ast.NodeVisitor):
         self.b.emit("}")
         for i, key in enumerate(kept):
             v = yields_then[i]
-            self._bind(key, Value(f"{res}#{i}" if len(kept) > 1 else res, v.dtype, v.shape))
+            self._bind(key, self._log_type(node, key, Value(f"{res}#{i}" if len(kept) > 1 else res, v.dtype,
+                                                            v.shape)))
         self._finish_tuples(tuples)
 
     @staticmethod
@@ -1223,6 +1233,16 @@ class CodeGenerator(ast.NodeVisitor):
             result = self._logical(op, result, tlc._unwrap(self.visit(value_node)))
         return result
 
+    def _log_type(self, node, key, value):
+        """Notes, for the interpreter (TYPE_LOG), the type a run-time branch
+        at ``node`` gives ``key``."""
+        if TYPE_LOG is None or not isinstance(value, Value):
+            return value
+        entry = TYPE_LOG.setdefault(self.info.location(node), {})
+        seen = entry.get(key, (value.dtype, value.shape))
+        entry[key] = seen if seen == (value.dtype, value.shape) else None
+        return value
+
     def visit_IfExp(self, node):
         cond = tlc._unwrap(self.visit(node.test))
         if is_const(cond):
@@ -1240,7 +1260,7 @@ class CodeGenerator(ast.NodeVisitor):
         if _is_pure(then_lines) and _is_pure(else_lines):
             self.b.lines.extend(then_lines)
             self.b.lines.extend(else_lines)
-            return None if tv is None and ev is None else self.sem.where(c, tv, ev)
+            return None if tv is None and ev is None else self._log_type(node, None, self.sem.where(c, tv, ev))
         if c.shape:
             raise self.error(node, f"a conditional expression on a tensor condition "
                                    f"({describe(c.dtype, c.shape)}) evaluates both sides, but a side "
@@ -1270,7 +1290,7 @@ class CodeGenerator(ast.NodeVisitor):
         self.b.lines.append("} else {")
         self.b.append_region(else_lines)
         self.b.emit("}")
-        return Value(res, dt, shape)
+        return self._log_type(node, None, Value(res, dt, shape))
 
     def visit_Subscript(self, node):
         value = tlc._unwrap(self.visit(node.value))

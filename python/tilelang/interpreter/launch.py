@@ -27,6 +27,7 @@ import numpy as np
 
 from tilelang.errors import CompilationError, Diagnostic
 from tilelang.frontend.semantic import FrontendError, Semantic, describe
+from tilelang.interpreter import control
 from tilelang.interpreter.arith import ArithOps
 from tilelang.interpreter.atomics import AtomicOps
 from tilelang.interpreter.dot import DotOps
@@ -59,6 +60,7 @@ class InterpreterSemantic(MemoryOps, AtomicOps, DotOps, ReduceOps, ShapeOps, Ran
     def __init__(self, memory: Memory, grid, debug: bool):
         super().__init__(_NoIR(), debug)
         self.memory = memory
+        self.type_log = {}  # control.py: the types of run-time branches
         self.grid = grid
         self.pid = (0, 0, 0)
         self.call_jit = lambda jf, args: call(jf, tuple(args), {})
@@ -190,6 +192,7 @@ def _print(*args, **kwargs):
 
 _BUILTINS = dict(vars(builtins))
 _BUILTINS.update(range=loop, min=_minmax(builtins.min, "min"), max=_minmax(builtins.max, "max"), print=_print)
+_BUILTINS.update(control.make_helpers(lambda: current_semantic()))
 
 # JITFunction -> (the function re-bound to interpreter globals, those globals)
 _FUNCTIONS: Dict[Any, Any] = {}
@@ -204,9 +207,7 @@ def _function(jf):
     if entry is None:
         # The function reads its builtins from here once, when it is made.
         g: Dict[str, Any] = {"__builtins__": _BUILTINS}
-        f = types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
-        f.__kwdefaults__ = fn.__kwdefaults__
-        entry = _FUNCTIONS[jf] = (f, g, [None])
+        entry = _FUNCTIONS[jf] = (control.rewrite(jf, g), g, [None])
     f, g, stamp = entry
     if stamp[0] is not _LAUNCH[0]:
         g.clear()
@@ -385,6 +386,26 @@ def _location(tb, codes):
     return found
 
 
+def _type_log(jf, signature, constexprs, specialization, debug):
+    """The types the compiler gives run-time branches' results in this
+    specialization (codegen.TYPE_LOG; control.py), from one more run of the
+    frontend, once per specialization."""
+    from tilelang.frontend import codegen
+
+    key = (tuple(sorted(signature.items())), tuple(sorted((k, repr(v)) for k, v in constexprs.items())),
+           tuple(sorted(specialization.items())), debug)
+    logs = jf.__dict__.setdefault("_interpreter_type_logs", {})
+    if key not in logs:
+        types_ = {name: tlc.dtype_from_string(text) for name, text in signature.items()}
+        codegen.TYPE_LOG = {}
+        try:
+            codegen.generate(jf, types_, dict(constexprs), dict(specialization), debug)
+            logs[key] = codegen.TYPE_LOG
+        finally:
+            codegen.TYPE_LOG = None
+    return logs[key]
+
+
 class Launcher:
     """``kernel[grid]`` when the kernel is interpreted."""
 
@@ -418,6 +439,7 @@ def launch(jf, grid, args, kwargs):
     # The frontend's checks, once per specialization (tile IR, no PTX).
     compiled = jf.compile(signature, constexprs, specialization, num_warps, num_stages, maxnreg=maxnreg)
     debug = jf.debug if jf.debug is not None else knobs.debug()
+    type_log = _type_log(jf, signature, constexprs, specialization, debug)
     if callable(grid):
         meta = dict(zip(jf.params, args))
         meta.update(kwargs)
@@ -439,6 +461,7 @@ def launch(jf, grid, args, kwargs):
         else:
             call_args[name] = tlc._unwrap(constexprs.get(name, value))
     sem = InterpreterSemantic(memory, grid, debug)
+    sem.type_log = type_log
     _LAUNCH[0] = object()
     fn = _function(jf)
     _ACTIVE.append(sem)
@@ -450,7 +473,7 @@ def launch(jf, grid, args, kwargs):
                     sem.pid = (x, y, z)
                     fn(**call_args)
     except FrontendError as exc:
-        codes = {f.__code__ for f, _, _ in _FUNCTIONS.values()}
+        codes = set().union(*(control.codes(f) for f, _, _ in _FUNCTIONS.values()))
         where = _location(exc.__traceback__, codes)
         file, line, column = where if where else (jf.fn.__code__.co_filename, jf.fn.__code__.co_firstlineno, 1)
         raise InterpreterError([Diagnostic("error", str(exc), file, line, column)]) from None

@@ -196,3 +196,25 @@ def test_generated_scalar_kernels_match_their_models(tmp_path):
         assert memory == want, f"kernel {index} of seed {seed}:\n{case.source}"
         checked_kernels += 1
     assert checked_kernels > 100
+
+
+@interpreted
+def branch_types(out_ptr, a, c, BLOCK: tl.constexpr):
+    x = 7
+    if c > 0:  # a run-time if: x leaves it as a u32 whichever branch ran
+        x = a
+    w = a if c > 0 else 5  # a run-time conditional expression: a u32 either way
+    offs = tl.arange(0, BLOCK)
+    t = offs if offs > 2 else 0  # a tensor condition: elementwise, as tl.where
+    tl.store(out_ptr + 0, (-x) // 2)
+    tl.store(out_ptr + 1, (-w) >> 1)
+    tl.store(out_ptr + 2 + offs, t.to(tl.uint32))
+
+
+def test_runtime_branches_give_the_compilers_types():
+    out = np.zeros(6, np.uint32)
+    branch_types[(1,)](out, np.uint32(9), 0, BLOCK=4)  # the branches that keep Python numbers
+    assert out[0] == (2**32 - 7) // 2 and out[1] == (2**32 - 5) >> 1
+    assert list(out[2:]) == [0, 0, 0, 3]
+    branch_types[(1,)](out, np.uint32(9), 1, BLOCK=4)
+    assert out[0] == (2**32 - 9) // 2 and out[1] == (2**32 - 9) >> 1
