@@ -148,6 +148,11 @@ install_dist() {
   local dist venv log py start
   dist=$(realpath "$1") venv=$(realpath -m "$2") log=$3
   py=${PYTHON:-python3}
+  # Replaced only if it is a venv (or an empty folder).
+  if [[ -e $venv && ! -f $venv/pyvenv.cfg ]] && [[ -n $(ls -A "$venv") ]]; then
+    echo "error: $venv exists and is not a venv; not replacing it" >&2
+    exit 1
+  fi
   rm -rf "$venv"
   echo "==> $venv from $("$py" -c 'import sys; print(sys.executable, sys.version.split()[0])')"
   # Without ensurepip (a distribution's python3 without its venv package)
