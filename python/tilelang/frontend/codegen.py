@@ -829,9 +829,9 @@ class CodeGenerator(ast.NodeVisitor):
                 continue
             v = self.scope[n]
             if isinstance(v, Value):
-                carried.append((n, v))
+                carried.append((n, self._log_type(node, (n, None), v)))
             elif isinstance(v, (bool, int, float)):
-                carried.append((n, self.sem.constant(v, natural_dtype(v), ())))
+                carried.append((n, self._log_type(node, (n, None), self.sem.constant(v, natural_dtype(v), ()))))
             elif isinstance(v, BlockPtrValue):
                 # Its offsets, under the keys (name, dimension); its base,
                 # extents and strides must stay (checked at the yield).

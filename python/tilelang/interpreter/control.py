@@ -15,7 +15,11 @@ a copy of the kernel's function, compiled from its source, in which
   only for sides without effects);
 - ``if c:`` keeps its condition in a temporary, and after the statement each
   variable either branch assigns gets the type the compiler gave it there
-  (``_tl_merged``), when the condition was a run-time value.
+  (``_tl_merged``), when the condition was a run-time value;
+- a run-time loop (``for`` over ``range``/``tl.range``, ``while``) gives the
+  variables it carries their compiled type (``_tl_carried``: a Python
+  number its natural type, as the compiler carries it) before the loop, at
+  the start of every iteration and after it.
 
 The types come from the frontend itself: it records them
 (``codegen.TYPE_LOG``, keyed by the node's location) when the interpreter
@@ -67,6 +71,35 @@ class _Rewrite(ast.NodeTransformer):
                         args=[self._key(node), node.test, lam(node.body), lam(node.orelse)], keywords=[])
         return ast.copy_location(call, node)
 
+    def _retype(self, key, names, node, helper="_tl_carried", cond=None):
+        """``if "x" in locals(): x = helper(KEY, "x", [cond,] x)`` for each name."""
+        out = []
+        for name in names:
+            test = ast.Compare(left=ast.Constant(value=name), ops=[ast.In()],
+                               comparators=[ast.Call(func=ast.Name(id="locals", ctx=ast.Load()), args=[],
+                                                     keywords=[])])
+            args = [key, ast.Constant(value=name)] + ([cond] if cond is not None else []) + \
+                [ast.Name(id=name, ctx=ast.Load())]
+            value = ast.Call(func=ast.Name(id=helper, ctx=ast.Load()), args=args, keywords=[])
+            assign = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value)
+            out.append(ast.copy_location(ast.If(test=test, body=[assign], orelse=[]), node))
+        return out
+
+    def _loop(self, node):
+        # A run-time loop carries the variables it assigns that exist before
+        # it in the type the compiler gave them (a Python number as its
+        # natural type): at the loop's entry, at every iteration's start and
+        # after it.
+        node = self.generic_visit(node)
+        key = self._key(node)
+        names = [n for n in _assigned(node.body) if not (isinstance(node, ast.For) and
+                                                         n in _assigned([ast.Assign(targets=[node.target],
+                                                                                    value=ast.Constant(0))]))]
+        node.body = self._retype(key, names, node) + node.body
+        return self._retype(key, names, node) + [node] + self._retype(key, names, node)
+
+    visit_For = visit_While = _loop
+
     def visit_If(self, node):
         node = self.generic_visit(node)
         self.counter += 1
@@ -74,18 +107,9 @@ class _Rewrite(ast.NodeTransformer):
         key = self._key(node)
         save = ast.copy_location(ast.Assign(targets=[ast.Name(id=temp, ctx=ast.Store())], value=node.test), node)
         node.test = ast.copy_location(ast.Name(id=temp, ctx=ast.Load()), node.test)
-        out = [save, node]
-        for name in _assigned(node.body + node.orelse):
-            # if "x" in locals(): x = _tl_merged(KEY, "x", _tl_condN, x)
-            test = ast.Compare(left=ast.Constant(value=name), ops=[ast.In()],
-                               comparators=[ast.Call(func=ast.Name(id="locals", ctx=ast.Load()), args=[],
-                                                     keywords=[])])
-            value = ast.Call(func=ast.Name(id="_tl_merged", ctx=ast.Load()),
-                             args=[key, ast.Constant(value=name), ast.Name(id=temp, ctx=ast.Load()),
-                                   ast.Name(id=name, ctx=ast.Load())], keywords=[])
-            assign = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value)
-            out.append(ast.copy_location(ast.If(test=test, body=[assign], orelse=[]), node))
-        return out
+        # if "x" in locals(): x = _tl_merged(KEY, "x", _tl_condN, x)
+        return [save, node] + self._retype(key, _assigned(node.body + node.orelse), node, "_tl_merged",
+                                           ast.Name(id=temp, ctx=ast.Load()))
 
 
 def rewrite(jf, globals_: dict):
@@ -162,7 +186,13 @@ def make_helpers(current_semantic):
             return tuple(_typed(sem, key, (name, i), v) for i, v in enumerate(value))
         return _typed(sem, key, (name, None), value)
 
-    return {"_tl_ifexp": ifexp, "_tl_merged": merged}
+    def carried(key, name, value):
+        entry = current_semantic().type_log.get(key)
+        if not entry or (name, None) not in entry:
+            return value
+        return _typed(current_semantic(), key, (name, None), value)
+
+    return {"_tl_ifexp": ifexp, "_tl_merged": merged, "_tl_carried": carried}
 
 
 def _typed(sem, key, name, value):

@@ -218,3 +218,20 @@ def test_runtime_branches_give_the_compilers_types():
     assert list(out[2:]) == [0, 0, 0, 3]
     branch_types[(1,)](out, np.uint32(9), 1, BLOCK=4)
     assert out[0] == (2**32 - 9) // 2 and out[1] == (2**32 - 9) >> 1
+
+
+@interpreted
+def carried_types(x_ptr, out_ptr, n):
+    acc = 0.0  # carried by the loop as fp32, as compiled: not an fp16 sum
+    for i in range(n):
+        acc += tl.load(x_ptr)
+    tl.store(out_ptr, acc)
+
+
+def test_loops_carry_python_numbers_in_the_compiled_type():
+    x, out = np.array([0.1], np.float16), np.zeros(1, np.float32)
+    carried_types[(1,)](x, out, 100)
+    want = np.float32(0)
+    for _ in range(100):
+        want = np.float32(want + np.float32(x[0]))
+    assert out[0] == want and abs(out[0] - 100 * float(x[0])) < 1e-4
