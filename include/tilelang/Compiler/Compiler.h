@@ -11,14 +11,11 @@
 #ifndef TILELANG_COMPILER_COMPILER_H
 #define TILELANG_COMPILER_COMPILER_H
 
+#include "tilelang/Support/Export.h"
+#include "tilelang/Support/TensorMapEncoding.h"
+
 #include <string>
 #include <vector>
-
-#if defined(_WIN32)
-#define TILELANG_API __declspec(dllexport)
-#else
-#define TILELANG_API __attribute__((visibility("default")))
-#endif
 
 namespace tilelang {
 
@@ -102,24 +99,6 @@ struct Stage {
   /// "tile", "tilegpu", "llvm" (LLVM dialect) or "llvm-ir".
   std::string name;
   std::string ir;
-};
-
-/// How the launcher encodes the TMA tensor map of one tensor descriptor
-/// argument for the kernel's bulk copies (cuTensorMapEncodeTiled).
-struct TensorMapEncoding {
-  /// A CUtensorMap's size and the alignment the copy engine needs (as the
-  /// kernel parameter !tile.tensormap declares them).
-  static constexpr unsigned kBytes = 128;
-  static constexpr unsigned kAlignment = 64;
-
-  /// Which descriptor argument: 0 for the kernel's first, and so on.
-  unsigned descriptor = 0;
-  /// Element type: "f16" or "bf16".
-  std::string elementType;
-  /// The box each copy moves, outermost dimension first.
-  std::vector<unsigned> box;
-  /// The swizzle span in bytes: 32, 64 or 128.
-  unsigned swizzle = 0;
 };
 
 /// Result of compile.

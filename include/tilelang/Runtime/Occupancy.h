@@ -12,7 +12,7 @@
 #ifndef TILELANG_RUNTIME_OCCUPANCY_H
 #define TILELANG_RUNTIME_OCCUPANCY_H
 
-#include "tilelang/Compiler/Compiler.h"
+#include "tilelang/Support/Export.h"
 
 #include <functional>
 #include <string>

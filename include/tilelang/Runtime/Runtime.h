@@ -12,8 +12,9 @@
 #ifndef TILELANG_RUNTIME_RUNTIME_H
 #define TILELANG_RUNTIME_RUNTIME_H
 
-#include "tilelang/Compiler/Compiler.h"
 #include "tilelang/Runtime/Occupancy.h"
+#include "tilelang/Support/Export.h"
+#include "tilelang/Support/TensorMapEncoding.h"
 
 #include <cstdint>
 #include <memory>
