@@ -3,7 +3,7 @@ the interpreter without an error: every op the generator uses is
 implemented and every access stays in bounds. Their values are compared
 with the compiled kernels' on the GPU host
 (test/python/gpu/test_interpreter_differential.py); the scalar family is
-checked against its Python models in test_launch.py."""
+checked against its Python models in test_interpreter_launch.py."""
 
 import os
 import random
