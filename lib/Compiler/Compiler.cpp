@@ -86,11 +86,22 @@ public:
     diagnostics.push_back(std::move(diagnostic));
   }
 
+  /// A new pass manager on the module, owned by the session: a recovery
+  /// abandons the frame that would own it, and its passes, with whatever
+  /// they keep in their objects, would stay allocated.
+  PassManager &newPassManager() {
+    passManagers.push_back(std::make_unique<PassManager>(
+        &context, ModuleOp::getOperationName()));
+    return *passManagers.back();
+  }
+
   MLIRContext context;
   /// The module being compiled (destroyed before the context it lives in).
   OwningOpRef<ModuleOp> module;
   /// The LLVM state of the translation to PTX.
   PTXTranslator translator;
+  /// The pass managers of newPassManager.
+  std::vector<std::unique_ptr<PassManager>> passManagers;
 
 private:
   static DialectRegistry makeRegistry() {
@@ -139,7 +150,7 @@ static void runPipelineImpl(Session &session, const std::string &source,
   if (!module)
     return;
 
-  PassManager passManager(&session.context, ModuleOp::getOperationName());
+  PassManager &passManager = session.newPassManager();
   passManager.enableVerifier(options.verifyEachPass);
   if (!options.pipeline.empty()) {
     std::string pipelineErrors;
@@ -302,7 +313,7 @@ static void compileImpl(Session &session, const std::string &source,
   };
   keep("tile");
 
-  PassManager toTileGPU(&session.context, ModuleOp::getOperationName());
+  PassManager &toTileGPU = session.newPassManager();
   TileToTileGPUPipelineOptions tileGPUOptions;
   tileGPUOptions.numWarps = options.numWarps;
   tileGPUOptions.numStages = options.numStages;
@@ -313,7 +324,7 @@ static void compileImpl(Session &session, const std::string &source,
   keep("tilegpu");
   result.tensorMaps = collectTensorMapEncodings(kernel);
 
-  PassManager toLLVM(&session.context, ModuleOp::getOperationName());
+  PassManager &toLLVM = session.newPassManager();
   TileGPUToLLVMPipelineOptions llvmOptions;
   llvmOptions.maxRegisters = options.maxRegisters;
   buildTileGPUToLLVMPipeline(toLLVM, llvmOptions);

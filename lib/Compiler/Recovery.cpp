@@ -21,6 +21,7 @@
 
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/PrettyStackTrace.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -140,11 +141,16 @@ bool runRecoverably(std::vector<Diagnostic> &diagnostics,
   std::string fatalMessage;
   currentFatalMessage = &fatalMessage;
   ranOutOfMemory = false;
+  // The thread's stack of pretty-stack-trace entries (LLVM's pass managers
+  // push one per pass) would keep pointing into the abandoned frames.
+  const void *prettyStack = llvm::SavePrettyStackState();
   bool completed;
   {
     llvm::CrashRecoveryContext recovery;
     completed = recovery.RunSafely(body);
   }
+  if (!completed)
+    llvm::RestorePrettyStackState(prettyStack);
   bool outOfMemory = ranOutOfMemory;
   if (!completed && release) {
     // Under recovery too: if the crash left the IR inconsistent and freeing

@@ -1,6 +1,6 @@
 //===- Passes.h - analysis test passes --------------------------*- C++ -*-===//
 //
-// Part of tilelang. Declares and registers the analysis test passes.
+// Part of tilelang. Declares and registers the test passes.
 //
 //===----------------------------------------------------------------------===//
 
