@@ -844,34 +844,24 @@ def philox(seed, c0, c1, c2, c3, n_rounds=10, _semantic=None):
     return _semantic.philox(seed, c0, c1, c2, c3, n_rounds)
 
 
-@builtin
-def randint(seed, offset, n_rounds=10, _semantic=None):
-    return _semantic.rand_values("randint", seed, offset, n_rounds)
+def _random_builtin(kind: str, what: str):
+    """tl.<kind>(seed, offset, n_rounds=10): Philox's outputs for each
+    offset, as ``what``; the six generators differ only in ``kind``."""
+
+    def generate(seed, offset, n_rounds=10, _semantic=None):
+        return _semantic.rand_values(kind, seed, offset, n_rounds)
+
+    generate.__name__ = generate.__qualname__ = kind
+    generate.__doc__ = f"{what} from Philox for each ``offset`` under ``seed`` (as Triton's tl.{kind})."
+    return builtin(generate)
 
 
-@builtin
-def randint4x(seed, offset, n_rounds=10, _semantic=None):
-    return _semantic.rand_values("randint4x", seed, offset, n_rounds)
-
-
-@builtin
-def rand(seed, offset, n_rounds=10, _semantic=None):
-    return _semantic.rand_values("rand", seed, offset, n_rounds)
-
-
-@builtin
-def rand4x(seed, offset, n_rounds=10, _semantic=None):
-    return _semantic.rand_values("rand4x", seed, offset, n_rounds)
-
-
-@builtin
-def randn(seed, offset, n_rounds=10, _semantic=None):
-    return _semantic.rand_values("randn", seed, offset, n_rounds)
-
-
-@builtin
-def randn4x(seed, offset, n_rounds=10, _semantic=None):
-    return _semantic.rand_values("randn4x", seed, offset, n_rounds)
+randint = _random_builtin("randint", "One uint32")
+randint4x = _random_builtin("randint4x", "Four uint32 values")
+rand = _random_builtin("rand", "A uniform float32 in [0, 1)")
+rand4x = _random_builtin("rand4x", "Four uniform float32 values in [0, 1)")
+randn = _random_builtin("randn", "A standard normal float32")
+randn4x = _random_builtin("randn4x", "Four standard normal float32 values")
 
 
 @builtin
