@@ -123,6 +123,22 @@ def test_attention_loop_stays_in_registers(dtype, head_dim, tmp_path):
         assert " 0 bytes spill stores" in report, report
 
 
+@pytest.mark.parametrize("head_dim, carried", [(64, True), (128, False)])
+def test_attention_carries_p_v_only_where_registers_allow(head_dim, carried):
+    """With 4 warps on 128x64 blocks, keeping P V in flight across the back
+    edge holds O (128x{D} fp32) and P in registers, untouchable, while the
+    next S (128x64 fp32) is written: 128 + 32 + 64 of a thread's 255 at
+    D = 128 (the spills of Triton's form of this config). There P V retires
+    before the back edge (a second wait per iteration); at D = 64 (64 + 32 +
+    64) it stays in flight (one wait)."""
+    config = {"BLOCK_M": 128, "BLOCK_N": 64, "num_warps": 4, "num_stages": 4}
+    compiled, _ = compile_attention("bfloat16", head_dim, False, 4096, config)
+    ir = compiled.to_ptx("sm_90a").asm["tilegpu"]
+    loop = ir[ir.index("scf.for"):]
+    loop = loop[:loop.index("scf.yield")]
+    assert loop.count("tilegpu.warp_group_dot_wait") == (1 if carried else 2), loop
+
+
 @pytest.mark.parametrize("cfg", [{"BLOCK_M": 64, "BLOCK_N": 64, "num_warps": 4, "num_stages": 3},
                                  {"BLOCK_M": 128, "BLOCK_N": 64, "num_warps": 4, "num_stages": 2}],
                          ids=lambda c: f"{c['BLOCK_M']}x{c['BLOCK_N']}-w{c['num_warps']}")

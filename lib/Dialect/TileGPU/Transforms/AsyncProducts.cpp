@@ -13,6 +13,8 @@
 
 #include "AsyncProducts.h"
 
+#include "tilelang/Dialect/TileGPU/IR/LayoutUtils.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
@@ -20,6 +22,14 @@
 using namespace mlir;
 using namespace tilelang;
 using namespace tilelang::tilegpu;
+
+/// The 32-bit registers a thread holds of `type` (a distributed tensor).
+static unsigned registersPerThread(Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  unsigned bits = getTotalElemsPerThread(tensor) *
+                  tensor.getElementType().getIntOrFloatBitWidth();
+  return llvm::divideCeil(bits, 32);
+}
 
 bool tilelang::tilegpu::isLoopInvariantSharedCopy(LocalAllocOp alloc) {
   auto loop = dyn_cast_or_null<LoopLikeOpInterface>(alloc->getParentOp());
@@ -64,6 +74,28 @@ tilelang::tilegpu::findAsyncProducts(scf::ForOp loop,
       product.carriedIndex = result.getUses().begin()->getOperandNumber();
     products.push_back(product);
   }
+  // A product carried across the back edge keeps its accumulator and its
+  // register operand (flash attention's P) live and untouchable while the
+  // next iteration's first product writes its result (S): with 4 warps on
+  // a 128x64 block of a 128-wide head that is 128 + 32 + 64 of the 255
+  // registers, and the softmax, the addresses and the copies spill. Where
+  // the registers in flight at that point exceed the budget, the carried
+  // products retire before the back edge instead (one wait more per
+  // iteration, no spills); everywhere else the overlap is free.
+  unsigned inFlightRegisters = 0;
+  for (AsyncProduct &product : products) {
+    if (product.carriedIndex < 0)
+      continue;
+    inFlightRegisters += registersPerThread(product.dot.getD().getType());
+    if (product.dot.isAInRegisters())
+      inFlightRegisters += registersPerThread(product.dot.getA().getType());
+  }
+  if (!products.empty() && products.front().carriedIndex < 0)
+    inFlightRegisters +=
+        registersPerThread(products.front().dot.getD().getType());
+  if (inFlightRegisters > kCarriedProductRegisters)
+    for (AsyncProduct &product : products)
+      product.carriedIndex = -1;
   return products;
 }
 

@@ -24,6 +24,13 @@ struct AsyncProduct {
   int carriedIndex = -1;
 };
 
+/// The most registers a thread may hold in flight across a loop's back
+/// edge (the carried products' accumulators and register operands, and the
+/// first product's result of the next iteration) before the carried
+/// products retire within their iteration instead: three quarters of the
+/// 255 a thread can have, the rest for the loop's other values.
+constexpr unsigned kCarriedProductRegisters = 192;
+
 /// Whether `alloc` copies a tensor defined outside its loop into an
 /// immutable buffer the loop never frees: a copy that moves before the loop
 /// (tilegpu-pipeline's last step), so the buffer outlives every iteration.
@@ -35,7 +42,8 @@ bool isLoopInvariantSharedCopy(LocalAllocOp alloc);
 /// in the body). A product whose only use is the yield and whose operands
 /// outlive the iteration (stages, values defined outside the loop, and
 /// copies of them to shared memory, which move before the loop) stays in
-/// flight across the back edge.
+/// flight across the back edge, unless the registers in flight there would
+/// exceed kCarriedProductRegisters.
 llvm::SmallVector<AsyncProduct>
 findAsyncProducts(mlir::scf::ForOp loop,
                   llvm::function_ref<bool(mlir::Value)> isStage);
