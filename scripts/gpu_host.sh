@@ -343,7 +343,8 @@ suite)
   cd "$out"  # not the source tree: the tests import the package under test
   "$py" -c 'import tilelang; print("tilelang", tilelang.__version__, "from", tilelang.__file__)'
   status=0
-  "$py" -m pytest -p no:cacheprovider -n "${TILELANG_SUITE_WORKERS:-12}" --dist load -rfE \
+  # --durations: the slowest tests, to see what bounds the suite's time.
+  "$py" -m pytest -p no:cacheprovider -n "${TILELANG_SUITE_WORKERS:-12}" --dist load -rfE --durations=25 \
     --junitxml="$out/junit.xml" "${args[@]}" 2>&1 | tee "$out/pytest.log" || status=1
   exit $status
   ;;
