@@ -1,10 +1,12 @@
 """tilelang: tile-level GPU kernels in Python, compiled through MLIR to PTX.
 
-This is the package's foundation stage: the compiler library (libtilelang,
-reached through the ``tilelang._C`` extension) parses, verifies and
-transforms programs in the ``tile`` dialect. See ``tilelang.ir``.
 ``@tilelang.jit`` with ``tilelang.language`` (the Triton-compatible kernel
-language) turns Python functions into tile IR; see docs/language.md.
+language) turns Python functions into tile IR (docs/language.md);
+``kernel[grid](...)`` compiles it through the compiler library (libtilelang,
+reached through the ``tilelang._C`` extension; ``tilelang.ir``) and launches
+it through the CUDA driver (docs/runtime.md). ``tilelang.autotune`` tunes
+kernels, ``tilelang.ops`` offers the bundled ones as torch operators.
+docs/tutorial.md is a first walk through.
 """
 
 from tilelang.errors import CompilationError, Diagnostic
