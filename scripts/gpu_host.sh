@@ -185,7 +185,9 @@ install_dist() {
   start=$(date +%s)
   # --no-cache-dir: pip keeps wheels built from a local file by its path;
   # a rebuilt distribution at the same path would install the old build.
-  "${pip[@]}" -v --no-cache-dir --no-build-isolation --no-deps tilelang-mlir > "$log" 2>&1 ||
+  # --ignore-installed: an install the interpreter sees (outside the venv)
+  # does not stand in for this one.
+  "${pip[@]}" -v --no-cache-dir --ignore-installed --no-build-isolation --no-deps tilelang-mlir > "$log" 2>&1 ||
     { tail -n 40 "$log" >&2; exit 1; }
   echo "    installed in $(($(date +%s) - start)) s"
   grep -E "tilelang._C_torch: (building|torch is not)|no CUDA headers" "$log" | sed 's/^/    /' || true

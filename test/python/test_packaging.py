@@ -78,7 +78,8 @@ def test_distribution_with_the_prebuilt_library(tmp_path):
     distribution carries the built libtilelang.so and no LLVM code or
     tests; built without LLVM (prebuilt/ makes CMake build only the
     extensions), its wheel installs into a fresh venv without network, and
-    that install, imported from outside the tree, compiles tile IR to PTX."""
+    that install, imported from outside the tree, compiles tile IR to PTX;
+    `pip-install` builds it from source into a venv and runs tests on it."""
     import os
     import tarfile
 
@@ -118,3 +119,17 @@ def test_distribution_with_the_prebuilt_library(tmp_path):
     assert done.returncode == 0, done.stderr
     where, entries = done.stdout.split()
     assert where.startswith(str(venv)) and entries == "1"
+
+    # pip-install: the source distribution built and installed offline into
+    # a venv over this interpreter's packages, then a test file run against
+    # that install with pytest-xdist from the carried wheels.
+    out, host_venv = tmp_path / "out", tmp_path / "host-venv"
+    done = subprocess.run(["bash", str(REPO_ROOT / "scripts" / "gpu_host.sh"), "pip-install", str(dist), str(out),
+                           "test/python/test_ir.py", "-k", "verify"],
+                          env=dict(clean, PYTHON=sys.executable, TILELANG_VENV=str(host_venv),
+                                   TILELANG_SUITE_WORKERS="2"),
+                          capture_output=True, text=True, timeout=900, cwd=REPO_ROOT)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    log = (out / "pytest.log").read_text()
+    assert f"tilelang {tilelang.__version__} from {host_venv}" in log and "created: 2/2 workers" in log
+    assert " passed" in log and " failed" not in log and (out / "junit.xml").exists()
