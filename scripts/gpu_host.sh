@@ -44,12 +44,12 @@
 # results.md and results.png in OUTDIR/bench, the table printed at the end).
 # Logs go to OUTDIR; the exit status is 1 when any step failed.
 #
-# `dist` copies the package's sources as they are in the working tree (the
-# files git tracks or does not ignore, as the device tool carries them), or
-# in commit $TILELANG_DIST_FROM (python/, tilelang's headers, the CMake and
-# pyproject files; no LLVM code, no tests) and the
-# built libtilelang.so (as prebuilt/libtilelang.so) into a staging folder
-# and has scikit-build-core write the source distribution from it: its
+# `dist` copies the package's sources (python/, tilelang's headers, the
+# CMake and pyproject files; no LLVM code, no tests) as they are in the
+# working tree (the files git tracks or does not ignore, as the device tool
+# carries them) or in commit $TILELANG_DIST_FROM, and the built
+# libtilelang.so (as prebuilt/libtilelang.so), into a staging folder and
+# has scikit-build-core write the source distribution from it: its
 # CMakeLists.txt sees prebuilt/ and builds only tilelang._C (and
 # tilelang._C_torch where torch is) against that library, so installing it
 # needs CMake, ninja, a C++ compiler and pybind11, never LLVM. DIR/wheels
@@ -65,11 +65,11 @@
 # `pip-install` creates a venv (/tmp/tilelang-venv, or $TILELANG_VENV) from
 # python3 (or $PYTHON) that still sees that interpreter's packages (torch,
 # numpy, pytest), installs the wheels (the extras' too where they came and
-# the interpreter lacks matplotlib) and then tilelang-mlir with
-# `pip install --no-index --find-links
-# DIR --no-build-isolation` (the build sees torch and builds _C_torch), and
-# runs `suite` with the venv's Python from OUTDIR, outside the source tree,
-# so the tests import the installed package (pytest's header names it).
+# the interpreter lacks matplotlib) and then tilelang-mlir with `pip
+# install --no-index --find-links DIR --no-build-isolation` (the build sees
+# torch and builds _C_torch), and runs `suite` with the venv's Python from
+# OUTDIR, outside the source tree, so the tests import the installed
+# package (pytest's header names it). `venv` is the same install alone.
 #
 # `suite` runs test/python/gpu (or the paths among PYTEST ARGS) with
 # pytest-xdist in $TILELANG_SUITE_WORKERS processes (default 12), tests
