@@ -2,9 +2,9 @@
 //
 // Part of tilelang. Lowers arith and math ops on distributed tensors to one
 // scalar op per element the thread holds (the scalar ops are then lowered
-// by the arith patterns), pointer arithmetic and casts, and scalar math
-// functions to NVVM's approximate intrinsics or polynomials, so that no
-// libdevice is needed.
+// by the arith patterns), pointer arithmetic, casts, elementwise inline
+// assembly, and scalar math functions to NVVM's approximate intrinsics or
+// polynomials, so that no libdevice is needed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -650,6 +650,118 @@ struct ApproximateSqrtLowering : public ConvertOpToLLVMPattern<math::SqrtOp> {
   }
 };
 
+/// tile.elementwise_inline_asm -> one inline assembly block per group of
+/// `pack` elements a thread holds (the same elements of every operand and
+/// result: they share one layout). Elements narrower than 32 bits travel
+/// in groups of up to 32 / width as one integer register (a bitcast
+/// vector), as tl.inline_asm_elementwise's constraints expect.
+struct ElementwiseInlineAsmLowering
+    : public ConvertOpToLLVMPattern<tile::ElementwiseInlineAsmOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  /// How many elements of `type` share one register.
+  static unsigned perRegister(Type type, unsigned pack) {
+    unsigned bits = type.getIntOrFloatBitWidth();
+    return bits < 32 ? std::min(32 / bits, pack) : 1;
+  }
+
+  /// The register holding `elements` (one, or several packed).
+  static Value toRegister(OpBuilder &b, Location loc, ArrayRef<Value> elements) {
+    if (elements.size() == 1)
+      return elements.front();
+    Type element = elements.front().getType();
+    Value vector = LLVM::UndefOp::create(
+        b, loc, VectorType::get(elements.size(), element));
+    for (auto [index, value] : llvm::enumerate(elements))
+      vector = LLVM::InsertElementOp::create(b, loc, vector, value,
+                                             i32Constant(b, loc, index));
+    return LLVM::BitcastOp::create(
+        b, loc,
+        b.getIntegerType(elements.size() * element.getIntOrFloatBitWidth()),
+        vector);
+  }
+
+  LogicalResult
+  matchAndRewrite(tile::ElementwiseInlineAsmOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    const TypeConverter &converter = *getTypeConverter();
+    unsigned pack = op.getPack();
+    Type shapeType = op.getResult(0).getType();
+    unsigned count = 1;
+    if (isa<RankedTensorType>(shapeType))
+      count = cast<LLVM::LLVMStructType>(converter.convertType(shapeType))
+                  .getBody()
+                  .size();
+    if (count % pack != 0)
+      return op.emitOpError("each thread holds ")
+             << count << " elements of each tensor, not a multiple of pack = "
+             << pack << " (use a larger tensor or fewer warps)";
+
+    SmallVector<SmallVector<Value>> args;
+    for (auto [arg, converted] : llvm::zip(op.getArgs(), adaptor.getArgs()))
+      args.push_back(isa<RankedTensorType>(arg.getType())
+                         ? unpackStruct(rewriter, loc, converted)
+                         : SmallVector<Value>{converted});
+    // The registers each result takes per run, and their types.
+    SmallVector<Type> elementTypes, registerTypes;
+    SmallVector<unsigned> groups;
+    for (Type type : op.getResultTypes()) {
+      Type element = converter.convertType(getElementTypeOrSelf(type));
+      unsigned group = perRegister(element, pack);
+      elementTypes.push_back(element);
+      groups.push_back(group);
+      Type reg = group == 1 ? element
+                            : rewriter.getIntegerType(
+                                  group * element.getIntOrFloatBitWidth());
+      registerTypes.append(pack / group, reg);
+    }
+
+    SmallVector<SmallVector<Value>> results(op.getNumResults());
+    for (unsigned run = 0; run < count / pack; ++run) {
+      SmallVector<Value> operands;
+      for (ArrayRef<Value> elements : args) {
+        unsigned group = perRegister(elements.front().getType(), pack);
+        for (unsigned j = 0; j < pack; j += group)
+          operands.push_back(toRegister(
+              rewriter, loc, elements.slice(run * pack + j, group)));
+      }
+      LLVM::InlineAsmOp asmOp =
+          emitInlineAsm(rewriter, loc, registerTypes, operands,
+                        op.getAsmString(), op.getConstraints(),
+                        /*hasSideEffects=*/!op.getPure());
+      unsigned index = 0;
+      for (unsigned r = 0; r < op.getNumResults(); ++r) {
+        for (unsigned j = 0; j < pack; j += groups[r], ++index) {
+          Value reg = registerTypes.size() == 1
+                          ? asmOp.getResult(0)
+                          : LLVM::ExtractValueOp::create(
+                                rewriter, loc, asmOp.getResult(0),
+                                ArrayRef<int64_t>{index});
+          if (groups[r] == 1) {
+            results[r].push_back(reg);
+            continue;
+          }
+          Value vector = LLVM::BitcastOp::create(
+              rewriter, loc, VectorType::get(groups[r], elementTypes[r]), reg);
+          for (unsigned e = 0; e < groups[r]; ++e)
+            results[r].push_back(LLVM::ExtractElementOp::create(
+                rewriter, loc, vector, i32Constant(rewriter, loc, e)));
+        }
+      }
+    }
+    SmallVector<Value> replacements;
+    for (auto [result, elements] : llvm::zip(op.getResults(), results))
+      replacements.push_back(
+          isa<RankedTensorType>(result.getType())
+              ? packStruct(rewriter, loc, converter.convertType(result.getType()),
+                           elements)
+              : elements.front());
+    rewriter.replaceOp(op, replacements);
+    return success();
+  }
+};
+
 } // namespace
 
 void tilelang::lowering::populateElementwiseOpToLLVMPatterns(
@@ -659,7 +771,8 @@ void tilelang::lowering::populateElementwiseOpToLLVMPatterns(
                                       axisInfo);
   patterns
       .add<AddPtrLowering, BitcastLowering, IntToPtrLowering, PtrToIntLowering,
-           ApproximateDivLowering, ApproximateSqrtLowering>(converter);
+           ApproximateDivLowering, ApproximateSqrtLowering,
+           ElementwiseInlineAsmLowering>(converter);
   patterns.add<ScalarMathLowering<math::ExpOp>, ScalarMathLowering<math::Exp2Op>,
                ScalarMathLowering<math::LogOp>, ScalarMathLowering<math::Log2Op>,
                ScalarMathLowering<math::RsqrtOp>, ScalarMathLowering<math::SinOp>,

@@ -1557,6 +1557,42 @@ class Semantic:
         a, b = self.prepare(x, y, dt)
         return self._mul_extended(a, b)[1]
 
+    def inline_asm_elementwise(self, asm, constraints, args, dtype, is_pure, pack):
+        """``tile.elementwise_inline_asm``; its verifier checks the pack and
+        the number of constraints against the operands (a located error)."""
+        what = "tl.inline_asm_elementwise"
+        asm, constraints = _unwrap(asm), _unwrap(constraints)
+        for name, text in (("asm", asm), ("constraints", constraints)):
+            if not isinstance(text, str):
+                self.error(f"{what}: {name} must be a constexpr string, got {text!r}")
+        pure = self.const_bool(is_pure, f"{what}'s is_pure")
+        pack = self.const_int(pack, f"{what}'s pack")
+        args = _unwrap(args)
+        if not isinstance(args, (list, tuple)):
+            args = [args]
+        values = [self.require_value(_unwrap(a), f"{what}'s argument {i}") for i, a in enumerate(args)]
+        dtypes = _unwrap(dtype)
+        single = not isinstance(dtypes, (list, tuple))
+        dtypes = [self.const_dtype(d, f"{what}'s dtype") for d in ([dtypes] if single else dtypes)]
+        if not dtypes:
+            self.error(f"{what} needs at least one result dtype")
+        for dt in [v.dtype for v in values] + dtypes:
+            if dt.is_ptr() or dt.is_bool():
+                self.error(f"{what} takes integer and floating-point values, not {dt.name}")
+        shape: Tuple[int, ...] = ()
+        for v in values:
+            shape = self.broadcast_shapes(shape, v.shape)
+        values = [self.broadcast_value(v, shape) for v in values]
+        types = [type_str(dt, shape) for dt in dtypes]
+        attrs = f"{{constraints = {mlir_string(constraints)}, pack = {pack} : i32{', pure' if pure else ''}}}"
+        operands = f" {', '.join(v.name for v in values)} : {', '.join(v.type for v in values)}" if values else ""
+        res = self.b.fresh()
+        head = f"{res}:{len(dtypes)}" if len(dtypes) > 1 else res
+        self.b.emit(f"{head} = tile.elementwise_inline_asm {mlir_string(asm)} {attrs}{operands} -> "
+                    f"{', '.join(types)}")
+        results = [Value(f"{res}#{i}" if len(dtypes) > 1 else res, dt, shape) for i, dt in enumerate(dtypes)]
+        return results[0] if single else tuple(results)
+
     def _ixor(self, a: Value, b: Value) -> Value:
         return self.b.op(f"arith.xori {a.name}, {b.name} : {a.type}", a.dtype, a.shape)
 

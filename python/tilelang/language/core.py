@@ -700,6 +700,14 @@ def cdiv(x, div, _semantic=None):
     return _semantic.cdiv(x, div)
 
 
+@builtin
+def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack, _semantic=None):
+    """PTX ``asm`` run on the elements of ``args`` (broadcast to one shape),
+    ``pack`` elements at a time; one result per dtype of ``dtype`` (a tuple
+    of results when it is a sequence)."""
+    return _semantic.inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack)
+
+
 # -- reductions and scans -----------------------------------------------------------------
 
 

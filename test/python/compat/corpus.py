@@ -25,6 +25,7 @@ NAMES = (
     "rmsnorm_bwd", "rope_half", "rope_interleaved", "swiglu_fwd", "swiglu_bwd", "geglu_tanh",
     "cross_entropy_fwd", "cross_entropy_bwd", "argmax_rows", "cumsum_rows", "segment_sum", "histogram_atomic",
     "topk_rows", "embedding_gather", "transpose_tiles", "quantize_int8", "matmul_dot3d", "matmul_fp64",
+    "inline_asm",
 )
 
 COMPILERS = ("tilelang", "triton")

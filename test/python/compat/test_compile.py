@@ -1,7 +1,12 @@
 """Every kernel of the compatibility corpus compiles to PTX: with tilelang
-for sm_90a and sm_80, and with Triton for sm_90 where Triton is installed
-(the same source; skipped without it). The GPU run is
+for sm_90a and sm_80 (and ptxas assembles the sm_90a PTX, where the CUDA
+toolkit is installed), and with Triton for sm_90 where Triton is installed (the same
+source; skipped without it). The GPU run is
 test/python/gpu/test_compat_corpus.py."""
+
+import os
+import shutil
+import subprocess
 
 import pytest
 
@@ -9,6 +14,7 @@ from compat import corpus
 
 ITEMS = [(name, *spec) for name in corpus.NAMES for spec in corpus.compile_specs(name)]
 IDS = [f"{item[0]}.{item[1]}[{item[2]}]" for item in ITEMS]
+PTXAS = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
 
 
 def test_thirty_kernels_or_more():
@@ -21,10 +27,15 @@ def test_thirty_kernels_or_more():
 
 @pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
 @pytest.mark.parametrize("name, kernel, signature, constexprs, options", ITEMS, ids=IDS)
-def test_tilelang_compiles(name, kernel, signature, constexprs, options, arch):
+def test_tilelang_compiles(name, kernel, signature, constexprs, options, arch, tmp_path):
     compiled = corpus.kernels(name, "tilelang")[kernel].compile(signature, constexprs=constexprs, **options)
     compiled.to_ptx(arch)
     assert f".entry {kernel}" in compiled.asm["ptx"]
+    if arch == "sm_90a" and os.path.exists(PTXAS):  # one target: ptxas takes seconds per kernel
+        path = tmp_path / f"{kernel}.ptx"
+        path.write_text(compiled.asm["ptx"])
+        result = subprocess.run([PTXAS, f"-arch={arch}", str(path), "-o", os.devnull], capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr[-2000:]
 
 
 @pytest.mark.parametrize("name, kernel, signature, constexprs, options", ITEMS, ids=IDS)

@@ -481,6 +481,35 @@ def Tile_AtomicCASOp : Tile_Op<"atomic_cas", [
 }
 
 //===----------------------------------------------------------------------===//
+// Inline assembly
+//===----------------------------------------------------------------------===//
+
+def Tile_ElementwiseInlineAsmOp : Tile_Op<"elementwise_inline_asm", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Inline PTX applied to the elements of tensors (tl.inline_asm_elementwise)";
+  let description = [{
+    The operands and results are tensors of one shape (or all scalars). Each
+    thread runs `asm_string` once per group of `pack` elements it holds, with
+    the same elements of every operand and result: an operand or result of
+    `b`-bit elements takes `pack / min(pack, 32 / b)` registers per run
+    (elements narrower than 32 bits share 32-bit registers, as vectors), the
+    results' registers first, in the order `constraints` lists them. Without
+    `pure` the assembly counts as reading and writing global memory, and is
+    neither removed nor reordered across memory operations.
+
+    ```mlir
+    %y = tile.elementwise_inline_asm "shl.b32 $0, $1, 3;" {constraints = "=r,r", pack = 1 : i32, pure}
+           %x : tensor<128xi32> -> tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$asm_string, StrAttr:$constraints, I32Attr:$pack, UnitAttr:$pure,
+                       Variadic<Tile_Type>:$args);
+  let results = (outs Variadic<Tile_Type>:$results);
+  let assemblyFormat = "$asm_string attr-dict ($args^ `:` type($args))? `->` type($results)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Casts
 //===----------------------------------------------------------------------===//
 
