@@ -166,8 +166,8 @@ install_dist() {
     PIP_NO_INDEX=1 "$venv/bin/python" "$pip_wheel/pip" install -q --no-index "$pip_wheel"
   fi
   # The interpreter's own packages (torch, numpy, pytest) stay visible,
-  # after the venv's: a .pth line per site-packages folder.
-  "$py" -c 'import site; print("\n".join(site.getsitepackages()))' > \
+  # after the venv's: a .pth line per site-packages folder (the user's too).
+  "$py" -c 'import site; print("\n".join(site.getsitepackages() + [site.getusersitepackages()]))' > \
     "$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/tilelang-host-site.pth"
   local pip=(env PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1 "$venv/bin/python" -m pip install --no-index
     --find-links "$dist" --find-links "$dist/wheels")
