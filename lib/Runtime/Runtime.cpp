@@ -2,7 +2,8 @@
 //
 // Part of tilelang. Opens the CUDA driver with dlopen, declares the few
 // driver types and entry points it uses (so the build needs no CUDA
-// headers), links PTX into cubins, loads modules and launches kernels.
+// headers), links PTX into cubins, loads modules and launches kernels, each
+// in the primary context of its device.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,6 +55,7 @@ constexpr int CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4;
 constexpr int CU_JIT_ERROR_LOG_BUFFER = 5;
 constexpr int CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
 constexpr int CU_JIT_INPUT_PTX = 1;
+constexpr int CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9;
 // cuTensorMapEncodeTiled's enums (cuda.h).
 constexpr int CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6;
 constexpr int CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9;
@@ -72,12 +74,16 @@ struct Driver {
   CUresult (*cuGetErrorName)(CUresult, const char **);
   CUresult (*cuGetErrorString)(CUresult, const char **);
   CUresult (*cuDeviceGet)(CUdevice *, int);
+  CUresult (*cuDeviceGetCount)(int *);
   CUresult (*cuDeviceGetName)(char *, int, CUdevice);
   CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
   CUresult (*cuCtxGetCurrent)(CUcontext *);
   CUresult (*cuCtxSetCurrent)(CUcontext);
   CUresult (*cuCtxGetDevice)(CUdevice *);
+  CUresult (*cuCtxPushCurrent)(CUcontext);
+  CUresult (*cuCtxPopCurrent)(CUcontext *);
+  CUresult (*cuPointerGetAttribute)(void *, int, std::uint64_t);
   CUresult (*cuLinkCreate)(unsigned, int *, void **, CUlinkState *);
   CUresult (*cuLinkAddData)(CUlinkState, int, void *, size_t, const char *,
                             unsigned, int *, void **);
@@ -105,6 +111,8 @@ struct Driver {
 Driver driver;
 Status openStatus = Status::error("not initialized");
 std::once_flag openOnce;
+/// The devices the driver sees, read once when it is opened.
+int devices = 0;
 
 /// Resolves one symbol (preferring the _v2 entry points cuda.h maps to).
 template <typename Fn>
@@ -135,6 +143,7 @@ Status openDriver() {
             resolve(library, driver.cuGetErrorName, "cuGetErrorName") &&
             resolve(library, driver.cuGetErrorString, "cuGetErrorString") &&
             resolve(library, driver.cuDeviceGet, "cuDeviceGet") &&
+            resolve(library, driver.cuDeviceGetCount, "cuDeviceGetCount") &&
             resolve(library, driver.cuDeviceGetName, "cuDeviceGetName") &&
             resolve(library, driver.cuDeviceGetAttribute,
                     "cuDeviceGetAttribute") &&
@@ -143,6 +152,12 @@ Status openDriver() {
             resolve(library, driver.cuCtxGetCurrent, "cuCtxGetCurrent") &&
             resolve(library, driver.cuCtxSetCurrent, "cuCtxSetCurrent") &&
             resolve(library, driver.cuCtxGetDevice, "cuCtxGetDevice") &&
+            resolve(library, driver.cuCtxPushCurrent, "cuCtxPushCurrent",
+                    "cuCtxPushCurrent_v2") &&
+            resolve(library, driver.cuCtxPopCurrent, "cuCtxPopCurrent",
+                    "cuCtxPopCurrent_v2") &&
+            resolve(library, driver.cuPointerGetAttribute,
+                    "cuPointerGetAttribute") &&
             resolve(library, driver.cuLinkCreate, "cuLinkCreate",
                     "cuLinkCreate_v2") &&
             resolve(library, driver.cuLinkAddData, "cuLinkAddData",
@@ -186,6 +201,30 @@ Status check(CUresult result, const char *call, const std::string &what = "") {
       return status;                                                           \
   } while (false)
 
+/// Device `ordinal`'s primary context, retained the first time it is asked
+/// for and kept for the process (torch keeps it too; the driver frees it
+/// at exit). Called once the driver is open.
+Status primaryContext(int ordinal, CUcontext &context) {
+  static std::mutex mutex;
+  static std::map<int, CUcontext> retained;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = retained.find(ordinal);
+  if (found != retained.end()) {
+    context = found->second;
+    return Status::success();
+  }
+  if (ordinal < 0 || ordinal >= devices)
+    return Status::error("there is no CUDA device " + std::to_string(ordinal) +
+                         " (the driver sees " + std::to_string(devices) +
+                         ")");
+  CUdevice device;
+  TILELANG_TRY(check(driver.cuDeviceGet(&device, ordinal), "cuDeviceGet"));
+  TILELANG_TRY(check(driver.cuDevicePrimaryCtxRetain(&context, device),
+                     "cuDevicePrimaryCtxRetain"));
+  retained[ordinal] = context;
+  return Status::success();
+}
+
 } // namespace
 
 Status initialize() {
@@ -193,20 +232,76 @@ Status initialize() {
     openStatus = openDriver();
     if (openStatus.ok)
       openStatus = check(driver.cuInit(0), "cuInit");
+    if (openStatus.ok)
+      openStatus =
+          check(driver.cuDeviceGetCount(&devices), "cuDeviceGetCount");
   });
-  if (!openStatus.ok)
-    return openStatus;
+  // No context is made current here: what needs one (linking, loading,
+  // launching) makes its device's primary context current for the call
+  // (DeviceScope, Kernel::launch) and restores the caller's.
+  return openStatus;
+}
+
+Status deviceCount(int &count) {
+  count = 0;
+  TILELANG_TRY(initialize());
+  count = devices;
+  return Status::success();
+}
+
+Status currentDevice(int &ordinal) {
+  ordinal = 0;
+  TILELANG_TRY(initialize());
   CUcontext context = nullptr;
   TILELANG_TRY(check(driver.cuCtxGetCurrent(&context), "cuCtxGetCurrent"));
-  if (context)
+  if (!context)
     return Status::success();
-  // No context yet (torch not in use): the primary context of device 0,
-  // the one torch would create.
-  CUdevice device;
-  TILELANG_TRY(check(driver.cuDeviceGet(&device, 0), "cuDeviceGet"));
-  TILELANG_TRY(check(driver.cuDevicePrimaryCtxRetain(&context, device),
-                     "cuDevicePrimaryCtxRetain"));
-  return check(driver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+  return check(driver.cuCtxGetDevice(&ordinal), "cuCtxGetDevice");
+}
+
+Status deviceOfPointer(std::uint64_t address, int &ordinal) {
+  ordinal = -1;
+  TILELANG_TRY(initialize());
+  if (devices <= 1) {
+    ordinal = 0;
+    return Status::success();
+  }
+  int device = -1;
+  // An address the driver does not know (host memory, an int made up by
+  // the caller) says nothing about the device: not an error.
+  if (driver.cuPointerGetAttribute(&device, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                   address) == 0)
+    ordinal = device;
+  return Status::success();
+}
+
+DeviceScope::DeviceScope(int ordinal) {
+  result = initialize();
+  if (!result.ok)
+    return;
+  // -1: the current device, or device 0 where no context is current (a
+  // thread torch never used), whose context is then made current here.
+  if (ordinal < 0) {
+    result = currentDevice(ordinal);
+    if (!result.ok)
+      return;
+  }
+  CUcontext wanted = nullptr, current = nullptr;
+  result = primaryContext(ordinal, wanted);
+  if (!result.ok)
+    return;
+  result = check(driver.cuCtxGetCurrent(&current), "cuCtxGetCurrent");
+  if (!result.ok || current == wanted)
+    return;
+  result = check(driver.cuCtxPushCurrent(wanted), "cuCtxPushCurrent");
+  pushed = result.ok;
+}
+
+DeviceScope::~DeviceScope() {
+  if (!pushed)
+    return;
+  CUcontext popped = nullptr;
+  driver.cuCtxPopCurrent(&popped);
 }
 
 int driverVersion() {
@@ -218,19 +313,29 @@ int driverVersion() {
 }
 
 Status getCurrentDevice(DeviceInfo &info) {
+  int device = 0;
+  TILELANG_TRY(currentDevice(device));
+  return getDevice(device, info);
+}
+
+Status getDevice(int ordinal, DeviceInfo &info) {
   TILELANG_TRY(initialize());
+  if (ordinal < 0 || ordinal >= devices)
+    return Status::error("there is no CUDA device " + std::to_string(ordinal) +
+                         " (the driver sees " + std::to_string(devices) +
+                         ")");
   CUdevice device;
-  TILELANG_TRY(check(driver.cuCtxGetDevice(&device), "cuCtxGetDevice"));
+  TILELANG_TRY(check(driver.cuDeviceGet(&device, ordinal), "cuDeviceGet"));
   static std::mutex mutex;
   static std::map<int, DeviceInfo> cache;
   std::lock_guard<std::mutex> lock(mutex);
-  auto it = cache.find(device);
+  auto it = cache.find(ordinal);
   if (it != cache.end()) {
     info = it->second;
     return Status::success();
   }
   DeviceInfo result;
-  result.ordinal = device;
+  result.ordinal = ordinal;
   char name[256] = {0};
   driver.cuDeviceGetName(name, sizeof(name), device);
   result.name = name;
@@ -279,7 +384,7 @@ Status getCurrentDevice(DeviceInfo &info) {
   driver.cuDeviceGetAttribute(&result.memoryBusWidthBits,
                               CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH,
                               device);
-  cache[device] = result;
+  cache[ordinal] = result;
   info = result;
   return Status::success();
 }
@@ -346,7 +451,9 @@ bool readResources(const std::string &cubin, const std::string &name,
 Status linkPTX(const std::string &ptx, const std::string &name,
                std::string &cubin, const LinkOptions &options,
                LinkReport *report) {
-  TILELANG_TRY(initialize());
+  // Linking and the trial modules need a context: the device's.
+  DeviceScope scope(options.device);
+  TILELANG_TRY(scope.status());
   LinkReport local;
   LinkReport &result = report ? *report : local;
   result = LinkReport();
@@ -359,7 +466,9 @@ Status linkPTX(const std::string &ptx, const std::string &name,
   // from what its PTX asks for (tensor-core kernels ask for nothing).
   if (options.searchOccupancy && !directives.capsRegisters &&
       driver.cuModuleUnload &&
-      getCurrentDevice(device).ok)
+      (options.device < 0 ? getCurrentDevice(device)
+                          : getDevice(options.device, device))
+          .ok)
     limits = device.sm;
   int top = residentBlockLimit(limits, directives.threadsPerBlock,
                                options.sharedBytes);
@@ -410,10 +519,18 @@ Status linkPTX(const std::string &ptx, const std::string &name,
 
 Status Kernel::loadImage(const std::string &image, const std::string &name,
                          long long sharedBytes, unsigned numWarps,
-                         std::unique_ptr<Kernel> &kernel) {
-  TILELANG_TRY(initialize());
+                         std::unique_ptr<Kernel> &kernel, int ordinal) {
+  if (ordinal < 0)
+    TILELANG_TRY(currentDevice(ordinal));
+  // The module belongs to the context it is loaded in: the device's
+  // primary context, whichever is current.
+  DeviceScope scope(ordinal);
+  TILELANG_TRY(scope.status());
   std::string what = "kernel '" + name + "'";
   std::unique_ptr<Kernel> result(new Kernel());
+  result->device = ordinal;
+  TILELANG_TRY(check(driver.cuCtxGetCurrent(&result->context),
+                     "cuCtxGetCurrent"));
   TILELANG_TRY(check(driver.cuModuleLoadData(&result->module, image.data()),
                      "cuModuleLoadData", what));
   TILELANG_TRY(check(driver.cuModuleGetFunction(&result->function,
@@ -422,7 +539,7 @@ Status Kernel::loadImage(const std::string &image, const std::string &name,
   if (sharedBytes > 48 * 1024) {
     // The driver would only say "invalid argument".
     DeviceInfo device;
-    TILELANG_TRY(getCurrentDevice(device));
+    TILELANG_TRY(runtime::getDevice(ordinal, device));
     if (sharedBytes > device.maxSharedPerBlockOptin)
       return Status::error(
           what + " needs " + std::to_string(sharedBytes) +
@@ -451,17 +568,32 @@ Status Kernel::loadImage(const std::string &image, const std::string &name,
 
 Status Kernel::load(const std::string &ptx, const std::string &name,
                     long long sharedBytes, unsigned numWarps,
-                    std::unique_ptr<Kernel> &kernel) {
+                    std::unique_ptr<Kernel> &kernel, int ordinal) {
   std::string cubin;
-  TILELANG_TRY(linkPTX(ptx, name, cubin, LinkOptions()));
-  return loadImage(cubin, name, sharedBytes, numWarps, kernel);
+  LinkOptions options;
+  options.device = ordinal;
+  TILELANG_TRY(linkPTX(ptx, name, cubin, options));
+  return loadImage(cubin, name, sharedBytes, numWarps, kernel, ordinal);
 }
 
 Status Kernel::launch(unsigned gridX, unsigned gridY, unsigned gridZ,
                       std::uintptr_t stream, void **params) const {
+  // A function launches in the context its module was loaded in: push it
+  // where the thread has another one (or none) current, pop it after. The
+  // common case (torch made this device current) costs one query.
+  CUcontext current = nullptr;
+  driver.cuCtxGetCurrent(&current);
+  bool push = current != context;
+  if (push)
+    TILELANG_TRY(check(driver.cuCtxPushCurrent(context), "cuCtxPushCurrent",
+                       "kernel '" + name + "'"));
   CUresult result = driver.cuLaunchKernel(
       function, gridX, gridY, gridZ, numWarps * 32, 1, 1, unsigned(sharedBytes),
       reinterpret_cast<CUstream>(stream), params, nullptr);
+  if (push) {
+    CUcontext popped = nullptr;
+    driver.cuCtxPopCurrent(&popped);
+  }
   // The kernel's name only goes into a message when there is one.
   return result == 0 ? Status::success()
                      : check(result, "cuLaunchKernel", "kernel '" + name + "'");

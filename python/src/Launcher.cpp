@@ -327,6 +327,18 @@ struct PackedLaunch {
   unsigned dims[3] = {1, 1, 1};
   size_t paramCount = 0;
   size_t tensorMapCount = 0;
+  /// The addresses of the pointer arguments (and descriptor bases), with
+  /// their argument indices: they say which device the launch runs on.
+  size_t pointerCount = 0;
+  struct PointerArgument {
+    size_t index;
+    std::uint64_t address;
+  } pointers[kMaxArgs];
+
+  void notePointer(size_t index, std::uint64_t address) {
+    if (address != 0 && pointerCount < kMaxArgs)
+      pointers[pointerCount++] = {index, address};
+  }
   std::uint64_t storage[kMaxParams];
   void *params[kMaxParams];
   alignas(TensorMapEncoding::kAlignment) unsigned char
@@ -546,6 +558,7 @@ void packDescriptor(const LaunchableKernel &kernel, size_t ordinal,
   }
   unsigned char *map = packed.nextTensorMap();
   std::uint64_t address = pointerOf(base, index);
+  packed.notePointer(index, address);
   if (address % 16 != 0)
     throw py::value_error("the base of the tensor descriptor passed as "
                           "argument " +
@@ -594,7 +607,63 @@ void packLaunch(const LaunchableKernel &kernel, py::handle grid,
       packed.nextSlot() = knownPointers[i];
     else
       packScalar(kind, args[i], i, packed.nextSlot());
+    if (kind == 'p')
+      packed.notePointer(i, packed.storage[packed.paramCount - 1]);
   }
+}
+
+/// How many devices the driver sees (read once: it does not change while
+/// the process runs).
+int visibleDevices() {
+  static const int count = [] {
+    int devices = 0;
+    runtime::Status status = runtime::deviceCount(devices);
+    if (!status.ok)
+      throw std::runtime_error(status.message);
+    return devices;
+  }();
+  return count;
+}
+
+/// The device a launch runs on: the one its pointer arguments' memory is
+/// on (addresses the driver does not know, such as host memory passed as
+/// an int, say nothing), the current device where none says, and the
+/// kernel's own device without asking anything on a host with one GPU. A
+/// ValueError names the arguments when they are on different devices.
+int launchDevice(const LaunchableKernel &kernel, const PackedLaunch &packed) {
+  if (visibleDevices() <= 1)
+    return kernel.kernel->getDevice();
+  int chosen = -1;
+  std::string seen;
+  bool mixed = false;
+  for (size_t i = 0; i < packed.pointerCount; ++i) {
+    int device = -1;
+    runtime::Status status =
+        runtime::deviceOfPointer(packed.pointers[i].address, device);
+    if (!status.ok)
+      throw std::runtime_error(status.message);
+    if (device < 0)
+      continue;
+    mixed |= chosen >= 0 && device != chosen;
+    if (chosen < 0)
+      chosen = device;
+    seen += std::string(seen.empty() ? "" : ", ") +
+            kernel.argumentName(packed.pointers[i].index) + " on cuda:" +
+            std::to_string(device);
+  }
+  if (mixed)
+    throw py::value_error("the tensors passed to kernel '" +
+                          kernel.kernel->getName() +
+                          "' are on different devices (" + seen +
+                          "); a launch runs on one device: move them to one "
+                          "(tensor.to(device))");
+  if (chosen >= 0)
+    return chosen;
+  int current = 0;
+  runtime::Status status = runtime::currentDevice(current);
+  if (!status.ok)
+    throw std::runtime_error(status.message);
+  return current;
 }
 
 /// Whether the grid has no block (a dimension of 0): the arguments are
@@ -606,14 +675,13 @@ bool isEmptyGrid(const PackedLaunch &packed) {
 
 /// One cuLaunchKernel without the GIL (it blocks when the launch queue is
 /// full); none for an empty grid.
-runtime::Status launchReleased(const LaunchableKernel &kernel,
+runtime::Status launchReleased(const runtime::Kernel &kernel,
                                PackedLaunch &packed, std::uintptr_t stream) {
   if (isEmptyGrid(packed))
     return runtime::Status::success();
   PyThreadState *thread = PyEval_SaveThread();
-  runtime::Status status =
-      kernel.kernel->launch(packed.dims[0], packed.dims[1], packed.dims[2],
-                            stream, packed.params);
+  runtime::Status status = kernel.launch(packed.dims[0], packed.dims[1],
+                                         packed.dims[2], stream, packed.params);
   PyEval_RestoreThread(thread);
   return status;
 }
@@ -624,7 +692,15 @@ void launchPacked(const LaunchableKernel &kernel, py::handle grid,
                   const std::bitset<kMaxArgs> &known) {
   PackedLaunch packed;
   packLaunch(kernel, grid, args, count, knownPointers, known, packed);
-  runtime::Status status = launchReleased(kernel, packed, stream);
+  int device = launchDevice(kernel, packed);
+  const runtime::Kernel &loaded = kernel.onDevice(device);
+  if (isEmptyGrid(packed))
+    return;
+  // torch's current stream of that device (of the current device, which
+  // the bridge reads in C++, on a host with one GPU).
+  if (stream == kDeviceStream)
+    stream = currentStream(visibleDevices() > 1 ? device : -1);
+  runtime::Status status = launchReleased(loaded, packed, stream);
   if (!status.ok)
     throw std::runtime_error(status.message);
 }
@@ -641,17 +717,19 @@ double timeLaunches(const LaunchableKernel &kernel, py::handle grid,
                     size_t launches, bool releaseEach) {
   PackedLaunch packed;
   packLaunch(kernel, grid, args, count, nullptr, {}, packed);
+  const runtime::Kernel &loaded =
+      kernel.onDevice(launchDevice(kernel, packed));
   runtime::Status status;
   auto start = std::chrono::steady_clock::now();
   if (releaseEach) {
     // As kernel[grid] does: the GIL released around each launch.
     for (size_t i = 0; i < launches && status.ok; ++i)
-      status = launchReleased(kernel, packed, stream);
+      status = launchReleased(loaded, packed, stream);
   } else if (!isEmptyGrid(packed)) {
     py::gil_scoped_release release;
     for (size_t i = 0; i < launches && status.ok; ++i)
-      status = kernel.kernel->launch(packed.dims[0], packed.dims[1],
-                                     packed.dims[2], stream, packed.params);
+      status = loaded.launch(packed.dims[0], packed.dims[1], packed.dims[2],
+                             stream, packed.params);
   }
   auto stop = std::chrono::steady_clock::now();
   if (!status.ok)
@@ -659,7 +737,32 @@ double timeLaunches(const LaunchableKernel &kernel, py::handle grid,
   return std::chrono::duration<double>(stop - start).count();
 }
 
-std::uintptr_t currentStream() {
+const runtime::Kernel &LaunchableKernel::onDevice(int device) const {
+  if (device == kernel->getDevice())
+    return *kernel;
+  if (device < 0)
+    throw py::value_error("no CUDA device " + std::to_string(device));
+  if (otherDevices.size() <= size_t(device))
+    otherDevices.resize(size_t(device) + 1);
+  std::unique_ptr<runtime::Kernel> &slot = otherDevices[size_t(device)];
+  if (!slot) {
+    // Once per device: the module belongs to that device's context.
+    runtime::Status status = runtime::Kernel::loadImage(
+        image, kernel->getName(), kernel->getSharedBytes(),
+        kernel->getNumWarps(), slot, device);
+    if (!status.ok)
+      throw std::runtime_error(status.message);
+  }
+  return *slot;
+}
+
+std::string LaunchableKernel::argumentName(size_t index) const {
+  if (index < argNames.size())
+    return "'" + argNames[index] + "'";
+  return "argument " + std::to_string(index);
+}
+
+std::uintptr_t currentStream(int device) {
   TorchLink &torch = torchLink();
   if (!torch.imported)
     return 0;
@@ -670,13 +773,19 @@ std::uintptr_t currentStream() {
   }
   std::uintptr_t value = 0;
   const TorchBridgeApi *bridge = torch.activeBridge();
-  if (bridge && bridge->currentStream && bridge->currentStream(&value))
+  if (device < 0 && bridge && bridge->currentStream &&
+      bridge->currentStream(&value))
     return value;
   // torch._C._cuda_getCurrentRawStream(-1): the current device's current
   // stream (c10's getCurrentCUDAStream reads -1 as the current device),
-  // what torch.cuda.current_stream() finds without building a Stream.
-  PyObject *stream =
-      PyObject_CallOneArg(torch.getRawStream, torch.currentDevice);
+  // what torch.cuda.current_stream() finds without building a Stream; or
+  // that of another device, by its ordinal (the bridge reads only the
+  // current device's).
+  py::object ordinal;
+  if (device >= 0)
+    ordinal = py::int_(device);
+  PyObject *stream = PyObject_CallOneArg(
+      torch.getRawStream, device >= 0 ? ordinal.ptr() : torch.currentDevice);
   if (!stream)
     throw py::error_already_set();
   value = PyLong_AsUnsignedLongLong(stream);
@@ -1034,7 +1143,7 @@ PyObject *Dispatcher::launchVector(PyObject *const *vector, size_t nargs,
         handles[i] = value;
       }
       py::object dims = resolveGrid(grid, constexprs, call);
-      launchPacked(kernel, dims, currentStream(), handles, argCount,
+      launchPacked(kernel, dims, kDeviceStream, handles, argCount,
                    entryPointers, entryKnown);
       return compiled.release().ptr();
     }

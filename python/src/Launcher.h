@@ -33,9 +33,28 @@ namespace py = pybind11;
 /// object with data_ptr() or __cuda_array_interface__), 'i'/'I' 32-bit and
 /// 'l'/'L' 64-bit signed/unsigned integers, 'f' float, 'd' double, 'b' bool,
 /// '1' to '5' a tensor descriptor of that rank (several kernel parameters).
+///
+/// A launch runs on the device its pointer arguments live on: `kernel` is
+/// loaded on the device that was current when the image was loaded, and
+/// the image is loaded again, once, into each other device a launch goes
+/// to (`onDevice`).
 struct LaunchableKernel {
   std::unique_ptr<runtime::Kernel> kernel;
   std::string argKinds;
+  /// The parameter names, by argument (for messages; may be empty).
+  std::vector<std::string> argNames;
+  /// The loaded image, to load into other devices.
+  std::string image;
+
+  /// The kernel loaded on `device`, loading it there first if it is not
+  /// (called with the GIL held, which serializes the loading).
+  const runtime::Kernel &onDevice(int device) const;
+
+  /// The name of argument `index`, quoted, for messages.
+  std::string argumentName(size_t index) const;
+
+  /// Loaded on devices other than `kernel`'s, by ordinal.
+  mutable std::vector<std::unique_ptr<runtime::Kernel>> otherDevices;
   /// Per tensor descriptor argument (in order), how its tensor map is
   /// encoded for the kernel's bulk copies; none: the map stays zero.
   std::vector<std::optional<TensorMapEncoding>> tensorMaps;
@@ -52,7 +71,12 @@ struct LaunchableKernel {
   mutable std::vector<std::optional<EncodedTensorMap>> encodedMaps;
 };
 
-/// Launches `kernel` on `stream` with `args` (one per argument kind).
+/// The stream argument meaning "torch's current stream on the device the
+/// launch runs on" (the default stream without torch).
+constexpr std::uintptr_t kDeviceStream = ~std::uintptr_t(0);
+
+/// Launches `kernel` on `stream` (or kDeviceStream) with `args` (one per
+/// argument kind), on the device of its pointer arguments.
 void launchWithArgs(const LaunchableKernel &kernel, py::handle grid,
                     std::uintptr_t stream, py::handle *args, size_t count);
 
@@ -165,9 +189,9 @@ private:
 /// `kernel[grid]` returns: a vectorcall object that launches) to `module`.
 void addLaunchTypes(py::module_ &module);
 
-/// The stream to launch on: torch's current stream when torch is loaded,
-/// else the default stream.
-std::uintptr_t currentStream();
+/// The stream to launch on: torch's current stream when torch is loaded
+/// (on `device`, -1 for torch's current device), else the default stream.
+std::uintptr_t currentStream(int device = -1);
 
 /// Whether the launcher reads torch tensors and streams through
 /// tilelang._C_torch: "active", or why not ("torch is not imported", the

@@ -15,6 +15,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -32,12 +33,16 @@ void throwIfFailed(const tilelang::runtime::Status &status) {
 using tilelang::python::Dispatcher;
 using tilelang::python::LaunchableKernel;
 
-/// `Kernel.launch(grid, stream, *args)`: the launch without a Dispatcher.
+/// `Kernel.launch(grid, stream, *args)`: the launch without a Dispatcher;
+/// a stream of None is torch's current stream on the launch's device.
 void launchKernel(const LaunchableKernel &self, py::handle grid,
-                  std::uintptr_t stream, const py::args &args) {
+                  py::object stream, const py::args &args) {
   std::vector<py::handle> handles(args.begin(), args.end());
-  tilelang::python::launchWithArgs(self, grid, stream, handles.data(),
-                                   handles.size());
+  tilelang::python::launchWithArgs(
+      self, grid,
+      stream.is_none() ? tilelang::python::kDeviceStream
+                       : stream.cast<std::uintptr_t>(),
+      handles.data(), handles.size());
 }
 
 /// Loads a kernel image (cubin or PTX) and records its argument kinds.
@@ -75,19 +80,28 @@ py::list tensorMapsToPython(const std::vector<tilelang::TensorMapEncoding> &maps
   return result;
 }
 
-std::unique_ptr<LaunchableKernel> loadKernel(const std::string &image,
-                                             const std::string &name,
-                                             long long sharedBytes,
-                                             unsigned numWarps,
-                                             const std::string &argKinds,
-                                             bool link, py::handle tensorMaps) {
+/// Loads a kernel (a cubin, or PTX linked first with `link`) into device
+/// `device` (-1: the current one), keeping the image for the other devices
+/// a launch may go to.
+std::unique_ptr<LaunchableKernel>
+loadKernel(const std::string &image, const std::string &name,
+           long long sharedBytes, unsigned numWarps,
+           const std::string &argKinds, bool link, py::handle tensorMaps,
+           int device, std::vector<std::string> argNames) {
   auto result = std::make_unique<LaunchableKernel>();
   result->tensorMaps = tensorMapsFrom(tensorMaps);
-  throwIfFailed(link ? tilelang::runtime::Kernel::load(image, name, sharedBytes,
-                                                       numWarps, result->kernel)
-                     : tilelang::runtime::Kernel::loadImage(
-                           image, name, sharedBytes, numWarps, result->kernel));
+  if (link) {
+    tilelang::runtime::LinkOptions options;
+    options.device = device;
+    throwIfFailed(
+        tilelang::runtime::linkPTX(image, name, result->image, options));
+  } else {
+    result->image = image;
+  }
+  throwIfFailed(tilelang::runtime::Kernel::loadImage(
+      result->image, name, sharedBytes, numWarps, result->kernel, device));
   result->argKinds = argKinds;
+  result->argNames = std::move(argNames);
   return result;
 }
 
@@ -269,28 +283,40 @@ PYBIND11_MODULE(_C, m) {
           "load",
           [](const std::string &ptx, const std::string &name,
              long long sharedBytes, unsigned numWarps,
-             const std::string &argKinds, py::handle tensorMaps) {
+             const std::string &argKinds, py::handle tensorMaps, int device,
+             std::vector<std::string> argNames) {
             return loadKernel(ptx, name, sharedBytes, numWarps, argKinds,
-                              /*link=*/true, tensorMaps);
+                              /*link=*/true, tensorMaps, device,
+                              std::move(argNames));
           },
           py::arg("ptx"), py::arg("name"), py::arg("shared_bytes"),
           py::arg("num_warps"), py::arg("arg_kinds"),
-          py::arg("tensor_maps") = py::none(),
-          "Link PTX, load it into the current context and find the kernel.")
+          py::arg("tensor_maps") = py::none(), py::arg("device") = -1,
+          py::arg("arg_names") = std::vector<std::string>(),
+          "Link PTX, load it into device `device`'s primary context (-1: the "
+          "current device) and find the kernel; launches on other devices "
+          "load it there too.")
       .def_static(
           "load_image",
           [](py::bytes image, const std::string &name, long long sharedBytes,
              unsigned numWarps, const std::string &argKinds,
-             py::handle tensorMaps) {
+             py::handle tensorMaps, int device,
+             std::vector<std::string> argNames) {
             return loadKernel(std::string(image), name, sharedBytes, numWarps,
-                              argKinds, /*link=*/false, tensorMaps);
+                              argKinds, /*link=*/false, tensorMaps, device,
+                              std::move(argNames));
           },
           py::arg("image"), py::arg("name"), py::arg("shared_bytes"),
           py::arg("num_warps"), py::arg("arg_kinds"),
-          py::arg("tensor_maps") = py::none(),
-          "Load a cubin into the current context and find the kernel.")
+          py::arg("tensor_maps") = py::none(), py::arg("device") = -1,
+          py::arg("arg_names") = std::vector<std::string>(),
+          "Load a cubin into device `device`'s primary context (-1: the "
+          "current device) and find the kernel; launches on other devices "
+          "load it there too.")
       .def("launch", &launchKernel, py::arg("grid"), py::arg("stream"),
-           "launch(grid, stream, *args): grid is an int or a 1- to 3-tuple.")
+           "launch(grid, stream, *args): grid is an int or a 1- to 3-tuple; "
+           "the launch runs on the device of the pointer arguments, on "
+           "`stream` (None: torch's current stream of that device).")
       .def(
           "time_launches",
           [](const LaunchableKernel &self, py::handle grid,
@@ -317,9 +343,21 @@ PYBIND11_MODULE(_C, m) {
                              [](const LaunchableKernel &k) {
                                return k.kernel->getRegisters();
                              })
-      .def_property_readonly("local_bytes", [](const LaunchableKernel &k) {
-        return k.kernel->getLocalBytes();
-      });
+      .def_property_readonly("local_bytes",
+                             [](const LaunchableKernel &k) {
+                               return k.kernel->getLocalBytes();
+                             })
+      .def_property_readonly(
+          "devices",
+          [](const LaunchableKernel &k) {
+            std::vector<int> devices{k.kernel->getDevice()};
+            for (size_t d = 0; d < k.otherDevices.size(); ++d)
+              if (k.otherDevices[d])
+                devices.push_back(int(d));
+            std::sort(devices.begin(), devices.end());
+            return devices;
+          },
+          "The devices the kernel is loaded on (one module each).");
 
   py::class_<Dispatcher>(m, "Dispatcher")
       .def(py::init<std::vector<std::string>, std::vector<std::string>,
@@ -350,12 +388,13 @@ PYBIND11_MODULE(_C, m) {
   m.def(
       "link_kernel",
       [](const std::string &ptx, const std::string &name,
-         bool searchOccupancy, long long sharedBytes) {
+         bool searchOccupancy, long long sharedBytes, int device) {
         std::string cubin;
         tilelang::runtime::LinkReport report;
         tilelang::runtime::LinkOptions options;
         options.searchOccupancy = searchOccupancy;
         options.sharedBytes = sharedBytes;
+        options.device = device;
         tilelang::runtime::Status status;
         {
           py::gil_scoped_release release;
@@ -369,14 +408,17 @@ PYBIND11_MODULE(_C, m) {
         return py::make_tuple(py::bytes(cubin), info);
       },
       py::arg("ptx"), py::arg("name"), py::arg("search_occupancy") = true,
-      py::arg("shared_bytes") = 0,
-      "link_kernel(ptx, name, search_occupancy=True, shared_bytes=0) -> "
-      "(cubin, info): link_ptx with the occupancy search (see "
+      py::arg("shared_bytes") = 0, py::arg("device") = -1,
+      "link_kernel(ptx, name, search_occupancy=True, shared_bytes=0, "
+      "device=-1) -> (cubin, info): link_ptx on device `device` (-1: the "
+      "current one) with the occupancy search (see "
       "docs/runtime.md) for a kernel taking shared_bytes of dynamic shared "
       "memory; info has min_blocks_per_sm (the .minnctapersm compiled for, "
       "0 if none) and links (JIT compilations it took).");
   m.def("current_stream", &tilelang::python::currentStream,
-        "torch's current CUDA stream (a raw handle), or 0 without torch.");
+        py::arg("device") = -1,
+        "torch's current CUDA stream on `device` (-1: torch's current "
+        "device; a raw handle), or 0 without torch.");
   m.def("torch_bridge_status", &tilelang::python::torchBridgeStatus,
         "How the launcher reads torch tensors: 'active' (in C++, through "
         "tilelang._C_torch) or why it asks Python (docs/runtime.md).");
@@ -391,9 +433,11 @@ PYBIND11_MODULE(_C, m) {
         "The CUDA driver's version, 0 without a driver.");
   m.def(
       "device_info",
-      [] {
+      [](int device) {
         tilelang::runtime::DeviceInfo info;
-        throwIfFailed(tilelang::runtime::getCurrentDevice(info));
+        throwIfFailed(device < 0
+                          ? tilelang::runtime::getCurrentDevice(info)
+                          : tilelang::runtime::getDevice(device, info));
         py::dict result;
         result["ordinal"] = info.ordinal;
         result["name"] = info.name;
@@ -409,7 +453,36 @@ PYBIND11_MODULE(_C, m) {
         result["memory_bus_bits"] = info.memoryBusWidthBits;
         return result;
       },
-      "Properties of the current device (initializes the driver).");
+      py::arg("device") = -1,
+      "Properties of device `device` (-1: the current one; initializes the "
+      "driver).");
+  m.def(
+      "device_count",
+      [] {
+        int count = 0;
+        throwIfFailed(tilelang::runtime::deviceCount(count));
+        return count;
+      },
+      "How many CUDA devices the driver sees (initializes the driver).");
+  m.def(
+      "current_device",
+      [] {
+        int device = 0;
+        throwIfFailed(tilelang::runtime::currentDevice(device));
+        return device;
+      },
+      "The device of the calling thread's current CUDA context (0 when "
+      "none is current).");
+  m.def(
+      "pointer_device",
+      [](std::uint64_t address) {
+        int device = -1;
+        throwIfFailed(tilelang::runtime::deviceOfPointer(address, device));
+        return device;
+      },
+      py::arg("address"),
+      "The device whose memory `address` is in, or -1 where the driver does "
+      "not know it (0 without asking on a host with one device).");
 
   m.def("version", &tilelang::getVersion, "The compiler library's version.");
   m.def(

@@ -279,8 +279,10 @@ class CompiledKernel:
         return self._written
 
     def launchable(self, arch: str):
-        """The kernel compiled for ``arch`` and loaded into the current CUDA
-        context (once per process)."""
+        """The kernel compiled for ``arch`` and loaded into the current
+        device's primary context (once per process); a launch whose tensors
+        are on another device loads it there too (docs/runtime.md, "Several
+        devices")."""
         loaded = self._loaded.get(arch)
         if loaded is not None:
             return loaded
@@ -289,7 +291,7 @@ class CompiledKernel:
         compiled, cubin = self._build(arch, need_cubin=True)
         kinds = "".join(_arg_kind(self.signature[name], name) for name in self.arg_names)
         loaded = _C.Kernel.load_image(cubin, compiled.name, compiled.shared_bytes, self.num_warps, kinds,
-                                      compiled.tensor_maps)
+                                      compiled.tensor_maps, arg_names=list(self.arg_names))
         self._loaded[arch] = loaded
         return loaded
 
@@ -757,7 +759,7 @@ class JITFunction(_Subscriptable):
         compile, load, register the result under ``key``, launch."""
         from tilelang.ir import _native
 
-        native = _native()
+        _native()  # the extension's import error, when it is missing
         launch_kwargs = dict(kwargs)
         num_warps = launch_kwargs.pop("num_warps", 4)
         num_stages = launch_kwargs.pop("num_stages", 3)
@@ -783,8 +785,9 @@ class JITFunction(_Subscriptable):
         if isinstance(grid, list):
             grid = tuple(grid)
         try:
-            launchable.launch(grid, native.current_stream(),
-                              *[args[i] if type(i) is int else launch_kwargs[i] for i in positions])
+            # On the device of the tensors, on torch's current stream there
+            # (stream None).
+            launchable.launch(grid, None, *[args[i] if type(i) is int else launch_kwargs[i] for i in positions])
         except (TypeError, ValueError) as exc:
             # The launcher's checks of the grid and of what it packs.
             mark_callers_error(exc)

@@ -3,9 +3,10 @@
 // Part of tilelang. The CUDA side of libtilelang: the driver is opened with
 // dlopen on first use (no link-time CUDA dependency, so the library loads
 // and compiles on machines without a GPU), PTX becomes a cubin through the
-// driver's JIT linker, and kernels launch on the primary context that torch
-// shares. Errors come back as Status values naming the driver call, its
-// error name and the kernel; nothing throws or aborts.
+// driver's JIT linker, and kernels launch in the primary context of their
+// device (the one torch shares), whichever device is current. Errors come
+// back as Status values naming the driver call, its error name and the
+// kernel; nothing throws or aborts.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,8 +50,9 @@ struct DeviceInfo {
   int clockRateKHz = 0, memoryClockRateKHz = 0, memoryBusWidthBits = 0;
 };
 
-/// Opens libcuda, initializes it and makes the current device's primary
-/// context current (if no context is). Cheap after the first call.
+/// Opens libcuda and initializes it; makes no context current (what needs
+/// one makes its device's primary context current for the call). Cheap
+/// after the first call.
 TILELANG_API Status initialize();
 
 /// The driver's CUDA version (e.g. 13000), or 0 without a driver.
@@ -58,6 +60,40 @@ TILELANG_API int driverVersion();
 
 /// Properties of the device of the current context (cached per device).
 TILELANG_API Status getCurrentDevice(DeviceInfo &info);
+
+/// Properties of device `ordinal` (cached per device).
+TILELANG_API Status getDevice(int ordinal, DeviceInfo &info);
+
+/// How many devices the driver sees (read once per process).
+TILELANG_API Status deviceCount(int &count);
+
+/// The device of the calling thread's current context; 0 when none is
+/// current (the device initialize() would choose).
+TILELANG_API Status currentDevice(int &ordinal);
+
+/// The device whose memory `address` lies in, or -1 when the driver does
+/// not know the address (host memory, a plain int). With one device, 0
+/// without asking the driver.
+TILELANG_API Status deviceOfPointer(std::uint64_t address, int &ordinal);
+
+/// Makes device `ordinal`'s primary context (retained once per process, as
+/// torch does) current on the calling thread for the scope's lifetime,
+/// pushing it only where another context, or none, is current, and pops
+/// it at the end: the caller's current context is restored. `status()`
+/// says whether the context could be made current.
+class TILELANG_API DeviceScope {
+public:
+  explicit DeviceScope(int ordinal);
+  ~DeviceScope();
+  DeviceScope(const DeviceScope &) = delete;
+  DeviceScope &operator=(const DeviceScope &) = delete;
+
+  const Status &status() const { return result; }
+
+private:
+  Status result;
+  bool pushed = false;
+};
 
 /// How linkPTX compiled a kernel.
 struct LinkReport {
@@ -76,9 +112,12 @@ struct LinkOptions {
   /// The dynamic shared memory a block of the kernel takes, which bounds
   /// how many blocks an SM can hold.
   long long sharedBytes = 0;
+  /// The device to link for (and whose SM limits the search reads); -1:
+  /// the current one.
+  int device = -1;
 };
 
-/// Links `ptx` (holding kernel `name`) into a cubin for the current device
+/// Links `ptx` (holding kernel `name`) into a cubin for `options.device`
 /// with the driver's JIT linker; its error log is in the message on failure.
 ///
 /// With `options.searchOccupancy`, a kernel whose PTX asks for a minimum of
@@ -103,25 +142,31 @@ TILELANG_API Status encodeTensorMap(void *map,
                                     const std::vector<std::int64_t> &shape,
                                     const std::vector<std::int64_t> &strides);
 
-/// A kernel loaded into the current context.
+/// A kernel loaded into the primary context of one device.
 class TILELANG_API Kernel {
 public:
-  /// Loads `image` (a cubin, or PTX for the driver to compile) and finds
-  /// `name`. `sharedBytes` above 48 KB raise the kernel's dynamic
-  /// shared-memory limit.
+  /// Loads `image` (a cubin, or PTX for the driver to compile) into device
+  /// `device`'s primary context (-1: the current device) and finds `name`.
+  /// `sharedBytes` above 48 KB raise the kernel's dynamic shared-memory
+  /// limit.
   static Status loadImage(const std::string &image, const std::string &name,
                           long long sharedBytes, unsigned numWarps,
-                          std::unique_ptr<Kernel> &kernel);
+                          std::unique_ptr<Kernel> &kernel, int device = -1);
 
   /// linkPTX, then loadImage.
   static Status load(const std::string &ptx, const std::string &name,
                      long long sharedBytes, unsigned numWarps,
-                     std::unique_ptr<Kernel> &kernel);
+                     std::unique_ptr<Kernel> &kernel, int device = -1);
 
-  /// Launches on `stream` (0 for the default stream) with `params`, an
-  /// array of pointers to each argument's value, as cuLaunchKernel takes.
+  /// Launches on `stream` (0 for the default stream; a stream of this
+  /// kernel's device) with `params`, an array of pointers to each
+  /// argument's value, as cuLaunchKernel takes. The kernel's context is
+  /// made current for the call where another one is (then restored).
   Status launch(unsigned gridX, unsigned gridY, unsigned gridZ,
                 std::uintptr_t stream, void **params) const;
+
+  /// The device the kernel is loaded on.
+  int getDevice() const { return device; }
 
   const std::string &getName() const { return name; }
   long long getSharedBytes() const { return sharedBytes; }
@@ -137,6 +182,8 @@ private:
   long long sharedBytes = 0;
   unsigned numWarps = 4;
   int registers = 0, localBytes = 0;
+  int device = 0;
+  void *context = nullptr;
   void *module = nullptr;
   void *function = nullptr;
 };

@@ -25,6 +25,20 @@
  * 233472 by default), FAKE_CUDA_LINK_FAIL_AT (a count of blocks per SM whose
  * PTX fails to link), FAKE_CUDA_FAULT_AT (N: the Nth launch "faults").
  *
+ * Several devices: FAKE_CUDA_DEVICES=N (1 by default) pretends to have N
+ * identical devices, each with its own primary context. The current context
+ * is per thread, with a stack (cuCtxPushCurrent/PopCurrent), as the
+ * driver's; a module belongs to the context it was loaded in, and launching
+ * one of its functions while another context is current fails
+ * (CUDA_ERROR_INVALID_CONTEXT), as linking or loading without a context
+ * does. Memory is tagged: an address 0x7F0D_xxxx_xxxx (bits 40-47 0x7F)
+ * lives on device D (bits 32-35), which cuPointerGetAttribute reports; with
+ * more than one device, a launch passing an 8-byte parameter tagged for
+ * another device than its context's is refused as a fault would show
+ * (CUDA_ERROR_ILLEGAL_ADDRESS) and counted (fakeCudaWrongDeviceCount).
+ * Every entry point is thread-safe (one lock), so launches from several
+ * threads can be counted per device.
+ *
  * A fault is modelled as a GPU reports one: the launch itself succeeds (it
  * is asynchronous), and the context is lost from then on: every later call
  * that uses it (linking, loading, functions, launches) returns
@@ -32,6 +46,7 @@
  *
  *===----------------------------------------------------------------------===*/
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,13 +54,62 @@
 
 typedef int CUresult;
 
-enum { kMaxParams = 256, kMaxParamBytes = 8192, kMaxFunctions = 256 };
+enum {
+  kMaxParams = 256,
+  kMaxParamBytes = 8192,
+  kMaxFunctions = 256,
+  kMaxDevices = 16,
+  kMaxContextDepth = 16
+};
+
+enum {
+  kInvalidContext = 201, /* CUDA_ERROR_INVALID_CONTEXT */
+  kInvalidDevice = 101   /* CUDA_ERROR_INVALID_DEVICE */
+};
+
+/* A device's primary context. */
+typedef struct {
+  int device;
+} FakeContext;
+
+static FakeContext contexts[kMaxDevices];
+/* The calling thread's context stack; the top is current. */
+static __thread FakeContext *contextStack[kMaxContextDepth];
+static __thread int contextDepth;
+/* One lock over the tables and counters below. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static long long launchesOn[kMaxDevices], moduleLoadsOn[kMaxDevices];
+static long long wrongDeviceCount;
+
+static FakeContext *current(void) {
+  return contextDepth > 0 ? contextStack[contextDepth - 1] : NULL;
+}
+
+/* FAKE_CUDA_DEVICES, read once. */
+static int deviceCount(void) {
+  static int count = -1;
+  if (count < 0) {
+    const char *value = getenv("FAKE_CUDA_DEVICES");
+    int parsed = value && *value ? atoi(value) : 1;
+    count = parsed < 1 ? 1 : parsed > kMaxDevices ? kMaxDevices : parsed;
+  }
+  return count;
+}
+
+/* The device an address is tagged for, or -1 for an untagged one. */
+static int taggedDevice(uint64_t address) {
+  if (((address >> 40) & 0xFF) != 0x7F)
+    return -1;
+  int device = (int)((address >> 32) & 0xF);
+  return device < deviceCount() ? device : -1;
+}
 
 typedef struct {
   char name[256];
   int count;
   int sizes[kMaxParams];
   uintptr_t module;     /* the handle cuModuleLoadData gave */
+  int device;           /* of the context the module was loaded in */
   int minBlocksPerSM;   /* .minnctapersm, 0 when absent */
   int threadsPerBlock;  /* the product of .maxntid, 0 when absent */
 } FakeFunction;
@@ -53,6 +117,7 @@ typedef struct {
 typedef struct {
   unsigned grid[3], block[3], sharedBytes;
   uint64_t stream;
+  int device;
   const FakeFunction *function;
   unsigned char bytes[kMaxParamBytes];
   int used;
@@ -73,9 +138,11 @@ static int functionCount;
 static LaunchRecord last;
 static long long launchCount, encodeCount, linkCount;
 static uintptr_t moduleCount;
-static char *linkedImage;
-static size_t linkedSize;
-static int primaryContext;
+/* One link's state (cuLinkCreate to cuLinkDestroy). */
+typedef struct {
+  char *image;
+  size_t size;
+} LinkState;
 static int contextLost; /* set by a faulting launch: see FAKE_CUDA_FAULT_AT */
 
 /* The error every call on a lost context returns. */
@@ -217,6 +284,12 @@ CUresult cuGetErrorName(CUresult error, const char **name) {
   case 218:
     *name = "CUDA_ERROR_INVALID_PTX";
     return 0;
+  case kInvalidDevice:
+    *name = "CUDA_ERROR_INVALID_DEVICE";
+    return 0;
+  case kInvalidContext:
+    *name = "CUDA_ERROR_INVALID_CONTEXT";
+    return 0;
   default:
     *name = NULL;
     return 1;
@@ -231,7 +304,20 @@ CUresult cuGetErrorString(CUresult error, const char **text) {
 
 CUresult cuDeviceGet(int *device, int ordinal) {
   *device = ordinal;
-  return ordinal == 0 ? 0 : 101; /* CUDA_ERROR_INVALID_DEVICE */
+  return ordinal >= 0 && ordinal < deviceCount() ? 0 : kInvalidDevice;
+}
+
+CUresult cuDeviceGetCount(int *count) {
+  *count = deviceCount();
+  return 0;
+}
+
+CUresult cuPointerGetAttribute(void *data, int attribute, uint64_t pointer) {
+  int device = taggedDevice(pointer);
+  if (attribute != 9 /* CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL */ || device < 0)
+    return 1; /* CUDA_ERROR_INVALID_VALUE: not device memory */
+  *(int *)data = device;
+  return 0;
 }
 
 CUresult cuDeviceGetName(char *name, int length, int device) {
@@ -299,25 +385,50 @@ CUresult cuDeviceGetAttribute(int *value, int attribute, int device) {
 }
 
 CUresult cuDevicePrimaryCtxRetain(void **context, int device) {
-  (void)device;
-  *context = &primaryContext;
+  if (device < 0 || device >= deviceCount())
+    return kInvalidDevice;
+  contexts[device].device = device;
+  *context = &contexts[device];
   return 0;
 }
 
-static void *currentContext;
-
 CUresult cuCtxGetCurrent(void **context) {
-  *context = currentContext;
+  *context = current();
   return 0;
 }
 
 CUresult cuCtxSetCurrent(void *context) {
-  currentContext = context;
+  if (!context) {
+    if (contextDepth > 0)
+      --contextDepth;
+    return 0;
+  }
+  if (contextDepth == 0)
+    contextDepth = 1;
+  contextStack[contextDepth - 1] = context;
+  return 0;
+}
+
+CUresult cuCtxPushCurrent_v2(void *context) {
+  if (!context || contextDepth == kMaxContextDepth)
+    return 1;
+  contextStack[contextDepth++] = context;
+  return 0;
+}
+
+CUresult cuCtxPopCurrent_v2(void **context) {
+  if (contextDepth == 0)
+    return kInvalidContext;
+  if (context)
+    *context = contextStack[contextDepth - 1];
+  --contextDepth;
   return 0;
 }
 
 CUresult cuCtxGetDevice(int *device) {
-  *device = 0;
+  if (!current())
+    return kInvalidContext;
+  *device = current()->device;
   return 0;
 }
 
@@ -325,10 +436,9 @@ CUresult cuLinkCreate_v2(unsigned count, int *options, void **values,
                          void **state) {
   (void)count, (void)options, (void)values;
   RETURN_IF_CONTEXT_LOST();
-  free(linkedImage);
-  linkedImage = NULL;
-  linkedSize = 0;
-  *state = &linkedImage;
+  if (!current())
+    return kInvalidContext;
+  *state = calloc(1, sizeof(LinkState));
   return 0;
 }
 
@@ -344,25 +454,31 @@ CUresult cuLinkAddData_v2(void *state, int type, void *data, size_t size,
   if (failAt && *failAt && asked &&
       atoi(asked + strlen(".minnctapersm ")) == atoi(failAt))
     return 218; /* CUDA_ERROR_INVALID_PTX */
-  free(linkedImage);
-  linkedImage = malloc(size + 1);
-  memcpy(linkedImage, data, size);
-  linkedImage[size] = 0;
-  linkedSize = size;
+  LinkState *link = state;
+  free(link->image);
+  link->image = malloc(size + 1);
+  memcpy(link->image, data, size);
+  link->image[size] = 0;
+  link->size = size;
   return 0;
 }
 
 CUresult cuLinkComplete(void *state, void **image, size_t *size) {
-  (void)state;
   RETURN_IF_CONTEXT_LOST();
+  LinkState *link = state;
+  pthread_mutex_lock(&lock);
   ++linkCount;
-  *image = linkedImage;
-  *size = linkedSize;
+  pthread_mutex_unlock(&lock);
+  *image = link->image;
+  *size = link->size;
   return 0;
 }
 
 CUresult cuLinkDestroy(void *state) {
-  (void)state;
+  LinkState *link = state;
+  if (link)
+    free(link->image);
+  free(link);
   return 0;
 }
 
@@ -370,29 +486,51 @@ CUresult cuModuleLoadData(void **module, const void *image) {
   /* Handles are serial numbers: images are the caller's buffers, and an
    * address can come back for another module once one is freed. */
   RETURN_IF_CONTEXT_LOST();
+  FakeContext *context = current();
+  if (!context)
+    return kInvalidContext;
+  pthread_mutex_lock(&lock);
   uintptr_t handle = ++moduleCount;
-  if (readEntries((const char *)image, handle) != 0) {
+  int read = readEntries((const char *)image, handle);
+  for (int i = 0; i < functionCount; ++i)
+    if (functions[i].module == handle)
+      functions[i].device = context->device;
+  if (read != 0)
     freeModule(handle);
+  else
+    ++moduleLoadsOn[context->device];
+  pthread_mutex_unlock(&lock);
+  if (read != 0)
     return 218; /* CUDA_ERROR_INVALID_PTX */
-  }
   *module = (void *)handle;
   return 0;
 }
 
 CUresult cuModuleUnload(void *module) {
+  pthread_mutex_lock(&lock);
+  for (int i = 0; i < functionCount; ++i)
+    if (functions[i].module == (uintptr_t)module) {
+      --moduleLoadsOn[functions[i].device];
+      break;
+    }
   freeModule((uintptr_t)module);
+  pthread_mutex_unlock(&lock);
   return 0;
 }
 
 CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
   RETURN_IF_CONTEXT_LOST();
+  CUresult result = 500; /* CUDA_ERROR_NOT_FOUND */
+  pthread_mutex_lock(&lock);
   for (int i = functionCount - 1; i >= 0; --i)
     if (functions[i].module == (uintptr_t)module &&
         strcmp(functions[i].name, name) == 0) {
       *function = &functions[i];
-      return 0;
+      result = 0;
+      break;
     }
-  return 500; /* CUDA_ERROR_NOT_FOUND */
+  pthread_mutex_unlock(&lock);
+  return result;
 }
 
 CUresult cuFuncSetAttribute(void *function, int attribute, int value) {
@@ -441,26 +579,54 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
     return error;
   RETURN_IF_CONTEXT_LOST();
   const FakeFunction *callee = function;
+  /* A function runs in its module's context, which must be current. */
+  FakeContext *context = current();
+  if (!context || context->device != callee->device)
+    return kInvalidContext;
+  /* Memory of another device (tagged addresses) would fault. */
+  if (deviceCount() > 1)
+    for (int i = 0; i < callee->count; ++i) {
+      uint64_t value;
+      if (callee->sizes[i] != 8)
+        continue;
+      memcpy(&value, params[i], 8);
+      int device = taggedDevice(value);
+      if (device >= 0 && device != context->device) {
+        pthread_mutex_lock(&lock);
+        ++wrongDeviceCount;
+        pthread_mutex_unlock(&lock);
+        return 700; /* CUDA_ERROR_ILLEGAL_ADDRESS */
+      }
+    }
+  pthread_mutex_lock(&lock);
+  ++launchesOn[context->device];
+  last.device = context->device;
   last.grid[0] = gx, last.grid[1] = gy, last.grid[2] = gz;
   last.block[0] = bx, last.block[1] = by, last.block[2] = bz;
   last.sharedBytes = shared;
   last.stream = (uint64_t)(uintptr_t)stream;
   last.function = callee;
   last.used = 0;
-  for (int i = 0; i < callee->count; ++i) {
+  CUresult result = 0;
+  for (int i = 0; i < callee->count && !result; ++i) {
     int size = callee->sizes[i];
-    if (last.used + size > kMaxParamBytes)
-      return 1;
+    if (last.used + size > kMaxParamBytes) {
+      result = 1;
+      break;
+    }
     memcpy(last.bytes + last.used, params[i], (size_t)size);
     last.used += size;
   }
-  ++launchCount;
-  static long long faultAt = -1;
-  if (faultAt < 0)
-    faultAt = atoll(envOr("FAKE_CUDA_FAULT_AT", "0"));
-  if (launchCount == faultAt)
-    contextLost = 1;
-  return 0;
+  if (!result) {
+    ++launchCount;
+    static long long faultAt = -1;
+    if (faultAt < 0)
+      faultAt = atoll(envOr("FAKE_CUDA_FAULT_AT", "0"));
+    if (launchCount == faultAt)
+      contextLost = 1;
+  }
+  pthread_mutex_unlock(&lock);
+  return result;
 }
 
 CUresult cuTensorMapEncodeTiled(void *map, int dataType, unsigned rank,
@@ -499,6 +665,35 @@ long long fakeCudaLaunchCount(void) { return launchCount; }
 long long fakeCudaEncodeCount(void) { return encodeCount; }
 
 long long fakeCudaLinkCount(void) { return linkCount; }
+
+/* Launches in device `device`'s context, and the modules loaded there and
+ * not unloaded (the occupancy search's trial modules are unloaded). */
+long long fakeCudaLaunchCountOn(int device) {
+  return device >= 0 && device < kMaxDevices ? launchesOn[device] : -1;
+}
+
+long long fakeCudaModuleLoadsOn(int device) {
+  return device >= 0 && device < kMaxDevices ? moduleLoadsOn[device] : -1;
+}
+
+/* Launches refused for passing memory of another device. */
+long long fakeCudaWrongDeviceCount(void) { return wrongDeviceCount; }
+
+/* The device of the calling thread's current context, -1 when none. */
+int fakeCudaCurrentDevice(void) { return current() ? current()->device : -1; }
+
+/* Makes device `device`'s primary context current on the calling thread
+ * (as torch.cuda.set_device does), or none for -1. */
+int fakeCudaSetDevice(int device) {
+  if (device < 0)
+    return cuCtxSetCurrent(NULL);
+  void *context = NULL;
+  CUresult result = cuDevicePrimaryCtxRetain(&context, device);
+  return result ? result : cuCtxSetCurrent(context);
+}
+
+/* The device of the last launch's context. */
+int fakeCudaLastLaunchDevice(void) { return last.function ? last.device : -1; }
 
 /* The last launch: dims = {grid x, y, z, block x, y, z, shared bytes}; the
  * kernel's name; its parameter sizes and their bytes, packed one after the

@@ -121,3 +121,48 @@ def decode_tensor_map(hex_bytes: str):
     box = struct.unpack_from("<5I", raw, 96)[:rank]
     return {"data_type": data_type, "rank": rank, "swizzle": swizzle, "address": address, "dims": list(dims),
             "strides": list(strides), "box": list(box)}
+
+
+def launch_count_on(device: int) -> int:
+    """Launches made in device `device`'s context."""
+    driver = _driver()
+    driver.fakeCudaLaunchCountOn.restype = ctypes.c_longlong
+    return driver.fakeCudaLaunchCountOn(device)
+
+
+def module_loads_on(device: int) -> int:
+    """Modules loaded into device `device`'s context and not unloaded."""
+    driver = _driver()
+    driver.fakeCudaModuleLoadsOn.restype = ctypes.c_longlong
+    return driver.fakeCudaModuleLoadsOn(device)
+
+
+def wrong_device_count() -> int:
+    """Launches refused for passing memory of another device than their
+    context's (a fault on a GPU)."""
+    driver = _driver()
+    driver.fakeCudaWrongDeviceCount.restype = ctypes.c_longlong
+    return driver.fakeCudaWrongDeviceCount()
+
+
+def current_device() -> int:
+    """The device of the calling thread's current context, -1 when none."""
+    return _driver().fakeCudaCurrentDevice()
+
+
+def set_device(device: int) -> None:
+    """Makes `device`'s primary context current on the calling thread (as
+    torch.cuda.set_device does); -1: none."""
+    if _driver().fakeCudaSetDevice(device) != 0:
+        raise RuntimeError(f"fakeCudaSetDevice({device}) failed")
+
+
+def last_launch_device() -> int:
+    """The device whose context the last launch ran in."""
+    return _driver().fakeCudaLastLaunchDevice()
+
+
+def address_on(device: int, offset: int) -> int:
+    """An address the stand-in tags as memory of `device` (bits 40-47 0x7F,
+    the device in bits 32-35)."""
+    return (0x7F << 40) | (device << 32) | offset
