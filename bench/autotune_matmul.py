@@ -4,11 +4,13 @@ pruning what cannot run, timing the rest) and what a second call costs.
 Run it twice with the same TILELANG_CACHE_DIR: the second process finds
 every config's record in the store and times nothing.
 
-  python bench/autotune_matmul.py [--size 4096] [--dtype bf16] [--descriptors]
+  python bench/autotune_matmul.py [--size 4096] [--dtype bf16] [--descriptors] [--devices all]
 
 With --descriptors, matmul_descriptor_kernel is tuned instead: each config's
 pre_hook (spaces.matmul_descriptor_pre_hook) gives the tensor descriptors
-its block shapes.
+its block shapes. With --devices all (or 0,1), the configs are timed in
+parallel on those GPUs, one thread each (docs/autotune.md, "Several
+devices").
 
 Prints one JSON line: seconds for the tuning call, configs timed and
 pruned in this process, the best config, and the max error against
@@ -40,6 +42,8 @@ def main():
     parser.add_argument("--dtype", default="bf16", choices=["bf16", "fp16"])
     parser.add_argument("--descriptors", action="store_true",
                         help="tune matmul_descriptor_kernel (tensor descriptors) instead")
+    parser.add_argument("--devices", default=None,
+                        help="time the configs in parallel on these GPUs: 'all' or ordinals such as 0,1")
     args = parser.parse_args()
     dtype = torch.bfloat16 if args.dtype == "bf16" else torch.float16
     defined = bench_kernels.define(tilelang.jit, tl)
@@ -50,13 +54,13 @@ def main():
     if args.descriptors:
         tuned = tilelang.autotune(configs=spaces.configs(spaces.MATMUL_DESCRIPTORS,
                                                          pre_hook=spaces.matmul_descriptor_pre_hook),
-                                  key=["M", "N", "K"], work=spaces.matmul_descriptor_work)(
+                                  key=["M", "N", "K"], work=spaces.matmul_descriptor_work, devices=args.devices)(
             defined["matmul_descriptor_kernel"])
         # Block shapes here are placeholders: each config's pre_hook sets them.
         call_args = [tilelang.TensorDescriptor.from_tensor(t, [64, 64]) for t in (a, b, c)] + [m, n, k]
     else:
         tuned = tilelang.autotune(configs=spaces.configs(spaces.MATMUL), key=["M", "N", "K"],
-                                  work=spaces.matmul_work)(defined["matmul_kernel"])
+                                  work=spaces.matmul_work, devices=args.devices)(defined["matmul_kernel"])
         call_args = bench_kernels.matmul_args(a, b, c)
 
     def grid(meta):
@@ -72,7 +76,10 @@ def main():
                       "configs": len(spaces.MATMUL),
                       "tuning_seconds": round(seconds, 2), "timed": core.stats.benchmarks,
                       "compiled": core.stats.compiled, "reused": core.stats.reused,
-                      "best": str(tuned.best_config), "relative_error": error}))
+                      "best": str(tuned.best_config), "relative_error": error,
+                      "devices": tuned.last_sweep_devices,
+                      "times_ms": {r["config"]: r["time_ms"] for r in (tuned.last_sweep or {}).get("records", [])
+                                   if r["status"] == "ok"}}))
 
 
 if __name__ == "__main__":

@@ -24,6 +24,11 @@ long-running process can change it with ``os.environ``.
                            docs/interpreter.md)
 ``TILELANG_PRINT_AUTOTUNING=1``  print each autotuned kernel's best config
                            and its time (to stderr)
+``TILELANG_AUTOTUNE_DEVICES=all``  time the configs of each autotuning
+                           sweep in parallel on every device of the
+                           arguments' device's model (or ``0,1``: those
+                           devices); default: the arguments' device alone
+                           (docs/autotune.md, "Several devices")
 ``TILELANG_OPS_AUTOTUNE=0``  tilelang.ops launches each kernel with its
                            space's default config instead of tuning it on
                            first use per shape bucket (docs/ops.md)
@@ -87,6 +92,11 @@ def print_autotuning() -> bool:
 
 def occupancy_search() -> bool:
     return os.environ.get("TILELANG_OCCUPANCY_SEARCH", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def autotune_devices() -> Optional[str]:
+    """``$TILELANG_AUTOTUNE_DEVICES`` ("all" or ordinals), or None."""
+    return os.environ.get("TILELANG_AUTOTUNE_DEVICES") or None
 
 
 def ops_autotune() -> bool:

@@ -13,7 +13,9 @@ A sweep, for a key it has not seen in this process:
    timed; a config whose threads or shared memory exceed the device's limits,
    or whose compilation fails, is pruned with its reason recorded;
 4. the others are timed with ``do_bench`` (tilelang.testing.do_bench by
-   default), a progress bar showing the sweep;
+   default), a progress bar showing the sweep; with several devices asked
+   for (``devices=`` or TILELANG_AUTOTUNE_DEVICES), one thread per device
+   times the configs in parallel, each on its own copy of the arguments;
 5. the records are merged into the store under its lock, and the best config
    is remembered in memory for the key.
 """
@@ -26,11 +28,13 @@ import inspect
 import json
 import math
 import os
+import queue
 import sys
 import textwrap
+import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 from tilelang import knobs
 from tilelang.autotune import schema, store as _store
@@ -52,6 +56,7 @@ class Stats:
 
 
 stats = Stats()
+_stats_lock = threading.Lock()
 
 
 #: Keywords of a launch that are options of the compilation, not arguments.
@@ -217,6 +222,66 @@ def device_properties() -> Dict[str, Any]:
             "peak": estimate_peaks(info)}
 
 
+def device_count() -> int:
+    """How many CUDA devices the driver sees (the CPU tests replace this)."""
+    from tilelang import _C
+
+    return _C.device_count()
+
+
+def device_name(device: int) -> str:
+    """The model name of device ``device`` (the CPU tests replace this)."""
+    from tilelang import _C
+
+    return _C.device_info(device)["name"]
+
+
+def current_device() -> int:
+    """The calling thread's current CUDA device (the CPU tests replace this)."""
+    from tilelang import _C
+
+    return _C.current_device()
+
+
+def _home_device(args, kwargs) -> int:
+    """The device of the first CUDA tensor argument (torch's ``device.index``),
+    else the current device."""
+    for value in list(args) + list(kwargs.values()):
+        value = getattr(value, "base", value) if hasattr(value, "block_shape") else value
+        index = getattr(getattr(value, "device", None), "index", None)
+        if getattr(value, "is_cuda", False) and isinstance(index, int):
+            return index
+    return current_device()
+
+
+def _parse_devices(value, option: str) -> Optional[Union[str, List[int]]]:
+    """``devices=`` or the knob as "all", a list of ordinals, or None
+    (time on the arguments' device alone); a ValueError saying what is
+    wrong otherwise."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in ("", "none"):
+            return None
+        if text == "all":
+            return "all"
+        try:
+            value = [int(part) for part in text.split(",") if part.strip()]
+        except ValueError:
+            raise ValueError(f"{option} must be 'all' or device ordinals separated by commas, got {value!r}") \
+                from None
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = [value]
+    try:
+        ordinals = [int(d) for d in value]
+    except (TypeError, ValueError):
+        raise ValueError(f"{option} must be 'all', None or a list of device ordinals, got {value!r}") from None
+    if any(isinstance(d, bool) or d < 0 for d in value) or not ordinals:
+        raise ValueError(f"{option} must be 'all', None or a list of device ordinals (ints >= 0), got {value!r}")
+    return list(dict.fromkeys(ordinals))
+
+
 
 # -- the decorators -------------------------------------------------------------------------
 
@@ -249,7 +314,8 @@ class Autotuner:
                  reset_to_zero: Optional[List[str]] = None, restore_value: Optional[List[str]] = None,
                  warmup: int = 25, rep: int = 100, do_bench: Optional[Callable] = None,
                  store_path: Optional[str] = None, work: Optional[Callable[[Dict[str, Any]], dict]] = None,
-                 bucket: Optional[Dict[str, Callable[[Any], Any]]] = None):
+                 bucket: Optional[Dict[str, Callable[[Any], Any]]] = None,
+                 devices: Optional[Union[str, Sequence[int]]] = None):
         if not configs:
             configs = [Config({})]
         self.fn = fn
@@ -265,6 +331,10 @@ class Autotuner:
         self.store_path = store_path
         self.work = work
         self.bucket = dict(bucket or {})
+        # The devices a sweep times on ("all", ordinals, or None: the knob,
+        # else the arguments' device alone).
+        self.devices = _parse_devices(devices, "autotune(devices=...)")
+        self.last_sweep_devices: List[int] = []  # the devices the last sweep timed on
         self.cache: Dict[Any, Config] = {}  # key tuple -> best config (in this process)
         self.best_config: Optional[Config] = None
         self.last_sweep: Optional[dict] = None  # the entry written by the last sweep
@@ -409,7 +479,8 @@ class Autotuner:
                 stats.store_errors.append(str(exc))
                 _warn(f"could not write the autotuning store {store.path}: {_first_line(exc)}")
         if knobs.print_autotuning():
-            origin = f"sweep of {len(todo)} configs took {elapsed:.2f} s" if todo else "from the store"
+            spread = f" on {len(self.last_sweep_devices)} devices" if len(self.last_sweep_devices) > 1 else ""
+            origin = f"sweep of {len(todo)} configs{spread} took {elapsed:.2f} s" if todo else "from the store"
             rate = _store.achieved_text(work, device.get("peak"), best_ms)
             print(f"Autotuning {self.__name__} for key {key}: best config {best}; {best_ms:.4f} ms"
                   f"{', ' + rate if rate else ''} ({origin})", file=sys.stderr)
@@ -501,31 +572,150 @@ class Autotuner:
             else:
                 runnable.append(config)
 
-        # 4. Timing, with arguments restored after each config.
+        # 4. Timing, with arguments restored after each config: on the
+        # arguments' device, or spread over several devices, one thread each,
+        # under one progress bar.
         bar = progress(len(configs), f"autotune {self.__name__}")
         bar.update(len(configs) - len(runnable))
+        devices = self._timing_devices(args, kwargs) if len(runnable) > 1 else []
+        self.last_sweep_devices = devices
         try:
-            for config in runnable:
-                def run_once(config=config):
-                    self._pre_launch(config, nargs)
-                    return self._launch(grid, config, args, kwargs)
-
-                try:
-                    stats.benchmarks += 1
-                    times = self.do_bench(_KernelCall(run_once, config), quantiles=None)
-                    time_ms = float(times[0] if isinstance(times, (list, tuple)) else times)
-                    if not math.isfinite(time_ms) or time_ms < 0:
-                        raise ValueError(f"the timer measured {time_ms} ms")
-                    record(config, "ok", time_ms=time_ms)
-                except Exception as exc:  # noqa: BLE001 - e.g. out of resources at launch
-                    record(config, "failed", reason=f"{type(exc).__name__}: {_first_line(exc)}")
-                finally:
-                    for name, value in saved.items():
-                        nargs[name].copy_(value)
-                bar.update(1)
+            if len(devices) > 1:
+                self._time_on_devices(runnable, devices, grid, args, kwargs, record, bar)
+            else:
+                for config in runnable:
+                    record(config, *self._time_config(config, grid, args, kwargs, nargs, saved))
+                    bar.update(1)
         finally:
             bar.close()
         return records
+
+    def _time_config(self, config: Config, grid, args, kwargs, nargs, saved):
+        """Times one config: ("ok", ms, None) or ("failed", None, reason);
+        the ``restore_value`` arguments are restored from ``saved`` after."""
+        def run_once():
+            self._pre_launch(config, nargs)
+            return self._launch(grid, config, args, kwargs)
+
+        try:
+            with _stats_lock:
+                stats.benchmarks += 1
+            times = self.do_bench(_KernelCall(run_once, config), quantiles=None)
+            time_ms = float(times[0] if isinstance(times, (list, tuple)) else times)
+            if not math.isfinite(time_ms) or time_ms < 0:
+                raise ValueError(f"the timer measured {time_ms} ms")
+            return "ok", time_ms, None
+        except Exception as exc:  # noqa: BLE001 - e.g. out of resources at launch
+            return "failed", None, f"{type(exc).__name__}: {_first_line(exc)}"
+        finally:
+            for name, value in saved.items():
+                nargs[name].copy_(value)
+
+    # -- several devices --------------------------------------------------------------------
+
+    def _timing_devices(self, args, kwargs) -> List[int]:
+        """The devices to time this sweep's configs on in parallel: those
+        ``devices=`` (else TILELANG_AUTOTUNE_DEVICES) names that are of the
+        model of the arguments' device (other models' times would not
+        compare, and the store keys entries by model); [] for the
+        arguments' device alone."""
+        wanted = self.devices
+        if wanted is None:
+            wanted = _parse_devices(knobs.autotune_devices(), "TILELANG_AUTOTUNE_DEVICES")
+        if wanted is None:
+            return []
+        count = device_count()
+        ordinals = list(range(count)) if wanted == "all" else list(wanted)
+        missing = [d for d in ordinals if d >= count]
+        if missing:
+            raise ValueError(f"autotune of {self.__name__}: there is no CUDA device "
+                             f"{', '.join(map(str, missing))} (the driver sees {count})")
+        model = device_name(_home_device(args, kwargs))
+        same = [d for d in ordinals if device_name(d) == model]
+        if len(same) < len(ordinals):
+            others = ", ".join(f"cuda:{d} ({device_name(d)})" for d in ordinals if d not in same)
+            _warn(f"autotune of {self.__name__} times on the {model} devices only, not on {others}: times of "
+                  f"other models would not compare")
+        return same if len(same) > 1 else []
+
+    def _on_device(self, device: int):
+        """A context in which ``device`` is the calling thread's current
+        device (timers, events and buffers go there; the CPU tests replace
+        this)."""
+        import torch
+
+        return torch.cuda.device(device)
+
+    def _arguments_on(self, device: int, args, kwargs):
+        """(args, kwargs) with every tensor on another device copied to
+        ``device`` (the CPU tests replace this)."""
+        def move(value):
+            where = getattr(value, "device", None)
+            if getattr(value, "is_cuda", False) and getattr(where, "index", device) != device:
+                return value.to(f"cuda:{device}")
+            base = getattr(value, "base", None)
+            if hasattr(value, "block_shape") and getattr(base, "is_cuda", False) and \
+                    getattr(base.device, "index", device) != device:
+                return type(value)(move(base), list(value.shape), list(value.strides), list(value.block_shape),
+                                   getattr(value, "padding", "zero"))
+            return value
+
+        return tuple(move(v) for v in args), {k: move(v) for k, v in kwargs.items()}
+
+    def _time_on_devices(self, runnable: List[Config], devices: List[int], grid, args, kwargs, record, bar):
+        """Times ``runnable`` in one thread per device, each taking the next
+        config left and timing it on its own copy of the arguments; records
+        and the bar are updated here, as configs finish. Each config was
+        compiled once (its PTX, above; its cubin at its first launch)."""
+        work: "queue.SimpleQueue[Config]" = queue.SimpleQueue()
+        for config in runnable:
+            work.put(config)
+        done: "queue.SimpleQueue[tuple]" = queue.SimpleQueue()
+
+        def worker(device: int):
+            try:
+                with self._on_device(device):
+                    local_args, local_kwargs = self._arguments_on(device, args, kwargs)
+                    local_nargs = self._nargs(local_args, local_kwargs)
+                    saved = {name: local_nargs[name].clone() for name in self.restore_value}
+                    while True:
+                        try:
+                            config = work.get_nowait()
+                        except queue.Empty:
+                            break
+                        done.put((config, self._time_config(config, grid, local_args, local_kwargs, local_nargs,
+                                                            saved)))
+            except Exception as exc:  # noqa: BLE001 - the other devices time what is left
+                done.put((None, f"cuda:{device}: {type(exc).__name__}: {_first_line(exc)}"))
+            finally:
+                done.put((None, None))  # this worker is finished
+
+        threads = [threading.Thread(target=worker, args=(device,), name=f"tilelang-autotune-cuda:{device}",
+                                    daemon=True) for device in devices]
+        for thread in threads:
+            thread.start()
+        finished, problems = 0, []
+        while finished < len(threads):
+            config, outcome = done.get()
+            if config is not None:
+                record(config, *outcome)
+                bar.update(1)
+            elif outcome is None:
+                finished += 1
+            else:
+                problems.append(outcome)
+        for thread in threads:
+            thread.join()
+        # Configs no worker could take (every device failed to set up).
+        while True:
+            try:
+                config = work.get_nowait()
+            except queue.Empty:
+                break
+            record(config, "failed", reason="no device could time it: " + "; ".join(problems))
+            bar.update(1)
+        if problems:
+            _warn(f"autotune of {self.__name__}: " + "; ".join(problems))
 
     def _compile(self, config: Config, args, kwargs, nargs):
         if config.pre_hook is not None:
@@ -560,7 +750,8 @@ def autotune(configs: List[Config], key: List[str], prune_configs_by: Optional[d
              reset_to_zero: Optional[List[str]] = None, restore_value: Optional[List[str]] = None,
              warmup: int = 25, rep: int = 100, do_bench: Optional[Callable] = None,
              work: Optional[Callable[[Dict[str, Any]], dict]] = None,
-             bucket: Optional[Dict[str, Callable[[Any], Any]]] = None):
+             bucket: Optional[Dict[str, Callable[[Any], Any]]] = None,
+             devices: Optional[Union[str, Sequence[int]]] = None):
     """Triton's ``@triton.autotune``, stacked on ``@tilelang.jit``, with
     results persisted in the cache directory's autotune.json. Beyond
     Triton: ``work(args_by_name)`` may declare the work of a call,
@@ -568,12 +759,16 @@ def autotune(configs: List[Config], key: List[str], prune_configs_by: Optional[d
     GB/s and as a share of the device's peaks; ``bucket`` maps key names to
     functions of their values (such as the next power of two), so that
     one sweep serves every value of a bucket (the first call's arguments
-    are the ones timed)."""
+    are the ones timed); ``devices`` ("all", or a list of device
+    ordinals; default: TILELANG_AUTOTUNE_DEVICES, else the arguments'
+    device alone) times the configs of a sweep in parallel, one thread per
+    device of the arguments' device's model (docs/autotune.md, "Several
+    devices")."""
 
     def decorator(fn):
         return Autotuner(fn, configs, key, prune_configs_by=prune_configs_by, reset_to_zero=reset_to_zero,
                          restore_value=restore_value, warmup=warmup, rep=rep, do_bench=do_bench, work=work,
-                         bucket=bucket)
+                         bucket=bucket, devices=devices)
 
     return decorator
 
