@@ -6,6 +6,7 @@ them carries; and the located errors of their misuse.
 test/python/compat (block_ptr_matmul and others) runs them on a GPU."""
 
 import inspect
+import re
 
 import numpy as np
 import pytest
@@ -180,3 +181,36 @@ def test_misuse_is_a_located_error(case, message):
     assert err.file.endswith("test_block_ptr.py")
     assert first < err.line < first + len(lines)
     assert "internal error" not in str(err)
+
+
+@tilelang.jit
+def block_ptr_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm,
+                     BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    a_bp = tl.make_block_ptr(a_ptr, (M, K), (stride_am, stride_ak), (tl.program_id(0) * BM, 0), (BM, BK), (1, 0))
+    b_bp = tl.make_block_ptr(b_ptr, (K, N), (stride_bk, stride_bn), (0, tl.program_id(1) * BN), (BK, BN), (0, 1))
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for _ in range(0, K, BK):
+        acc += tl.dot(tl.load(a_bp, boundary_check=(0, 1)), tl.load(b_bp, boundary_check=(0, 1)))
+        a_bp = tl.advance(a_bp, (0, BK))
+        b_bp = tl.advance(b_bp, (BK, 0))
+    c_bp = tl.make_block_ptr(c_ptr, (M, N), (stride_cm, 1), (tl.program_id(0) * BM, tl.program_id(1) * BN),
+                             (BM, BN), (1, 0))
+    tl.store(c_bp, acc.to(tl.float16), boundary_check=(0, 1))
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_block_pointer_operands_copy_16_bytes_at_a_time(arch):
+    """The addresses a block pointer makes (64-bit strides, masks of the
+    checked dimensions) keep the axis info of hand-written pointers: with
+    unit strides specialized, both operands (B read column-major through
+    order (0, 1)) go to shared memory by 16-byte cp.async, pipelined."""
+    sig = dict(a_ptr="*fp16", b_ptr="*fp16", c_ptr="*fp16", M="i32", N="i32", K="i32", stride_am="i32",
+               stride_ak="constexpr", stride_bk="constexpr", stride_bn="i32", stride_cm="i32")
+    k = block_ptr_matmul.compile(sig, constexprs=dict(BM=64, BN=64, BK=32, stride_ak=1, stride_bk=1),
+                                 specialization={n: 16 for n in ("a_ptr", "b_ptr", "c_ptr", "M", "N", "K",
+                                                                 "stride_am", "stride_bn", "stride_cm")},
+                                 num_warps=4, num_stages=3)
+    k.to_ptx(arch)
+    sizes = re.findall(r"cp\.async\.c[ag]\.shared\.global[^\n]*?, (\d+)", k.asm["ptx"])
+    assert sizes and set(sizes) == {"16"}
+    assert "ld.global" not in k.asm["ptx"]
