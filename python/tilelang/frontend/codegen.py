@@ -602,10 +602,14 @@ class CodeGenerator(ast.NodeVisitor):
                 tv, ev = (placeholder, ev) if tv is _MISSING else (tv, placeholder)
             if isinstance(tv, tuple) and isinstance(ev, tuple) and len(tv) == len(ev):
                 pairs.extend(((n, i), a, b) for i, (a, b) in enumerate(zip(tv, ev)))
-                tuples.append((n, [None] * len(tv)))
+                tuples.append((n, [None] * len(tv), None))
+            elif isinstance(tv, BlockPtrValue) and tv.same_tensor(ev):
+                # Two windows of one tensor: their offsets merge like a tuple's items.
+                pairs.extend(((n, i), a, b) for i, (a, b) in enumerate(zip(tv.offsets, ev.offsets)))
+                tuples.append((n, [None] * len(tv.offsets), tv))
             else:
                 pairs.append(((n, None), tv, ev))
-        for n, items in tuples:
+        for n, items, _ in tuples:
             self.scope[n] = items
         yields_then, yields_else, kept = [], [], []
         for key, tv, ev in pairs:
@@ -673,8 +677,10 @@ class CodeGenerator(ast.NodeVisitor):
             self.scope[n][i] = value
 
     def _finish_tuples(self, tuples):
-        for n, items in tuples:
-            self.scope[n] = tuple(items)
+        """Rebuilds the tuples (and block pointers, from their merged
+        offsets) whose items a merge bound one by one."""
+        for n, items, block_ptr in tuples:
+            self.scope[n] = tuple(items) if block_ptr is None else block_ptr.with_offsets(items)
 
     def _yield_type(self, name, a, b, node):
         """The type a variable gets when two control-flow paths merge."""

@@ -214,3 +214,27 @@ def test_block_pointer_operands_copy_16_bytes_at_a_time(arch):
     sizes = re.findall(r"cp\.async\.c[ag]\.shared\.global[^\n]*?, (\d+)", k.asm["ptx"])
     assert sizes and set(sizes) == {"16"}
     assert "ld.global" not in k.asm["ptx"]
+
+
+@tilelang.jit
+def advance_if(x_ptr, out_ptr, n, skip, BLOCK: tl.constexpr):
+    """Copies x[skip * BLOCK:][:BLOCK] (zero past n): the window advanced
+    under a run-time condition, the two paths' offsets merged by scf.if."""
+    src = tl.make_block_ptr(x_ptr, (n,), (1,), (0,), (BLOCK,), (0,))
+    if skip > 0:
+        src = tl.advance(src, (skip * BLOCK,))
+    dst = tl.make_block_ptr(out_ptr, (BLOCK,), (1,), (0,), (BLOCK,), (0,))
+    tl.store(dst, tl.load(src, boundary_check=(0,)))
+
+
+def test_branches_merge_the_offsets():
+    """The `if` yields the window's offset (i32), and the load's indices
+    are built from that yielded value (before the fix, merging a block
+    pointer was an error)."""
+    k = advance_if.compile("*fp32,*fp32,i32,i32", constexprs={"BLOCK": 8})
+    ir = k.asm["tile-src"]
+    merged = re.search(r"(%\w+) = scf\.if %\w+ -> \(i32\)", ir)
+    assert merged, ir
+    after = ir[merged.end():]
+    assert re.search(rf"tile\.splat {merged.group(1)} : i32 -> tensor<8xi32>", after), ir
+    k.to_ptx("sm_90a")
