@@ -6,4 +6,6 @@ the host and back), with the language's semantics and NumPy doing one
 operation per tile operation. See docs/interpreter.md.
 """
 
-from tilelang.interpreter.launch import InterpreterError, Launcher, active, call, launch, typed  # noqa: F401
+from tilelang.interpreter.launch import InterpreterError, Launcher, active, call, launch, typed
+
+__all__ = ["InterpreterError", "Launcher", "active", "call", "launch", "typed"]

@@ -397,7 +397,8 @@ def _from_bits(bits: np.ndarray, dt) -> np.ndarray:
 def _shift(op, x, y, dt):
     bits = dt.int_bitwidth
     if dt.is_bool():
-        return (x.astype(np.uint8) << y.astype(np.uint8) if op == "<<" else x.astype(np.uint8) >> y.astype(np.uint8)) & 1 != 0
+        a, b = x.astype(np.uint8), y.astype(np.uint8)
+        return ((a << b) if op == "<<" else (a >> b)) & 1 != 0
     amount = contiguous(y).view(UINT[bits])
     big = amount >= bits
     safe = np.where(big, 0, amount).astype(x.dtype)

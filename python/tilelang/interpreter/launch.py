@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import builtins
 import inspect
-import sys
-import types
 from typing import Any, Dict, List
 
 import numpy as np
@@ -279,8 +277,8 @@ def _is_torch(value) -> bool:
 def _byte_range(value):
     """The real byte range holding an array argument's memory."""
     if isinstance(value, _HostArray):
-        lo, hi = np.byte_bounds(value.array) if hasattr(np, "byte_bounds") else np.lib.array_utils.byte_bounds(value.array)
-        return lo, hi
+        bounds = np.byte_bounds if hasattr(np, "byte_bounds") else np.lib.array_utils.byte_bounds
+        return bounds(value.array)
     storage_ = value.untyped_storage()
     lo = storage_.data_ptr()
     return lo, lo + storage_.nbytes()

@@ -8,8 +8,7 @@ import pathlib
 import numpy as np
 
 import tilelang
-import tilelang.language as tl
-from tilelang.interpreter import launch, typed  # noqa: F401
+from tilelang.interpreter import launch, typed  # noqa: F401 - typed: re-exported for the tests
 from tilelang_testing import load_module
 
 HERE = pathlib.Path(__file__).parent

@@ -46,7 +46,8 @@ def test_matmul_every_dtype(dtype, m, n, k):
         got = bf16_values(c)
         rtol = 2 ** -8
     else:
-        a, b = a64.astype(np.float16 if dtype == "fp16" else np.float32), b64.astype(np.float16 if dtype == "fp16" else np.float32)
+        np_dtype = np.float16 if dtype == "fp16" else np.float32
+        a, b = a64.astype(np_dtype), b64.astype(np_dtype)
         c = np.zeros((m, n), a.dtype)
         _matmul(a, b, c, m, n, k)
         if dtype == "fp32":  # tf32 operands (the default input_precision)

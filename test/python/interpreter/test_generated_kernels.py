@@ -8,8 +8,6 @@ checked against its Python models in test_interpreter_launch.py."""
 import os
 import random
 
-import numpy as np
-
 from differential import interpret, inputs, kernel_gen, load, usable
 
 
