@@ -5,9 +5,15 @@ device, so that a launch in the wrong context or with another device's
 memory is refused and counted. Checked here: a launch runs on its tensors'
 device whichever is current (and leaves the caller's context current),
 loads the kernel once per device, goes on torch's stream of that device,
-refuses tensors of two devices naming them, and 8 threads launching on 2
-devices each land on the right one. Each case runs in a child process (the
+refuses tensors of two devices naming them, 8 threads launching on 2
+devices each land on the right one, and processes on two devices share one
+disk cache entry, also when they publish it at once. Each case runs in a child process (the
 runtime opens the driver once per process)."""
+
+import json
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -240,3 +246,35 @@ def test_processes_on_two_devices_share_one_cache_entry(library, tmp_path):
     assert first["stats"]["stores"] == 1 and second["stats"] == {"hits": 1, "stores": 0}
     entries = [path for path in cache.glob("??/*") if path.is_dir()]
     assert len(entries) == 1
+
+
+# Two processes, one per device, compiling the same kernel into one cache at
+# once (each waits for `GO` to appear, then launches).
+RACE = SHARED_CACHE.replace("fakecuda.set_device(device)\n", """fakecuda.set_device(device)
+import pathlib, time
+while not pathlib.Path(os.environ["GO"]).exists():
+    time.sleep(0.005)
+""")
+
+
+def test_processes_on_two_devices_publish_one_cache_entry_at_once(library, tmp_path):
+    cache, go, script = tmp_path / "cache", tmp_path / "go", tmp_path / "child.py"
+    script.write_text(RACE)
+    env = dict(os.environ, TILELANG_CACHE_DIR=str(cache), TILELANG_LIBCUDA=str(library), GO=str(go),
+               PYTHONPATH=os.pathsep.join([str(fakecuda.HERE), str(fakecuda.HERE.parent)]), **TWO_DEVICES)
+    children = [subprocess.Popen([sys.executable, str(script)], env=dict(env, DEVICE=str(device)),
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for device in (0, 1)]
+    go.write_text("go")
+    reports = []
+    for child in children:
+        out, err = child.communicate(timeout=300)
+        assert child.returncode == 0, err
+        reports.append(json.loads(out.strip().splitlines()[-1]))
+    assert [r["device"] for r in reports] == [0, 1]
+    # One entry: the first rename won, the other process discarded its own.
+    assert len([path for path in cache.glob("??/*") if path.is_dir()]) == 1
+    assert not list(cache.glob("??/.tmp-*")) and not list(cache.glob("??/*.discard-*"))
+    # And it is whole: a third process, on device 1, launches from it.
+    third = fakecuda.run_script(library, SHARED_CACHE, env=dict(TWO_DEVICES, TILELANG_CACHE_DIR=str(cache),
+                                                                DEVICE="1"))
+    assert third["device"] == 1 and third["stats"] == {"hits": 1, "stores": 0}
