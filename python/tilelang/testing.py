@@ -22,16 +22,22 @@ bench_calls = 0
 
 RETURN_MODES = ("min", "max", "mean", "median", "all")
 
-_FLUSH = []
+#: Per device ordinal, its L2 flush buffer.
+_FLUSH = {}
 
 
 def _l2_flush_buffer():
-    """256 MB on the GPU, zeroed between repetitions to evict L2."""
+    """256 MB on the current GPU, zeroed between repetitions to evict its
+    L2: one per device, since a sweep spread over several GPUs times on
+    each from a thread of its own (docs/autotune.md, "Several devices")."""
     import torch
 
-    if not _FLUSH:
-        _FLUSH.append(torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda"))
-    return _FLUSH[0]
+    device = torch.cuda.current_device()
+    buffer = _FLUSH.get(device)
+    if buffer is None:
+        buffer = _FLUSH[device] = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32,
+                                              device=torch.device("cuda", device))
+    return buffer
 
 
 def _check_mode(return_mode: str) -> None:

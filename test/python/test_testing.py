@@ -103,3 +103,32 @@ def test_benchmark_checks_its_fields():
     bench = _bench(x_names=["M", "N"], x_vals=[(1, 2, 3)])
     with pytest.raises(ValueError, match=r"x value \(1, 2, 3\) has 3 entries for 2 x_names"):
         testing.perf_report(bench)(lambda **kw: 1.0).run()
+
+
+def test_each_device_gets_its_own_l2_flush_buffer(monkeypatch):
+    # A stand-in for torch: the current device, and where buffers are made.
+    import sys
+    import types
+
+    current = {"device": 0}
+    made = []
+
+    def empty(size, dtype=None, device=None):
+        made.append(device)
+        return ("buffer", device)
+
+    torch = types.ModuleType("torch")
+    torch.int32 = "int32"
+    torch.device = lambda kind, index: f"{kind}:{index}"
+    torch.empty = empty
+    torch.cuda = types.SimpleNamespace(current_device=lambda: current["device"])
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    monkeypatch.setattr(testing, "_FLUSH", {})
+    first = testing._l2_flush_buffer()
+    current["device"] = 1
+    second = testing._l2_flush_buffer()
+    assert testing._l2_flush_buffer() is second
+    current["device"] = 0
+    assert testing._l2_flush_buffer() is first
+    # A parallel sweep times on each device: each flushes its own L2.
+    assert made == ["cuda:0", "cuda:1"]
