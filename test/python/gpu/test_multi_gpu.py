@@ -109,6 +109,11 @@ def test_tensors_on_two_devices_are_refused():
 
 
 def test_eight_threads_on_two_devices():
+    # Both specializations the threads need (n a multiple of 16 or not)
+    # compiled first: the threads launch, and load the kernel on the last
+    # device, concurrently.
+    run_axpy("cuda:0", n=50_000)
+    run_axpy("cuda:0", n=50_001)
     errors = []
     start = threading.Barrier(8)
 
