@@ -90,6 +90,14 @@ loaded = compiled.launchable("sm_90a")
 loaded.launch((1,), None, on(1, 0xB000), on(1, 0xC000), 1000, 2.0)
 report["direct"] = fakecuda.last_launch_device()
 report["pointer_devices"] = [tilelang._C.pointer_device(address_on(1, 0x10)), tilelang._C.pointer_device(0x1000)]
+# Linking and loading for a given device, with device 0 current.
+ptx = compiled.asm["ptx"]
+cubin, info = tilelang._C.link_kernel(ptx, "axpy", True, 0, 1)
+report["link_device"] = fakecuda.last_link_device()
+modules_before = fakecuda.module_loads_on(1)
+kernel = tilelang._C.Kernel.load_image(cubin, "axpy", 0, 8, "ppif", device=1)
+report["load_image"] = [kernel.devices, fakecuda.module_loads_on(1) - modules_before, fakecuda.current_device()]
+report["ordinal"] = tilelang._C.device_info(1)["ordinal"]
 print(json.dumps(report))
 """
 
@@ -110,6 +118,9 @@ def test_a_launch_runs_on_the_device_of_its_tensors(library):
     assert report["from_none"] == [1, -1]
     assert report["direct"] == 1
     assert report["pointer_devices"] == [1, -1]
+    assert report["link_device"] == 1
+    assert report["load_image"] == [[1], 1, 0]
+    assert report["ordinal"] == 1
 
 
 MIXED = PRELUDE + """

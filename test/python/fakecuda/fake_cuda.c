@@ -80,6 +80,7 @@ static __thread int contextDepth;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static long long launchesOn[kMaxDevices], moduleLoadsOn[kMaxDevices];
 static long long wrongDeviceCount;
+static int lastLinkDevice = -1;
 
 static FakeContext *current(void) {
   return contextDepth > 0 ? contextStack[contextDepth - 1] : NULL;
@@ -468,6 +469,7 @@ CUresult cuLinkComplete(void *state, void **image, size_t *size) {
   LinkState *link = state;
   pthread_mutex_lock(&lock);
   ++linkCount;
+  lastLinkDevice = current() ? current()->device : -1;
   pthread_mutex_unlock(&lock);
   *image = link->image;
   *size = link->size;
@@ -691,6 +693,9 @@ int fakeCudaSetDevice(int device) {
   CUresult result = cuDevicePrimaryCtxRetain(&context, device);
   return result ? result : cuCtxSetCurrent(context);
 }
+
+/* The device of the last link's context. */
+int fakeCudaLastLinkDevice(void) { return lastLinkDevice; }
 
 /* The device of the last launch's context. */
 int fakeCudaLastLaunchDevice(void) { return last.function ? last.device : -1; }

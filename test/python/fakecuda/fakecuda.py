@@ -157,6 +157,11 @@ def set_device(device: int) -> None:
         raise RuntimeError(f"fakeCudaSetDevice({device}) failed")
 
 
+def last_link_device() -> int:
+    """The device whose context the last JIT link ran in."""
+    return _driver().fakeCudaLastLinkDevice()
+
+
 def last_launch_device() -> int:
     """The device whose context the last launch ran in."""
     return _driver().fakeCudaLastLaunchDevice()
