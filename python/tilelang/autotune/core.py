@@ -254,6 +254,16 @@ def _home_device(args, kwargs) -> int:
     return current_device()
 
 
+def _copy_layout(tensor, device: int):
+    """A copy of torch tensor ``tensor`` on ``device`` with the same sizes,
+    strides and storage offset (a kernel is passed its strides as they
+    are; ``.to()`` would make a view with gaps or repeats dense): its whole
+    storage is copied, and the same view taken of the copy."""
+    elements = tensor.untyped_storage().nbytes() // tensor.element_size()
+    whole = tensor.as_strided((elements,), (1,), 0)
+    return whole.to(f"cuda:{device}").as_strided(tensor.size(), tensor.stride(), tensor.storage_offset())
+
+
 def _parse_devices(value, option: str) -> Optional[Union[str, List[int]]]:
     """``devices=`` or the knob as "all", a list of ordinals, or None
     (time on the arguments' device alone); a ValueError saying what is
@@ -652,7 +662,7 @@ class Autotuner:
         def move(value):
             where = getattr(value, "device", None)
             if getattr(value, "is_cuda", False) and getattr(where, "index", device) != device:
-                return value.to(f"cuda:{device}")
+                return _copy_layout(value, device)
             base = getattr(value, "base", None)
             if hasattr(value, "block_shape") and getattr(base, "is_cuda", False) and \
                     getattr(base.device, "index", device) != device:

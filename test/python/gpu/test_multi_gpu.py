@@ -136,6 +136,20 @@ def test_eight_threads_on_two_devices():
     assert errors == []
 
 
+def test_a_parallel_sweep_copies_arguments_with_their_layout():
+    from tilelang.autotune import core
+
+    view = torch.randn(1000, device="cuda:0")[3::4]  # an offset and a stride
+    transposed = torch.randn(64, 48, device="cuda:0").t()
+    tuner = core.Autotuner(axpy, [tilelang.Config({"BLOCK": 256})], key=["n"])
+    (view_copy, transposed_copy), _ = tuner._arguments_on(LAST, (view, transposed), {})
+    for original, copy in ((view, view_copy), (transposed, transposed_copy)):
+        assert copy.device == torch.device("cuda", LAST)
+        assert (copy.size(), copy.stride(), copy.storage_offset()) == \
+            (original.size(), original.stride(), original.storage_offset())
+        assert torch.equal(copy.cpu(), original.cpu())
+
+
 def sweep(cache_dir, devices=None):
     command = [sys.executable, str(REPO_ROOT / "bench" / "autotune_matmul.py"), "--size", "4096"]
     if devices:
