@@ -198,20 +198,20 @@ struct DotOpLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
 };
 
 /// Byte offset, from the tile's start, of storage position (row, column)
-/// before swizzling (the hardware applies it): column blocks of
-/// blockLength elements, each holding all rows.
+/// of `elementBytes`-byte elements before swizzling (the hardware applies
+/// it): column blocks of blockLength elements, each holding all rows.
 int64_t getUnswizzledByteOffset(const SwizzledTile &smem, int64_t row,
-                                int64_t column) {
+                                int64_t column, int64_t elementBytes) {
   int64_t block = column / smem.blockLength;
   int64_t inBlock = column % smem.blockLength;
-  return 2 * (block * smem.numRows * smem.blockLength +
-              row * smem.blockLength + inBlock);
+  return elementBytes * (block * smem.numRows * smem.blockLength +
+                         row * smem.blockLength + inBlock);
 }
 
 /// The same offset for a run-time (row, column).
 Value emitUnswizzledByteOffset(OpBuilder &b, Location loc,
                                const SwizzledTile &smem, Value row,
-                               Value column) {
+                               Value column, int64_t elementBytes) {
   auto constant = [&](int64_t value) { return i32Constant(b, loc, value); };
   Value block =
       LLVM::UDivOp::create(b, loc, column, constant(smem.blockLength));
@@ -224,17 +224,18 @@ Value emitUnswizzledByteOffset(OpBuilder &b, Location loc,
       LLVM::AddOp::create(
           b, loc, LLVM::MulOp::create(b, loc, row, constant(smem.blockLength)),
           inBlock));
-  return LLVM::MulOp::create(b, loc, elements, constant(2));
+  return LLVM::MulOp::create(b, loc, elements, constant(elementBytes));
 }
 
-/// The wgmma matrix descriptor of a 16-bit tile laid out as `smem`, for
-/// the core matrices starting at shared address `address` (i32): the
+/// The wgmma matrix descriptor of a tile of `elementBytes`-byte elements
+/// laid out as `smem`, for the core matrices starting at shared address
+/// `address` (i32): the
 /// address in 16-byte units, the distance between column blocks (leading
 /// byte offset) and between groups of 8 rows (stride byte offset), and the
 /// swizzle mode of the blocks' row width (128, 64 or 32 bytes).
 Value emitMatrixDescriptor(OpBuilder &b, Location loc, const SwizzledTile &smem,
-                           Value address) {
-  int64_t blockBytes = smem.blockLength * 2;
+                           Value address, int64_t elementBytes) {
+  int64_t blockBytes = smem.blockLength * elementBytes;
   uint64_t mode = blockBytes == 128 ? 1 : blockBytes == 64 ? 2 : 3;
   uint64_t leading = (smem.numRows * blockBytes) >> 4;
   uint64_t stride = (8 * blockBytes) >> 4;
@@ -272,8 +273,20 @@ SmallVector<Value> emitWarpGroupWait(OpBuilder &builder, Location loc,
   return unpackStruct(builder, loc, waited.getResult(0));
 }
 
-/// warp_group_dot -> wgmma.mma_async m64nNk16 per warpgroup tile and K
-/// step, between wgmma.fence and a commit; then, unless the product is
+/// The PTX name of a wgmma operand type.
+StringRef getWgmmaTypeName(Type type) {
+  if (type.isBF16())
+    return "bf16";
+  if (isa<Float8E4M3FNType>(type))
+    return "e4m3";
+  if (isa<Float8E5M2Type>(type))
+    return "e5m2";
+  return "f16";
+}
+
+/// warp_group_dot -> wgmma.mma_async per warpgroup tile and K step (m64nNk16
+/// for 16-bit operands, m64nNk32 for fp8: 32 bytes of K either way),
+/// between wgmma.fence and a commit; then, unless the product is
 /// asynchronous (a later warp_group_dot_wait), a wait that hands the
 /// accumulators back.
 struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
@@ -291,9 +304,13 @@ struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
     if (!aInRegisters)
       aTile = SwizzledTile::get(cast<MemDescType>(op.getA().getType()));
     std::optional<SwizzledTile> bTile = SwizzledTile::get(op.getB().getType());
-    if (!tile || (!aInRegisters && (!aTile || aTile->blockLength * 2 < 32)) ||
+    Type aElement = op.getAElementType();
+    Type bElement = op.getB().getType().getElementType();
+    int64_t elementBytes = aElement.getIntOrFloatBitWidth() / 8;
+    if (!tile ||
+        (!aInRegisters && (!aTile || aTile->blockLength * elementBytes < 32)) ||
         !bTile || !dType.getElementType().isF32() ||
-        bTile->blockLength * 2 < 32)
+        bTile->blockLength * elementBytes < 32)
       return op.emitError("warp_group_dot needs an f32 wgmma accumulator and "
                           "swizzled operand tiles with rows of 32 bytes or "
                           "more");
@@ -302,11 +319,20 @@ struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
     unsigned perInstr = instrN / 2;
     unsigned repM = llvm::divideCeil(dType.getDimSize(0), tile->ctaTile[0]);
     unsigned repN = llvm::divideCeil(dType.getDimSize(1), tile->ctaTile[1]);
-    unsigned repK = op.getAShape()[1] / 16;
-    // K-major operands need no transpose; M- or N-major ones do.
+    // Each instruction covers 32 bytes of K.
+    unsigned instrK = 32 / elementBytes;
+    unsigned repK = op.getAShape()[1] / instrK;
+    // K-major operands need no transpose; M- or N-major ones do, which
+    // wgmma offers for 16-bit operands only.
     bool transposeA = aTile && aTile->contiguousDim != 1;
     bool transposeB = bTile->contiguousDim != 0;
-    StringRef type = op.getAElementType().isBF16() ? "bf16" : "f16";
+    if (elementBytes == 1 && (transposeA || transposeB))
+      return op.emitError("wgmma reads fp8 operands K-major only: A's rows "
+                          "and B's columns must be contiguous in shared "
+                          "memory");
+    std::string types = (getWgmmaTypeName(aElement) + "." +
+                         getWgmmaTypeName(bElement))
+                            .str();
 
     auto constant = [&](int64_t value) {
       return i32Constant(rewriter, loc, value);
@@ -346,8 +372,10 @@ struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
             rewriter, loc, address,
             emitUnswizzledByteOffset(rewriter, loc, smem,
                                      kContiguous ? warpStart : zero,
-                                     kContiguous ? zero : warpStart));
-        operand.base = emitMatrixDescriptor(rewriter, loc, smem, at);
+                                     kContiguous ? zero : warpStart,
+                                     elementBytes));
+        operand.base =
+            emitMatrixDescriptor(rewriter, loc, smem, at, elementBytes);
       }
       return operand;
     };
@@ -357,7 +385,8 @@ struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
       int64_t row = operand.kContiguous ? other : k;
       int64_t column = operand.kContiguous ? k : other;
       if (operand.base) {
-        int64_t units = getUnswizzledByteOffset(smem, row, column) >> 4;
+        int64_t units =
+            getUnswizzledByteOffset(smem, row, column, elementBytes) >> 4;
         if (units == 0)
           return operand.base;
         return LLVM::AddOp::create(
@@ -372,8 +401,8 @@ struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
           emitUnswizzledByteOffset(
               rewriter, loc, smem,
               operand.kContiguous ? otherAt : constant(k),
-              operand.kContiguous ? constant(k) : otherAt));
-      return emitMatrixDescriptor(rewriter, loc, smem, at);
+              operand.kContiguous ? constant(k) : otherAt, elementBytes));
+      return emitMatrixDescriptor(rewriter, loc, smem, at, elementBytes);
     };
     std::optional<OperandDescriptors> aOperand;
     SmallVector<Value> aRegisters;
@@ -407,17 +436,20 @@ struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
                   .str()
             : "$" + std::to_string(aIndex);
     unsigned bIndex = aIndex + (aInRegisters ? 4 : 1);
-    std::string flags = aInRegisters ? std::to_string(int(transposeB))
-                                     : llvm::formatv("{0}, {1}",
-                                                     int(transposeA),
-                                                     int(transposeB))
-                                           .str();
+    // The transpose flags, which the fp8 forms do not take.
+    std::string flags = aInRegisters ? ", " + std::to_string(int(transposeB))
+                        : elementBytes == 1
+                            ? std::string()
+                            : llvm::formatv(", {0}, {1}", int(transposeA),
+                                            int(transposeB))
+                                  .str();
     // scale-d 0 makes an instruction overwrite its accumulator (d = a * b)
     // rather than add to it.
     auto instructionText = [&](int scaleD) {
-      return llvm::formatv("wgmma.mma_async.sync.aligned.m64n{0}k16.f32.{1}.{1} "
-                           "{{{2}}, {3}, ${4}, {5}, 1, 1, {6};",
-                           instrN, type, outputs, aText, bIndex, scaleD, flags)
+      return llvm::formatv("wgmma.mma_async.sync.aligned.m64n{0}k{1}.f32.{2} "
+                           "{{{3}}, {4}, ${5}, {6}, 1, 1{7};",
+                           instrN, instrK, types, outputs, aText, bIndex,
+                           scaleD, flags)
           .str();
     };
     std::string text = instructionText(1);
@@ -447,10 +479,10 @@ struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
             operands.append(step.begin(), step.end());
           } else {
             operands.push_back(
-                descriptor(*aOperand, i * tile->ctaTile[0], kk * 16));
+                descriptor(*aOperand, i * tile->ctaTile[0], kk * instrK));
           }
           operands.push_back(
-              descriptor(bOperand, j * tile->ctaTile[1], kk * 16));
+              descriptor(bOperand, j * tile->ctaTile[1], kk * instrK));
           auto product = emitInlineAsm(rewriter, loc, accTypes, operands,
                                        kk == 0 ? firstText : text, constraints);
           for (unsigned r = 0; r < perInstr; ++r)

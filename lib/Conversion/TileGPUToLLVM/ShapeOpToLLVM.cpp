@@ -49,7 +49,7 @@ struct ConstantLowering : public ConvertOpToLLVMPattern<arith::ConstantOp> {
     Type elementType = getTypeConverter()->convertType(type.getElementType());
     Value scalar = LLVM::ConstantOp::create(
         rewriter, op.getLoc(), elementType,
-        cast<TypedAttr>(dense.getSplatValue<Attribute>()));
+        getLLVMConstantAttr(cast<TypedAttr>(dense.getSplatValue<Attribute>())));
     SmallVector<Value> elements(getTotalElemsPerThread(type), scalar);
     replaceWithElements(rewriter, op, type, elements,
                         *getTypeConverter());

@@ -310,6 +310,15 @@ void populateAtomicOpToLLVMPatterns(TileGPUTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns);
 void populateDebugOpToLLVMPatterns(TileGPUTypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
+/// fp8 casts (scalar arith.extf / truncf) and scalar fp8 constants.
+void populateFp8OpToLLVMPatterns(TileGPUTypeConverter &converter,
+                                 mlir::RewritePatternSet &patterns);
+/// Reports, before the conversion, the fp8 ops it cannot lower: arithmetic
+/// on fp8 values, and narrowing to fp8 before sm_89.
+mlir::LogicalResult verifyFp8Ops(mlir::ModuleOp module);
+/// `value` as an LLVM constant attribute: an fp8 float becomes its bit
+/// pattern (i8, the converted type); other attributes are kept.
+mlir::TypedAttr getLLVMConstantAttr(mlir::TypedAttr value);
 /// tile.assume (llvm.intr.assume) and tile.hint (erased).
 void populatePromiseOpToLLVMPatterns(TileGPUTypeConverter &converter,
                                      mlir::RewritePatternSet &patterns);

@@ -52,22 +52,7 @@ struct ConvertTileGPUToLLVMPass
     // is held to the cap that convert-tile-to-tilegpu enforces.
     if (failed(tile::verifyTensorSizes(module)))
       return signalPassFailure();
-
-    // fp8 values only make sense as tensor-core operands, which are not
-    // lowered yet; say so rather than produce invalid LLVM.
-    WalkResult fp8 = module.walk([](Operation *op) {
-      for (Type type : llvm::concat<Type>(op->getOperandTypes(),
-                                          op->getResultTypes())) {
-        if (isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(
-                type))) {
-          op->emitError("fp8 values cannot be lowered to PTX yet (they "
-                        "arrive with tensor-core dot)");
-          return WalkResult::interrupt();
-        }
-      }
-      return WalkResult::advance();
-    });
-    if (fp8.wasInterrupted())
+    if (failed(verifyFp8Ops(module)))
       return signalPassFailure();
 
     int64_t shared = allocateSharedMemory(module);
@@ -90,6 +75,7 @@ struct ConvertTileGPUToLLVMPass
     populateFuncOpToLLVMPatterns(converter, patterns, *numWarps,
                                  maxRegisters);
     populateElementwiseOpToLLVMPatterns(converter, patterns, axisInfo);
+    populateFp8OpToLLVMPatterns(converter, patterns);
     populateMemoryOpToLLVMPatterns(converter, patterns, axisInfo);
     populateShapeOpToLLVMPatterns(converter, patterns);
     populateDotOperandToLLVMPatterns(converter, patterns);

@@ -187,7 +187,29 @@ def _float_bits(value: float, dt: dtype) -> Optional[str]:
             return "0x7FC0"
         bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
         return f"0x{bits & 0xFFFF:04X}"
+    if dt.is_fp8():
+        return f"0x{fp8_bits(value, dt):02X}"
     return None
+
+
+def fp8_bits(value: float, dt: dtype) -> int:
+    """The fp8 bit pattern of ``value`` with Triton's rounding (to nearest
+    even, saturating to the largest finite value; NaN stays NaN), as the
+    compiled conversions give it (cvt.rn.satfinite)."""
+    man, bias, largest = (3, 7, 448.0) if dt.name == "fp8e4nv" else (2, 15, 57344.0)
+    sign = 0x80 if math.copysign(1.0, value) < 0 else 0
+    if value != value:
+        return 0x7F
+    a = min(abs(value), largest)
+    # The spacing of representable values around a (subnormals share the
+    # smallest normal binade's), then a to a multiple of it, ties to even.
+    exponent = max(math.frexp(a)[1] - 1, 1 - bias) if a else 1 - bias
+    quantum = math.ldexp(1.0, exponent - man)
+    a = min(round(a / quantum) * quantum, largest)
+    if a < math.ldexp(1.0, 1 - bias):
+        return sign | int(a / math.ldexp(1.0, 1 - bias - man))
+    mantissa, e = math.frexp(a)  # a = mantissa * 2^e, mantissa in [0.5, 1)
+    return sign | ((e - 1 + bias) << man) | int((mantissa * 2 - 1) * (1 << man))
 
 
 def mlir_string(text: str) -> str:
@@ -359,8 +381,6 @@ class Semantic:
             text = str(value)
         else:
             text = _float_bits(float(value), dt)
-            if text is None:  # fp8: through f32
-                return self.cast(self.constant(value, tlc.float32, shape), dt)
         if dt.is_bool() and not shape:
             return self.b.op(f"arith.constant {text}", dt, shape)
         if shape:
@@ -438,8 +458,11 @@ class Semantic:
                            and dt.primitive_bitwidth < src.primitive_bitwidth):
             self.error(f"fp_downcast_rounding of {what} applies only to floating-point conversions to a "
                        f"narrower type, not {src.name} to {dt.name}" + (" as a bitcast" if bitcast else ""))
+        if rounding == "rtz" and dt.is_fp8():
+            self.error(f"fp_downcast_rounding='rtz' of {what} is not supported for {dt.name} "
+                       "(fp8 conversions round to nearest even, as in Triton)")
         nearest = self.cast(v, dt)
-        if rounding == "rtne" or dt.is_fp8():
+        if rounding == "rtne":
             return nearest
         return self._toward_zero(v, nearest)
 

@@ -51,6 +51,10 @@ static SmallVector<unsigned> chooseWarpsPerCTA(int64_t m, int64_t n,
   return {warpsM, warpsN};
 }
 
+static bool isFloat8(Type type) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(type);
+}
+
 /// Elements of `type` per 32-bit register of an mma.sync operand, or 0 when
 /// mma.sync has no form for it. Reports why at `dot`.
 static unsigned getKWidth(tile::DotOp dot, Type type) {
@@ -64,7 +68,7 @@ static unsigned getKWidth(tile::DotOp dot, Type type) {
     }
     return 1;
   }
-  if (type.isInteger(8))
+  if (type.isInteger(8) || isFloat8(type))
     return 4;
   dot.emitError("tile.dot on ")
       << type << " operands cannot be lowered yet (the tensor-core lowering "
@@ -76,7 +80,8 @@ static unsigned getKWidth(tile::DotOp dot, Type type) {
 /// fit: warpgroups go along M while each keeps 64 rows, the rest along N;
 /// one instruction covers a warpgroup's whole N (at most 256).
 static MmaEncodingAttr chooseWgmmaLayout(MLIRContext *context, int64_t m,
-                                         int64_t n, unsigned numWarps) {
+                                         int64_t n, unsigned numWarps,
+                                         unsigned instrK) {
   if (numWarps % 4 != 0 || m < 64)
     return {};
   unsigned warpgroups = numWarps / 4;
@@ -86,7 +91,7 @@ static MmaEncodingAttr chooseWgmmaLayout(MLIRContext *context, int64_t m,
   if (instrN < 16 || instrN % 16 != 0)
     return {};
   return MmaEncodingAttr::get(context, /*version=*/3, {4 * alongM, alongN},
-                              {64, unsigned(instrN), 16});
+                              {64, unsigned(instrN), instrK});
 }
 
 /// The value before any layout conversion: what a dot operand was computed
@@ -119,20 +124,25 @@ static SmallVector<unsigned> getViewOrder(Value value) {
   return order;
 }
 
-/// Whether wgmma's matrix descriptors can address `value` (a 16-bit tile)
-/// in its shared layout: swizzled rows of 32 bytes or more, and N-major
-/// instructions that start on a swizzle pattern.
+/// Whether wgmma's matrix descriptors can address `value` in its shared
+/// layout: swizzled rows of 32 bytes or more, and N-major instructions that
+/// start on a swizzle pattern; 8-bit tiles only K-major (wgmma transposes
+/// 16-bit operands only).
 static bool fitsWgmmaDescriptors(Value value, unsigned instrN, bool isB) {
   auto type = cast<RankedTensorType>(value.getType());
+  unsigned bits = type.getElementTypeBitWidth();
   SmallVector<unsigned> order = getViewOrder(value);
   int64_t blockLength = getSwizzleBlockLength(
-      getSwizzledSharedEncoding(value.getContext(), type.getShape(), order, 16),
+      getSwizzledSharedEncoding(value.getContext(), type.getShape(), order,
+                                bits),
       type.getDimSize(order[0]));
-  if (blockLength < 16)
+  if (blockLength * bits < 32 * 8)
     return false;
   bool kContiguous = order[0] == (isB ? 0u : 1u);
   if (kContiguous)
     return true;
+  if (bits != 16)
+    return false;
   int64_t instrExtent = isB ? instrN : 64;
   return instrExtent % blockLength == 0;
 }
@@ -176,6 +186,12 @@ public:
   LogicalResult accelerate(tile::DotOp dot);
 
 private:
+  /// Whether an fp8 dot can run on wgmma: the target has it, the shape
+  /// fits a warpgroup layout with 32-deep instructions, and both operands
+  /// are read K-major from shared memory.
+  bool canUseFp8Wgmma(tile::DotOp dot) const;
+  /// The same product on f16 operands widened from fp8 (exact).
+  tile::DotOp widenToF16(tile::DotOp dot) const;
   /// Keeps iter_arg `index` of `loop` in `layout` across iterations.
   void carryInLayout(scf::ForOp loop, unsigned index, Attribute layout);
 
@@ -185,13 +201,52 @@ private:
 
 } // namespace
 
+bool DotAccelerator::canUseFp8Wgmma(tile::DotOp dot) const {
+  RankedTensorType aType = dot.getA().getType(), dType = dot.getType();
+  if (!useWgmma || !dType.getElementType().isF32() ||
+      aType.getDimSize(1) % 32 != 0)
+    return false;
+  MmaEncodingAttr mma =
+      chooseWgmmaLayout(dot.getContext(), dType.getDimSize(0),
+                        dType.getDimSize(1), numWarps, /*instrK=*/32);
+  if (!mma)
+    return false;
+  unsigned instrN = mma.getInstrShape()[1];
+  return fitsWgmmaDescriptors(lookThroughConversions(dot.getA()), instrN,
+                              /*isB=*/false) &&
+         fitsWgmmaDescriptors(lookThroughConversions(dot.getB()), instrN,
+                              /*isB=*/true);
+}
+
+tile::DotOp DotAccelerator::widenToF16(tile::DotOp dot) const {
+  OpBuilder builder(dot);
+  Location loc = dot.getLoc();
+  auto widen = [&](Value value) -> Value {
+    Value source = lookThroughConversions(value);
+    auto type = cast<RankedTensorType>(source.getType());
+    return arith::ExtFOp::create(
+        builder, loc, type.clone(builder.getF16Type()), source);
+  };
+  auto wide = tile::DotOp::create(builder, loc, dot.getType(),
+                                  widen(dot.getA()), widen(dot.getB()),
+                                  dot.getC(), dot.getInputPrecision(),
+                                  /*maxNumImpreciseAcc=*/0);
+  dot.replaceAllUsesWith(wide.getResult());
+  dot.erase();
+  return wide;
+}
+
 LogicalResult DotAccelerator::accelerate(tile::DotOp dot) {
   RankedTensorType aType = dot.getA().getType(), bType = dot.getB().getType();
   RankedTensorType dType = dot.getType();
   if (dType.getRank() != 2)
     return dot.emitError("batched (3-D) tile.dot cannot be lowered yet");
   Type aElement = aType.getElementType(), bElement = bType.getElementType();
-  if (aElement != bElement)
+  // fp8: wgmma where it reads both operands K-major from shared memory;
+  // elsewhere the operands widen to f16 (exactly) for the f16 product.
+  if (isFloat8(aElement) && isFloat8(bElement) && !canUseFp8Wgmma(dot))
+    return accelerate(widenToF16(dot));
+  if (aElement != bElement && !(isFloat8(aElement) && isFloat8(bElement)))
     return dot.emitError("tile.dot operands of different types (")
            << aElement << " and " << bElement << ") cannot be lowered yet";
   unsigned kWidth = getKWidth(dot, aElement);
@@ -205,14 +260,17 @@ LogicalResult DotAccelerator::accelerate(tile::DotOp dot) {
   MLIRContext *context = dot.getContext();
   OpBuilder builder(dot);
   Location loc = dot.getLoc();
-  // Hopper: wgmma on operands in shared memory, for 16-bit types.
+  // Hopper: wgmma on operands in shared memory, for 16-bit types and fp8
+  // (instructions 16 and 32 deep: 32 bytes of K).
+  bool fp8 = isFloat8(aElement);
   MmaEncodingAttr mma;
-  if (useWgmma && kWidth == 2)
+  if (useWgmma && (kWidth == 2 || fp8))
     mma = chooseWgmmaLayout(context, dType.getDimSize(0), dType.getDimSize(1),
-                            numWarps);
+                            numWarps, fp8 ? 32 : 16);
   Value aSource = lookThroughConversions(dot.getA());
   Value bSource = lookThroughConversions(dot.getB());
-  bool aInRegisters = mma && k % 16 == 0 && isComputedFromProduct(aSource);
+  bool aInRegisters =
+      mma && !fp8 && k % 16 == 0 && isComputedFromProduct(aSource);
   if (mma && !((aInRegisters ||
                 fitsWgmmaDescriptors(aSource, mma.getInstrShape()[1],
                                      /*isB=*/false)) &&
@@ -247,8 +305,10 @@ LogicalResult DotAccelerator::accelerate(tile::DotOp dot) {
           trans && trans.getOrder() == ArrayRef<int32_t>{1, 0};
       Value stored = viewTransposed ? trans.getSrc() : value;
       auto type = cast<RankedTensorType>(stored.getType());
-      auto encoding = getSwizzledSharedEncoding(context, type.getShape(),
-                                                getSharedOrder(stored), 16);
+      auto encoding =
+          getSwizzledSharedEncoding(context, type.getShape(),
+                                    getSharedOrder(stored),
+                                    type.getElementTypeBitWidth());
       auto bufferType =
           MemDescType::get(context, type.getShape(), type.getElementType(),
                            encoding, /*mutableMemory=*/false);

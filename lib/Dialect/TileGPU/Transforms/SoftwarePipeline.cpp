@@ -207,10 +207,15 @@ LoopPipeliner::matchOperandLoad(Operation *consumer) {
     return std::nullopt;
   }
   auto type = cast<RankedTensorType>(loaded.getType());
-  if (type.getElementType().getIntOrFloatBitWidth() != 16)
+  // 16-bit operands; 8-bit ones (fp8) of wgmma, through cp.async.
+  unsigned bits = type.getElementType().getIntOrFloatBitWidth();
+  if (bits != 16 && !(bits == 8 && isa<LocalAllocOp>(consumer)))
     return std::nullopt;
-  if (auto descLoad = loaded.getDefiningOp<tile::DescriptorLoadOp>())
+  if (auto descLoad = loaded.getDefiningOp<tile::DescriptorLoadOp>()) {
+    if (bits != 16)
+      return std::nullopt;
     return matchBulkLoad(descLoad, consumer, encoding, type);
+  }
   auto load = loaded.getDefiningOp<tile::LoadOp>();
   if (!load || load->getBlock() != body || !load->hasOneUse() ||
       load.getIsVolatile())
@@ -225,15 +230,16 @@ LoopPipeliner::matchOperandLoad(Operation *consumer) {
     return std::nullopt;
   // cp.async moves 4, 8 or 16 bytes: the same width the lowering computes.
   unsigned dim = blocked.getOrder()[0];
+  unsigned bytes = bits / 8;
   unsigned width =
       std::min({blocked.getSizePerThread()[dim],
-                axisInfo.getPointerVectorWidth(load.getPtr(), dim, 2),
-                axisInfo.getMaskConstancy(load.getMask(), dim), 8u});
-  if (width * 2 < 4 || type.getDimSize(dim) % 8 != 0)
+                axisInfo.getPointerVectorWidth(load.getPtr(), dim, bytes),
+                axisInfo.getMaskConstancy(load.getMask(), dim), 16 / bytes});
+  if (width * bytes < 4 || type.getDimSize(dim) % 8 != 0)
     return std::nullopt;
   if (!encoding)
     encoding = getSwizzledSharedEncoding(loop.getContext(), type.getShape(),
-                                         blocked.getOrder(), 16);
+                                         blocked.getOrder(), bits);
   // Copies land along the buffer's rows.
   if (encoding.getOrder()[0] != dim)
     return std::nullopt;
