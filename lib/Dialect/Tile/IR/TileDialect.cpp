@@ -190,3 +190,21 @@ LogicalResult tilelang::tile::verifyTensorSizes(Operation *root) {
   });
   return failure(result.wasInterrupted());
 }
+
+LogicalResult tilelang::tile::verifyControlFlowCount(Operation *root) {
+  int64_t count = 0;
+  WalkResult result = root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (!isa<scf::IfOp, scf::ForOp, scf::WhileOp, scf::IndexSwitchOp>(op))
+      return WalkResult::advance();
+    if (++count <= kMaxControlFlowOps)
+      return WalkResult::advance();
+    op->emitError() << "this kernel has more than " << kMaxControlFlowOps
+                    << " run-time branches and loops (if, for, while), the "
+                       "most one kernel may hold (compile time grows faster "
+                       "than their number): make conditions known at "
+                       "compile time (tl.constexpr), or split the work into "
+                       "several kernels";
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}

@@ -45,6 +45,21 @@ constexpr int64_t kMaxTensorElements = int64_t(1) << 20;
 /// tilelang-compile is refused before it is distributed to threads.
 mlir::LogicalResult verifyTensorSizes(mlir::Operation *root);
 
+/// The most run-time control-flow ops (scf.if, scf.for, scf.while,
+/// scf.index_switch) a module may hold. Their lowering takes time and memory
+/// that grow faster than their number: SCF to CF splits the block at each
+/// one, moving every op after it, and LLVM's loop passes (induction
+/// variables, rotation) follow chains of sequential loops. Past this limit a
+/// kernel would take more than seconds to compile (and Triton, which has no
+/// limit, takes longer on the same source); 50,000 `if`s ran the compiler
+/// out of memory.
+constexpr int64_t kMaxControlFlowOps = 1024;
+
+/// Reports, at the first op past the limit, a module `root` that holds more
+/// than kMaxControlFlowOps control-flow ops, and fails. convert-tile-to-tilegpu
+/// calls it first.
+mlir::LogicalResult verifyControlFlowCount(mlir::Operation *root);
+
 } // namespace tilelang::tile
 
 #endif // TILELANG_DIALECT_TILE_IR_TILEDIALECT_H
