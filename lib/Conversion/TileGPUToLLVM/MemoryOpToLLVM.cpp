@@ -24,6 +24,9 @@ struct AccessPlan {
   unsigned vectorWidth = 1;   // elements per access
   unsigned elementBits = 8;   // bits per element in memory
   Type memoryElementType;     // element type in memory (i1 -> i8)
+  bool useAsm = false;        // inline PTX (see planGlobalAccess)
+
+  unsigned totalBits() const { return vectorWidth * elementBits; }
 };
 
 AccessPlan planAccess(const ModuleAxisInfo &axisInfo, Value ptr, Value mask,
@@ -45,6 +48,19 @@ AccessPlan planAccess(const ModuleAxisInfo &axisInfo, Value ptr, Value mask,
   width = std::min(width, axisInfo.getMaskConstancy(mask, dim));
   width = std::min(width, 128 / plan.elementBits);
   plan.vectorWidth = std::max(1u, width);
+  return plan;
+}
+
+/// The plan of a tile.load or tile.store: its pointers' and mask's vector
+/// accesses, through inline PTX when it is masked or carries a cache
+/// modifier or an eviction policy (LLVM's load and store have neither).
+template <typename OpTy>
+AccessPlan planGlobalAccess(const ModuleAxisInfo &axisInfo, OpTy op,
+                            Type llvmElementType) {
+  AccessPlan plan =
+      planAccess(axisInfo, op.getPtr(), op.getMask(), llvmElementType);
+  plan.useAsm = op.getMask() || op.getCache() != tile::CacheModifier::None ||
+                op.getEvict() != tile::EvictionPolicy::Normal;
   return plan;
 }
 
@@ -190,13 +206,11 @@ struct LoadLowering : public ConvertOpToLLVMPattern<tile::LoadOp> {
     if (op.getOther())
       others = getElements(rewriter, loc, adaptor.getOther(),
                            op.getOther().getType(), count);
-    AccessPlan plan = planAccess(axisInfo, op.getPtr(), op.getMask(),
-                                 llvmElementType);
+    AccessPlan plan = planGlobalAccess(axisInfo, op, llvmElementType);
     unsigned vec = plan.vectorWidth;
     Type memoryType = plan.memoryElementType;
-    unsigned totalBits = vec * plan.elementBits;
-    bool useAsm = op.getMask() || op.getCache() != tile::CacheModifier::None ||
-                  op.getEvict() != tile::EvictionPolicy::Normal;
+    unsigned totalBits = plan.totalBits();
+    bool useAsm = plan.useAsm;
 
     SmallVector<Value> results;
     for (unsigned first = 0; first < count; first += vec) {
@@ -297,13 +311,11 @@ struct StoreLowering : public ConvertOpToLLVMPattern<tile::StoreOp> {
     if (op.getMask())
       masks = getElements(rewriter, loc, adaptor.getMask(),
                           op.getMask().getType(), count);
-    AccessPlan plan = planAccess(axisInfo, op.getPtr(), op.getMask(),
-                                 llvmElementType);
+    AccessPlan plan = planGlobalAccess(axisInfo, op, llvmElementType);
     unsigned vec = plan.vectorWidth;
     Type memoryType = plan.memoryElementType;
-    unsigned totalBits = vec * plan.elementBits;
-    bool useAsm = op.getMask() || op.getCache() != tile::CacheModifier::None ||
-                  op.getEvict() != tile::EvictionPolicy::Normal;
+    unsigned totalBits = plan.totalBits();
+    bool useAsm = plan.useAsm;
 
     for (unsigned first = 0; first < count; first += vec) {
       SmallVector<Value> group;

@@ -58,6 +58,17 @@ OpFoldResult SplatOp::fold(FoldAdaptor adaptor) {
   return SplatElementsAttr::get(getType(), scalar);
 }
 
+/// Broadcast and reshape move elements without converting them: the
+/// source's and the result's element types must be one.
+static LogicalResult verifySameElementType(Operation *op, ShapedType srcType,
+                                           ShapedType resultType) {
+  if (srcType.getElementType() != resultType.getElementType())
+    return op->emitOpError("element types of source (")
+           << srcType.getElementType() << ") and result ("
+           << resultType.getElementType() << ") differ";
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // BroadcastOp
 //===----------------------------------------------------------------------===//
@@ -65,10 +76,8 @@ OpFoldResult SplatOp::fold(FoldAdaptor adaptor) {
 LogicalResult BroadcastOp::verify() {
   auto srcType = getSrc().getType();
   auto resultType = getType();
-  if (srcType.getElementType() != resultType.getElementType())
-    return emitOpError("element types of source (")
-           << srcType.getElementType() << ") and result ("
-           << resultType.getElementType() << ") differ";
+  if (failed(verifySameElementType(*this, srcType, resultType)))
+    return failure();
   if (srcType.getRank() != resultType.getRank())
     return emitOpError("source rank (")
            << srcType.getRank() << ") differs from result rank ("
@@ -120,10 +129,8 @@ OpFoldResult ExpandDimsOp::fold(FoldAdaptor adaptor) {
 LogicalResult ReshapeOp::verify() {
   auto srcType = getSrc().getType();
   auto resultType = getType();
-  if (srcType.getElementType() != resultType.getElementType())
-    return emitOpError("element types of source (")
-           << srcType.getElementType() << ") and result ("
-           << resultType.getElementType() << ") differ";
+  if (failed(verifySameElementType(*this, srcType, resultType)))
+    return failure();
   if (srcType.getNumElements() != resultType.getNumElements())
     return emitOpError("source has ")
            << srcType.getNumElements() << " elements but the result has "
