@@ -7,7 +7,9 @@ one; LLVM's loop passes follow chains of loops): 50,000 `if`s ran the
 compiler out of memory, 4,000 loops took minutes in LLVM's O3, and Triton
 compiles 1,024 such loops in over a minute. A kernel may hold at most
 tile::kMaxControlFlowOps (1,024) run-time branches and loops; the error
-points at the first one past the limit, in the user's source.
+points at the first one past the limit, in the user's source. The frontend
+counts the branches and loops it emits and stops there; libtilelang counts
+those of the IR it is given.
 
 The checks are deterministic: the refused kernels are refused by counting,
 before anything slow runs, and the largest accepted kernels compile.
@@ -60,9 +62,8 @@ def test_past_the_limit_is_refused_at_the_statement(tmp_path, shape):
     the kernel's file."""
     make = sequential_ifs if shape == "ifs" else sequential_loops
     kernel, path, first = load_kernel(tmp_path, f"many_{shape}", make(LIMIT + 1))
-    compiled = kernel.compile("*i32,i32")
     with pytest.raises(tilelang.CompilationError) as info:
-        compiled.to_ptx("sm_90a")
+        kernel.compile("*i32,i32").to_ptx("sm_90a")
     error = info.value
     message = str(error)
     assert f"more than {LIMIT} run-time branches and loops" in message, message
@@ -90,6 +91,19 @@ def test_at_the_limit_compiles(tmp_path):
     to PTX."""
     kernel, _, _ = load_kernel(tmp_path, "limit_ifs", sequential_ifs(LIMIT))
     assert ".entry k(" in kernel.compile("*i32,i32").to_ptx("sm_90a").ptx
+
+
+def test_frontend_refuses_before_the_rest_of_the_kernel(tmp_path):
+    """The frontend counts too, with libtilelang's limit, and stops at the
+    statement past it: a kernel of 20,000 `if`s is refused in the time of
+    its first 1,025 (before, the frontend generated all of them, taking
+    seconds, before libtilelang refused the IR)."""
+    from tilelang.frontend import codegen
+    assert codegen.MAX_CONTROL_FLOW_OPS == LIMIT
+    kernel, path, first = load_kernel(tmp_path, "many_ifs_frontend", sequential_ifs(20_000))
+    with pytest.raises(tilelang.CompilationError) as info:
+        kernel.compile("*i32,i32")  # the frontend alone
+    assert (info.value.diagnostics[0].file, info.value.diagnostics[0].line) == (str(path), first + 2 * LIMIT)
 
 
 def test_ir_past_the_limit_is_refused():

@@ -27,6 +27,10 @@ from tilelang.frontend.semantic import (
 )
 from tilelang.language import core as tlc
 
+# The most run-time branches and loops (scf.if/for/while) one kernel may
+# hold: libtilelang's tile::kMaxControlFlowOps, where the reason is given.
+MAX_CONTROL_FLOW_OPS = 1024
+
 _BINOPS = {
     ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
     ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>",
@@ -374,6 +378,18 @@ class CodeGenerator(ast.NodeVisitor):
         file, line, col = self.info.location(node)
         return CompilationError([Diagnostic("error", message, file, line, col)])
 
+    def _count_control_flow(self, node):
+        """Counts a run-time branch or loop about to be emitted and refuses
+        the one past MAX_CONTROL_FLOW_OPS, which libtilelang would refuse
+        too: here, before the rest of a kernel of 50,000 `if`s costs the
+        frontend its time."""
+        self.b.control_flow_ops += 1
+        if self.b.control_flow_ops > MAX_CONTROL_FLOW_OPS:
+            raise self.error(node, f"this kernel has more than {MAX_CONTROL_FLOW_OPS} run-time branches and "
+                                   "loops (if, for, while), the most one kernel may hold (compile time grows "
+                                   "faster than their number): make conditions known at compile time "
+                                   "(tl.constexpr), or split the work into several kernels")
+
     def visit(self, node):
         if not hasattr(node, "lineno"):
             return super().visit(node)
@@ -649,8 +665,10 @@ class CodeGenerator(ast.NodeVisitor):
                     self.b.emit(f"scf.yield {', '.join(v.name for v in vals)} : {', '.join(types)}")
             res = self.b.fresh()
             head = f"{res}:{len(kept)} = " if len(kept) > 1 else f"{res} = "
+            self._count_control_flow(node)
             self.b.lines.append(f"{head}scf.if {c.name} -> ({', '.join(types)}) {{")
         else:
+            self._count_control_flow(node)
             self.b.lines.append(f"scf.if {c.name} {{")
         self.b.append_region(then_lines)
         if else_lines or kept:
@@ -913,6 +931,7 @@ class CodeGenerator(ast.NodeVisitor):
         lb, ub, st = bounds
         res = self.b.fresh()
         attrs = self._loop_attributes(spec)
+        self._count_control_flow(node)
         if carried:
             inits = ", ".join(f"{a.name} = {v.name}" for a, (_, v) in zip(args, carried))
             types = ", ".join(v.type for _, v in carried)
@@ -1064,6 +1083,7 @@ class CodeGenerator(ast.NodeVisitor):
         res = self.b.fresh()
         inits = ", ".join(f"{a.name} = {v.name}" for a, (_, v) in zip(before_args, carried))
         head = (f"{res}:{len(carried)} = " if len(carried) > 1 else f"{res} = ") if carried else ""
+        self._count_control_flow(node)
         self.b.lines.append(f"{head}scf.while ({inits}) : ({', '.join(types)}) -> ({', '.join(types)}) {{")
         self.b.append_region(before)
         self.b.lines.append("} do {")
@@ -1273,6 +1293,7 @@ class CodeGenerator(ast.NodeVisitor):
                                    "here loads, stores or has another effect; use a scalar condition, "
                                    "or tl.where with masked loads and stores")
         if tv is None and ev is None:
+            self._count_control_flow(node)
             self.b.lines.append(f"scf.if {c.name} {{")
             self.b.append_region(then_lines)
             self.b.lines.append("} else {")
@@ -1291,6 +1312,7 @@ class CodeGenerator(ast.NodeVisitor):
             evalue = self.sem.as_value(ev, dt, shape)
             self.b.emit(f"scf.yield {evalue.name} : {evalue.type}")
         res = self.b.fresh()
+        self._count_control_flow(node)
         self.b.lines.append(f"{res} = scf.if {c.name} -> ({tval.type}) {{")
         self.b.append_region(then_lines)
         self.b.lines.append("} else {")

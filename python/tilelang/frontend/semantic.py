@@ -236,6 +236,8 @@ class Builder:
         self.lines: List[str] = []
         self.counter = 0
         self.loc = "loc(unknown)"
+        # Run-time branches and loops emitted (CodeGen._count_control_flow).
+        self.control_flow_ops = 0
 
     def fresh(self) -> str:
         name = f"%{self.counter}"
