@@ -1,6 +1,6 @@
 """Benchmarks on the GPU: tilelang next to torch and Triton in one run.
 
-  python bench/run.py [--out DIR] [--only layernorm,softmax,launch,matmul,matmul-desc,attention|all]
+  python bench/run.py [--out DIR] [--only layernorm,softmax,launch,matmul,matmul-desc,matmul-fp8,attention|all]
                       [--rep-ms 300]
 
   layernorm  layernorm forward, fp16, at the anchor shapes of the H100 notes
@@ -13,6 +13,10 @@
              to cuBLAS (torch.matmul)
   matmul-desc  the same products through tensor descriptors (bulk tensor
              copies on Hopper, for tilelang and Triton)
+  matmul-fp8 the same kernel on fp8 (e4m3) inputs with B K-major and an fp16
+             result, 4096^3 and 8192^3, next to cuBLAS through
+             torch._scaled_mm (unit scales, fast accumulation: the
+             accumulation both compilers' wgmma products use)
   attention  the bundled flash-attention forward (kernels.py's
              attention_fwd_kernel), fp16 and bf16, B4 H32 N4096 at head
              dimensions 64 and 128, causal and full, and B2 H16 N16384 D128
@@ -64,6 +68,10 @@ SOFTMAX_DTYPES = [torch.float16, torch.float32]
 MATMUL_SHAPES = [(1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192),
                  (16, 8192, 8192)]
 MATMUL_DTYPES = [torch.float16, torch.bfloat16]
+MATMUL_FP8_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192)]
+# Triton's matmul tutorial's first config for fp8 inputs, for both compilers.
+MATMUL_FP8_CONFIG = {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 128, "GROUP_SIZE_M": 8,
+                     "num_warps": 8, "num_stages": 3}
 # (B, H, N_CTX, HEAD_DIM, causal): the shapes of issue 19's measurements.
 ATTENTION_SHAPES = [(4, 32, 4096, 64, False), (4, 32, 4096, 64, True), (4, 32, 4096, 128, False),
                     (4, 32, 4096, 128, True), (2, 16, 16384, 128, False)]
@@ -392,6 +400,51 @@ def matmul_descriptors(run, tl_kernels, tt_kernels):
     matmul_products(run, "matmul-desc", with_kernel(tl_kernels, tilelang.TensorDescriptor), triton_matmul)
 
 
+def matmul_fp8(run, tl_kernels, tt_kernels):
+    """C (fp16) = A @ B on e4m3 inputs with bench/kernels.py's matmul_kernel
+    (B is the transpose of a contiguous N x K tensor, as fp8 wgmma reads it),
+    next to cuBLAS through torch._scaled_mm. Checked against the float64
+    product of the fp8 values, within the fp8 products' accumulation error
+    (about 14 bits kept per 32-deep step) and the rounding to fp16."""
+    def with_kernel(kernels):
+        return lambda a, b, out: bench_kernels.matmul(a, b, kernels["matmul_kernel"], MATMUL_FP8_CONFIG, out=out)
+
+    tilelang_matmul = with_kernel(tl_kernels)
+    triton_matmul = with_kernel(tt_kernels) if tt_kernels else None
+    for m, n, k in MATMUL_FP8_SHAPES:
+        shape = f"{m}x{n}x{k} e4m3"
+        try:
+            a = torch.randn(m, k, device="cuda", dtype=torch.float16).to(torch.float8_e4m3fn)
+            b = torch.randn(n, k, device="cuda", dtype=torch.float16).to(torch.float8_e4m3fn).T
+            c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
+            c_triton = torch.empty_like(c)
+            one = torch.ones((), device="cuda", dtype=torch.float32)
+        except Exception as exc:  # noqa: BLE001
+            run.fail("matmul-fp8", shape, "setup", exc)
+            continue
+
+        def check():
+            ref = a.double() @ b.double()
+            error = (c.double() - ref).abs()
+            bound = ((k // 32 + 2) * 2.0**-13 * (a.double().abs() @ b.double().abs())
+                     + 2.0**-11 * ref.abs() + 2.0**-24)
+            if not bool((error <= bound).all()):  # also false for NaN: unwritten elements
+                raise AssertionError(f"tilelang matmul-fp8 {shape} is wrong: {int((~(error <= bound)).sum())} "
+                                     "elements beyond the error bound")
+
+        impls = {"tilelang": lambda: tilelang_matmul(a, b, c),
+                 "torch": lambda: torch._scaled_mm(a, b, one, one, out_dtype=torch.float16,
+                                                   use_fast_accum=True)}
+        if triton_matmul is not None:
+            impls["triton"] = lambda: triton_matmul(a, b, c_triton)
+        run.throughput("matmul-fp8", shape, impls, 2.0 * m * n * k, check)
+        for row in run.rows:
+            if row["kernel"] == "matmul-fp8" and row["shape"] == shape and row["impl"] != "torch":
+                row["config"] = ("{BLOCK_SIZE_M}x{BLOCK_SIZE_N}x{BLOCK_SIZE_K} w{num_warps} s{num_stages}"
+                                 .format(**MATMUL_FP8_CONFIG))
+        del a, b, c, c_triton
+
+
 def sdpa_backends():
     """name -> a callable(q, k, v, causal, scale) running torch's
     scaled_dot_product_attention on one backend (flash, cuDNN), for the
@@ -505,9 +558,9 @@ def attention(run, tl_kernels, tt_kernels):
 
 
 BENCHMARKS = {"layernorm": layernorm, "softmax": softmax, "launch": launch, "matmul": matmul,
-              "matmul-desc": matmul_descriptors, "attention": attention}
+              "matmul-desc": matmul_descriptors, "matmul-fp8": matmul_fp8, "attention": attention}
 # What a run without --only does: every benchmark.
-DEFAULT_BENCHMARKS = ["layernorm", "softmax", "launch", "matmul", "matmul-desc", "attention"]
+DEFAULT_BENCHMARKS = ["layernorm", "softmax", "launch", "matmul", "matmul-desc", "matmul-fp8", "attention"]
 
 
 def parse_args(argv=None):

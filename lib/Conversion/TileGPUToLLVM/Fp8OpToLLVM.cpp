@@ -1,4 +1,4 @@
-//===- Fp8OpToLLVM.cpp - fp8 casts and constants ---------------------------===//
+//===- Fp8OpToLLVM.cpp - fp8 casts and constants --------------------------===//
 //
 // Part of tilelang. fp8 values (f8E4M3FN, f8E5M2) live in LLVM as i8 bit
 // patterns (the type converter's choice for floats LLVM lacks); loads,
@@ -32,9 +32,7 @@ StringRef getFormatName(Type type) {
 }
 
 /// Whether the target has the fp8 cvt instructions (sm_89 and newer).
-bool hasFp8Conversions(Operation *op) {
-  return getComputeCapability(op) >= 89;
-}
+bool hasFp8Conversions(Operation *op) { return getComputeCapability(op) >= 89; }
 
 Value callIntrinsic(OpBuilder &b, Location loc, StringRef name, Type type,
                     ValueRange args) {
@@ -65,11 +63,11 @@ Value emitFp8ToF16(OpBuilder &b, Location loc, Type format, Value bits) {
       LLVM::BitcastOp::create(
           b, loc, f16, LLVM::ShlOp::create(b, loc, magnitude, i16Constant(7))),
       LLVM::ConstantOp::create(b, loc, f16, b.getF16FloatAttr(256.0)));
-  Value isNaN = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
-                                     magnitude, i16Constant(0x7F));
-  Value magnitudeBits = LLVM::SelectOp::create(
-      b, loc, isNaN, i16Constant(0x7E00),
-      LLVM::BitcastOp::create(b, loc, i16, scaled));
+  Value isNaN = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, magnitude,
+                                     i16Constant(0x7F));
+  Value magnitudeBits =
+      LLVM::SelectOp::create(b, loc, isNaN, i16Constant(0x7E00),
+                             LLVM::BitcastOp::create(b, loc, i16, scaled));
   return LLVM::BitcastOp::create(
       b, loc, f16, LLVM::OrOp::create(b, loc, magnitudeBits, sign));
 }
@@ -99,7 +97,8 @@ std::pair<Value, Value> emitPairToFp8(OpBuilder &b, Location loc, Type format,
   std::string name = getFormatName(format).str();
   Value pair;
   if (low.getType().isF16()) {
-    Value vector = LLVM::UndefOp::create(b, loc, VectorType::get(2, low.getType()));
+    Value vector =
+        LLVM::UndefOp::create(b, loc, VectorType::get(2, low.getType()));
     vector = LLVM::InsertElementOp::create(b, loc, vector, low,
                                            i32Constant(b, loc, 0));
     vector = LLVM::InsertElementOp::create(b, loc, vector, high,
@@ -119,7 +118,8 @@ std::pair<Value, Value> emitPairToFp8(OpBuilder &b, Location loc, Type format,
                          ValueRange{toF32(high), toF32(low)});
   }
   Value highBits = LLVM::LShrOp::create(
-      b, loc, pair, LLVM::ConstantOp::create(b, loc, i16, b.getI16IntegerAttr(8)));
+      b, loc, pair,
+      LLVM::ConstantOp::create(b, loc, i16, b.getI16IntegerAttr(8)));
   return {LLVM::TruncOp::create(b, loc, i8, pair),
           LLVM::TruncOp::create(b, loc, i8, highBits)};
 }
