@@ -50,6 +50,8 @@ std::string splitLine(llvm::StringRef line) {
 } // namespace
 
 std::string splitScaledWideMultiplies(llvm::StringRef ptx) {
+  if (!ptx.contains("wgmma.mma_async"))
+    return ptx.str();
   std::string out;
   out.reserve(ptx.size() + ptx.size() / 64);
   while (!ptx.empty()) {

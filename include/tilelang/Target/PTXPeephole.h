@@ -21,7 +21,10 @@ namespace tilelang {
 /// wide multiplies compete for the FMA pipe with the address arithmetic of
 /// the copies next to the tensor-core products (dispatch stalls); given the
 /// shift, it keeps the 64-bit byte offset in registers and adds with IADD3,
-/// as for Triton's PTX. Returns the PTX unchanged where there is none.
+/// as for Triton's PTX. Only in kernels with wgmma products: elsewhere
+/// there is no such contention, and the 64-bit offsets ptxas then keeps can
+/// cost registers (a 2-warp layer-norm row of 4096 fp16: 148 -> 198).
+/// Returns the PTX unchanged where there is nothing to rewrite.
 std::string splitScaledWideMultiplies(llvm::StringRef ptx);
 
 } // namespace tilelang

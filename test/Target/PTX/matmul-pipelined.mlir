@@ -6,6 +6,19 @@
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.sm90a.ptx -o /dev/null 2>&1 | FileCheck %s --check-prefix=PTXAS --allow-empty %}
 // RUN: tilelang-compile %s --arch=sm_80 --num-warps=4 --num-stages=1 | FileCheck %s --check-prefix=ONE
 // RUN: tilelang-compile %s --arch=sm_90a --num-warps=4 --num-stages=4 --report -o /dev/null 2>&1 | FileCheck %s --check-prefix=SHARED
+// RUN: FileCheck %s --check-prefix=OFFSETS < %t.sm90a.ptx
+// RUN: FileCheck %s --check-prefix=SM80-OFFSETS < %t.sm80.ptx
+
+// In a kernel with wgmma products, element offsets are scaled to bytes by a
+// shift of their 64-bit extension, never by a mul.wide that ptxas would fold
+// into every use as an IMAD.WIDE, competing with the copies' arithmetic
+// next to the products (lib/Target/PTXPeephole.cpp); mma.sync kernels keep
+// LLVM's spelling:
+// OFFSETS-NOT: mul.wide.s32
+// OFFSETS: cvt.s64.s32 [[OFFSET:%rd[0-9]+]], %r{{[0-9]+}};
+// OFFSETS-NEXT: shl.b64 [[OFFSET]], [[OFFSET]], 1;
+// OFFSETS-NOT: mul.wide.s32
+// SM80-OFFSETS: mul.wide.s32 %rd{{[0-9]+}}, %r{{[0-9]+}}, 2;
 
 // The matmul of matmul.mlir with 16-byte aligned arguments, so that each
 // thread's 8 f16 along K (A) and N (B) are one aligned 16-byte piece:

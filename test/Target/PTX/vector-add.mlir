@@ -25,13 +25,10 @@
 // MAXNREG-NEXT: {
 // BADNREG: tilelang-compile: error: --maxnreg expects 16 to 255 registers a thread, got '8'
 
-// Element offsets are scaled to bytes by a shift of their 64-bit extension,
-// never by a mul.wide that ptxas would fold into each use as an IMAD.WIDE
-// (lib/Target/PTXPeephole.cpp):
-// OFFSETS-NOT: mul.wide.s32
-// OFFSETS: cvt.s64.s32 [[OFFSET:%rd[0-9]+]], %r{{[0-9]+}};
-// OFFSETS-NEXT: shl.b64 [[OFFSET]], [[OFFSET]], 2;
-// OFFSETS-NOT: mul.wide.s32
+// Without tensor-core products the element offset keeps LLVM's mul.wide
+// (the rewrite of lib/Target/PTXPeephole.cpp is for wgmma kernels):
+// OFFSETS: mul.wide.s32 %rd{{[0-9]+}}, %r{{[0-9]+}}, 4;
+// OFFSETS-NOT: shl.b64
 
 // Vector add in tile IR: out[i] = x[i] + y[i] for i < n, 1024 elements per
 // program, masked at the tail. This is what the Python frontend emits for

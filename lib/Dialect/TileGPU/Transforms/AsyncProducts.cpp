@@ -76,13 +76,17 @@ tilelang::tilegpu::findAsyncProducts(scf::ForOp loop,
   }
   // A product carried across the back edge keeps its accumulator and its
   // register operand (flash attention's P) live and untouchable while the
-  // next iteration's first product writes its result (S): with 4 warps on
-  // a 128x64 block of a 128-wide head that is 128 + 32 + 64 of the 255
-  // registers, and the softmax, the addresses and the copies spill. Where
-  // the registers in flight at that point exceed the budget, the carried
-  // products retire before the back edge instead (one wait more per
-  // iteration, no spills); everywhere else the overlap is free.
-  unsigned inFlightRegisters = 0;
+  // next iteration's first product, when that is another one, writes its
+  // result (S): with 4 warps on a 128x64 block of a 128-wide head that is
+  // 128 + 32 + 64 of the 255 registers, and the softmax, the addresses and
+  // the copies spill. Where the registers in flight at that point exceed
+  // the budget, the carried products retire before the back edge instead
+  // (one wait more per iteration, no spills). A loop whose first product is
+  // the carried one (a matmul's) holds nothing more by carrying it.
+  if (products.empty() || products.front().carriedIndex >= 0)
+    return products;
+  unsigned inFlightRegisters =
+      registersPerThread(products.front().dot.getD().getType());
   for (AsyncProduct &product : products) {
     if (product.carriedIndex < 0)
       continue;
@@ -90,9 +94,6 @@ tilelang::tilegpu::findAsyncProducts(scf::ForOp loop,
     if (product.dot.isAInRegisters())
       inFlightRegisters += registersPerThread(product.dot.getA().getType());
   }
-  if (!products.empty() && products.front().carriedIndex < 0)
-    inFlightRegisters +=
-        registersPerThread(products.front().dot.getD().getType());
   if (inFlightRegisters > kCarriedProductRegisters)
     for (AsyncProduct &product : products)
       product.carriedIndex = -1;

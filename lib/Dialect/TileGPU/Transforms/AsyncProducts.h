@@ -26,9 +26,10 @@ struct AsyncProduct {
 
 /// The most registers a thread may hold in flight across a loop's back
 /// edge (the carried products' accumulators and register operands, and the
-/// first product's result of the next iteration) before the carried
-/// products retire within their iteration instead: three quarters of the
-/// 255 a thread can have, the rest for the loop's other values.
+/// result of the next iteration's first product when that is not carried)
+/// before the carried products retire within their iteration instead: three
+/// quarters of the 255 a thread can have, the rest for the loop's other
+/// values.
 constexpr unsigned kCarriedProductRegisters = 192;
 
 /// Whether `alloc` copies a tensor defined outside its loop into an
