@@ -455,7 +455,7 @@ MISUSES = [
     ("effect under a tensor condition", ["acc = tl.load(x_ptr + offs) if acc > 0 else acc"]),
     ("atomic under a tensor condition", ["acc = tl.atomic_add(y_ptr + offs, acc) if acc > 0 else acc"]),
     ("tensor over the cap", ["t = tl.full((2 ** {k}, 2), 1.0, tl.float32)", "acc = acc + tl.sum(tl.sum(t, 1), 0)"]),
-    ("arange over the cap", ["acc = acc + tl.sum(tl.arange(0, BLOCK * 2 ** {k}), 0)"]),
+    ("arange over the cap", ["acc = acc + tl.sum(tl.arange(0, 2 * BLOCK * 2 ** {k}), 0)"]),
     ("constexpr tower", ["acc = acc + (BLOCK + 7) ** (BLOCK + 7) ** (BLOCK + 7)"]),
     ("min of nothing", ["acc = acc + min()"]),
     ("product of tiles under 16", ["t = tl.dot(tl.zeros((8, 8), tl.float16), tl.zeros((8, 8), tl.float16))",
