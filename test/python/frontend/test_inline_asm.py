@@ -57,6 +57,27 @@ def test_pack_groups_narrow_elements_in_one_register():
     assert "elementwise_inline_asm" not in k.asm["llvm-ir"]
 
 
+@tilelang.jit
+def masked_tanh(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    y = tl.inline_asm_elementwise("tanh.approx.f32 $0, $1;", "=f,f", [x], dtype=tl.float32, is_pure=True, pack=1)
+    tl.store(y_ptr + offs, y, mask=mask)
+
+
+@pytest.mark.parametrize("divisible", [True, False], ids=["n%16==0", "any-n"])
+def test_assembly_takes_its_operands_layout_under_any_mask(divisible):
+    # With a length of unknown divisibility the masked load and store move
+    # one element per access: coalescing gives the load a narrower layout,
+    # which the assembly's operand and result must follow together (the
+    # op's verifier refuses operands and results of different layouts).
+    k = masked_tanh.compile("*fp32,*fp32,i32", constexprs={"BLOCK": 1024}, num_warps=4,
+                            specialization={"x_ptr": 16, "y_ptr": 16, **({"n": 16} if divisible else {})})
+    ptx = k.to_ptx("sm_90a").ptx
+    assert ptx.count("tanh.approx.f32") == 8
+
+
 def test_impure_assembly_is_kept_when_its_result_is_unused():
     @tilelang.jit
     def unused(x_ptr, PURE: tl.constexpr):

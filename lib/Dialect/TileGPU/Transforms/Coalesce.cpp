@@ -95,7 +95,10 @@ bool isElementwise(Operation *op) {
           tile::ExpandDimsOp, tile::BroadcastOp, tile::ReshapeOp,
           tile::TransOp, tile::DotOp, ConvertLayoutOp>(op))
     return false;
-  if (!isPure(op) && !isa<tile::LoadOp, tile::AtomicRMWOp, tile::AtomicCASOp>(op))
+  // Loads, atomics and inline assembly touch memory (or may) but still pair
+  // the elements of their operands and results one to one.
+  if (!isPure(op) && !isa<tile::LoadOp, tile::AtomicRMWOp, tile::AtomicCASOp,
+                          tile::ElementwiseInlineAsmOp>(op))
     return false;
   return llvm::all_of(op->getOperandTypes(), [](Type type) {
     return !isa<ShapedType>(type) || isa<RankedTensorType>(type);
