@@ -24,7 +24,7 @@ NAMES = (
     "matmul_block_ptr", "matmul_batched", "matmul_split_k", "matmul_int8", "matmul_w8a16", "rmsnorm_fwd",
     "rmsnorm_bwd", "rope_half", "rope_interleaved", "swiglu_fwd", "swiglu_bwd", "geglu_tanh",
     "cross_entropy_fwd", "cross_entropy_bwd", "argmax_rows", "cumsum_rows", "segment_sum", "histogram_atomic",
-    "topk_rows", "embedding_gather", "transpose_tiles", "quantize_int8", "matmul_dot3d", "matmul_fp64",
+    "topk_rows", "embedding_gather", "transpose_tiles", "quantize_int8", "quantize_fp8", "matmul_dot3d", "matmul_fp64",
     "inline_asm",
 )
 
