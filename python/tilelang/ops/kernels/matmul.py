@@ -49,8 +49,8 @@ def define(jit, tl):
         acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=acc_dtype)
         for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
             k_left = K - k * BLOCK_SIZE_K  # masked-off elements of the last K step load as 0
-            a = tl.load(a_tile, mask=row_ok & (ks[None, :] < k_left), other=0)
-            b = tl.load(b_tile, mask=(ks[:, None] < k_left) & col_ok, other=0)
+            a = tl.load(a_tile, mask=row_ok & (ks[None, :] < k_left), other=0.0)
+            b = tl.load(b_tile, mask=(ks[:, None] < k_left) & col_ok, other=0.0)
             acc = tl.dot(a, b, acc, out_dtype=acc_dtype)  # Triton wants out_dtype=int32 for int8
             a_tile += BLOCK_SIZE_K * stride_ak
             b_tile += BLOCK_SIZE_K * stride_bk
