@@ -175,6 +175,7 @@ def _entry(eid: str, entry: Any, where: str) -> None:
     best = entry["best"]
     if best is not None:
         _fields(best, ("id", "config", "time_ms"), (), f"{where}.best")
+        _expect(_is_str(best["id"]), f"{where}.best.id", "a string", best["id"])
         _expect(_is_str(best["config"]), f"{where}.best.config", "a string", best["config"])
         chosen = by_id.get(best["id"])
         if chosen is None:

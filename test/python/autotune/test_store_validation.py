@@ -85,6 +85,7 @@ CORRUPTIONS = {
     "a pruned config marked fastest": lambda data: _best_record(data).update(status="pruned", time_ms=None,
                                                                             reason="edited"),
     "a best that names no record": _set(lambda d: (_entry(d)["best"], "id"), "{}"),
+    "a best whose id is a list": _set(lambda d: (_entry(d)["best"], "id"), []),
     "a record that is not its config": _set(lambda d: (_entry(d)["records"][0]["kwargs"], "BLOCK"), 999),
     "an entry that is not its key": _set(lambda d: (_entry(d)["key"], "n"), 9),
     "an unknown field": _set(lambda d: (_entry(d), "extra"), 1),
