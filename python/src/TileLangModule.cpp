@@ -232,6 +232,9 @@ PYBIND11_MODULE(_C, m) {
                              })
       .def_readonly("diagnostics", &tilelang::CompileResult::diagnostics);
 
+  // The defaults of compile's options are CompileOptions' own, here and in
+  // Python (tilelang.options.CompileOptions reads compile_defaults).
+  const tilelang::CompileOptions kDefaults;
   m.def(
       "compile",
       [](const std::string &source, const std::string &arch,
@@ -247,9 +250,12 @@ PYBIND11_MODULE(_C, m) {
         py::gil_scoped_release release;
         return tilelang::compile(source, options);
       },
-      py::arg("source"), py::arg("arch") = "sm_90a", py::arg("num_warps") = 4,
-      py::arg("num_stages") = 3, py::arg("source_name") = "<tile-ir>",
-      py::arg("keep_stages") = false, py::arg("max_registers") = 0,
+      py::arg("source"), py::arg("arch") = kDefaults.arch,
+      py::arg("num_warps") = kDefaults.numWarps,
+      py::arg("num_stages") = kDefaults.numStages,
+      py::arg("source_name") = kDefaults.sourceName,
+      py::arg("keep_stages") = kDefaults.keepStages,
+      py::arg("max_registers") = kDefaults.maxRegisters,
       "Compile one tile-IR kernel to PTX (max_registers: PTX .maxnreg, 0 "
       "for none).");
 
@@ -262,6 +268,12 @@ PYBIND11_MODULE(_C, m) {
   limits["max_stages"] =
       std::numeric_limits<decltype(tilelang::CompileOptions::numStages)>::max();
   m.attr("launch_option_limits") = limits;
+  py::dict defaults;
+  defaults["arch"] = kDefaults.arch;
+  defaults["num_warps"] = kDefaults.numWarps;
+  defaults["num_stages"] = kDefaults.numStages;
+  defaults["max_registers"] = kDefaults.maxRegisters;
+  m.attr("compile_defaults") = defaults;
 
   py::class_<tilelang::WrittenArguments>(m, "WrittenArguments")
       .def_readonly("success", &tilelang::WrittenArguments::success)

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence
 
 from tilelang import knobs
+from tilelang.native import extension as _native
 
 #: Bumped when the key's parts or the entry's files change meaning.
 FORMAT = "tilelang-kernel-2"
@@ -76,12 +77,6 @@ class Entry:
 
     def stage_texts(self) -> Dict[str, str]:
         return {stage: self.files[name].decode() for stage, name in STAGE_FILES.items() if name in self.files}
-
-
-def _native():
-    from tilelang import _C
-
-    return _C
 
 
 _driver_version = []

@@ -13,22 +13,10 @@ from collections.abc import MutableMapping
 from typing import List, Optional
 
 from tilelang.errors import CompilationError, Diagnostic
+from tilelang.native import extension as _native
+from tilelang.options import DEFAULT_OPTIONS, check_launch_options
 
 _SEVERITY_NAMES = {0: "error", 1: "warning", 2: "note", 3: "remark"}
-
-
-def _native():
-    """The compiled extension, with a clear message when it is missing."""
-    try:
-        from tilelang import _C
-    except ImportError as exc:  # pragma: no cover - exercised only when unbuilt
-        raise ImportError(
-            "tilelang's compiled extension (tilelang._C) could not be loaded: "
-            f"{exc}. Build and install the package with `bash scripts/setup.sh` "
-            "(or `pip install .`), or on a host without LLVM build the "
-            "extension against a prebuilt libtilelang (see docs/building.md)."
-        ) from exc
-    return _C
 
 
 def _convert(native_diag) -> Diagnostic:
@@ -128,9 +116,9 @@ class CompiledIR:
 def compile_ir(
     source: str,
     *,
-    arch: str = "sm_90a",
-    num_warps: int = 4,
-    num_stages: int = 3,
+    arch: str = DEFAULT_OPTIONS.arch,
+    num_warps: int = DEFAULT_OPTIONS.num_warps,
+    num_stages: int = DEFAULT_OPTIONS.num_stages,
     source_name: str = "<tile-ir>",
     keep_stages: bool = False,
     maxnreg: Optional[int] = None,
@@ -141,8 +129,6 @@ def compile_ir(
     without tensor-core products, to the runtime's occupancy search."""
     if not isinstance(source, str):
         raise TypeError(f"source must be str, not {type(source).__name__}")
-    from tilelang.options import check_launch_options
-
     num_warps, num_stages, maxnreg = check_launch_options(num_warps, num_stages, maxnreg)
     result = _native().compile(source, arch, num_warps, num_stages, source_name, keep_stages, maxnreg or 0)
     if not result.success:

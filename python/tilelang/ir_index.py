@@ -34,7 +34,9 @@ import os
 import types
 from typing import Any, Dict, List, Optional
 
-from tilelang import knobs
+from tilelang import cache, knobs
+from tilelang.frontend.function import KernelFunction
+from tilelang.language import core as tlc
 
 FORMAT = "tilelang-tile-ir-index-1"
 INDEX_FILE = "index.json"
@@ -128,10 +130,7 @@ class _Fingerprint:
                 self.parts.append("empty")
 
     def value(self, value: Any) -> None:
-        from tilelang.jit import JITFunction
-        from tilelang.language import core as tlc
-
-        if isinstance(value, JITFunction):
+        if isinstance(value, KernelFunction):
             self.parts.append("jit")
             self.jit_function(value)
         elif value is None or isinstance(value, (bool, int, float, str, bytes)):
@@ -162,8 +161,6 @@ def key(jf, sig_text: Dict[str, str], constexprs: Dict[str, Any], specialization
         num_warps: int, num_stages: int, debug: bool, maxnreg: Optional[int]) -> Optional[str]:
     """The index key of this specialization of ``jf``, or None when it has
     none (see the module's docstring) or the cache is off."""
-    from tilelang import cache
-
     if cache.directory() is None or knobs.always_compile():
         return None
     fingerprint = _Fingerprint()
@@ -182,8 +179,6 @@ def key(jf, sig_text: Dict[str, str], constexprs: Dict[str, Any], specialization
 
 
 def _index_directory() -> Optional[str]:
-    from tilelang import cache
-
     root = cache.directory()
     return None if root is None else os.path.join(root, INDEX_FOLDER)
 
@@ -191,8 +186,6 @@ def _index_directory() -> Optional[str]:
 def load(index_key: str) -> Optional[Dict[str, Any]]:
     """The record stored under ``index_key``: {"name", "tile_src", "tile",
     "runtime"}, or None."""
-    from tilelang import cache
-
     root = _index_directory()
     if root is None:
         return None
@@ -215,8 +208,6 @@ def store(index_key: str, name: str, tile_src: str, tile: str, runtime: List[str
     lookup, so never into a cache directory the cache refused. A cache that
     cannot be written is no error (the next process goes through the
     frontend)."""
-    from tilelang import cache
-
     if cache.directory() is None or cache.directory() in cache._refused:
         return
     root = _index_directory()

@@ -1,10 +1,11 @@
 """``@tilelang.jit``: kernels from Python functions, specialized and cached.
 
-A ``JITFunction`` keeps the decorated function; nothing is parsed until the
-first compile. ``kernel.compile(signature, ...)`` (ahead of time) and
+A ``JITFunction`` (a ``frontend.function.KernelFunction`` that compiles and
+launches) keeps the decorated function; nothing is parsed until the first
+compile. ``kernel.compile(signature, ...)`` (ahead of time) and
 ``kernel.warmup(*args, ...)`` (signature derived from the arguments) run the
 frontend, verify the tile IR with libtilelang and return a ``CompiledKernel``
-whose ``asm`` holds the IR of each stage. Compiled kernels are cached in
+(tilelang/compiled.py) whose ``asm`` holds the IR of each stage. Compiled kernels are cached in
 memory by their specialization. ``kernel[grid](*args)`` specializes,
 compiles (frontend -> tile IR -> PTX for the current GPU), loads the kernel
 through the CUDA driver once per specialization and launches it on torch's
@@ -13,323 +14,25 @@ current stream.
 
 from __future__ import annotations
 
-import functools
 import inspect
 import re
-import os
 import sys
 import time
-from collections.abc import MutableMapping
 from typing import Any, Dict, Iterable, Optional, Union
 
-from tilelang import knobs
-from tilelang.errors import CompilationError, Diagnostic, callers_error, mark_callers_error
+from tilelang import ir_index, knobs
+from tilelang.compiled import CompiledKernel, StageIR, _current_arch  # noqa: F401 - re-exported
+from tilelang.errors import CompilationError, callers_error, mark_callers_error
+from tilelang.frontend import codegen
+from tilelang.frontend.function import KernelFunction
+from tilelang.integers import cdiv, next_power_of_2
+from tilelang.ir import _native, run_pipeline
 from tilelang.language import core as tlc
-from tilelang.options import LAUNCH_OPTIONS, check_launch_options, check_num_ctas  # noqa: F401 - re-exported
+from tilelang.options import (  # noqa: F401 - LAUNCH_OPTIONS and check_num_ctas re-exported
+    DEFAULT_OPTIONS, LAUNCH_OPTIONS, check_launch_options, check_num_ctas, take_launch_options,
+)
 
 __all__ = ["jit", "JITFunction", "CompiledKernel", "cdiv", "next_power_of_2"]
-
-
-def cdiv(x: int, div: int) -> int:
-    """Ceiling division: the number of blocks of ``div`` that cover ``x``."""
-    return (x + div - 1) // div
-
-
-def next_power_of_2(n: int) -> int:
-    """The smallest power of two that is at least ``n`` (1 for n <= 1)."""
-    n = int(n)
-    if n <= 1:
-        return 1
-    return 1 << (n - 1).bit_length()
-
-
-class StageIR(MutableMapping):
-    """``CompiledKernel.asm``: stage name -> IR text, where some stages are
-    computed the first time they are read (they are listed either way)."""
-
-    def __init__(self, texts: Dict[str, str], lazy: Dict[str, Any]):
-        self._texts = dict(texts)
-        self._lazy = dict(lazy)
-
-    def __getitem__(self, stage: str) -> str:
-        if stage not in self._texts and stage in self._lazy:
-            self._texts[stage] = self._lazy.pop(stage)()
-        return self._texts[stage]
-
-    def __setitem__(self, stage: str, text: str) -> None:
-        self._lazy.pop(stage, None)
-        self._texts[stage] = text
-
-    def __delitem__(self, stage: str) -> None:
-        if stage in self._lazy:
-            del self._lazy[stage]
-        else:
-            del self._texts[stage]
-
-    def __contains__(self, stage) -> bool:
-        # Without computing anything (Mapping's default would).
-        return stage in self._texts or stage in self._lazy
-
-    def share(self, stage: str, source) -> None:
-        """``stage``'s text from the mapping ``source``: copied if it is
-        there already, otherwise read from ``source`` when first asked for
-        (so that a lazy stage stays unread)."""
-        if isinstance(source, StageIR) and stage not in source._texts:
-            self._texts.pop(stage, None)
-            self._lazy[stage] = lambda: source[stage]
-        else:
-            self[stage] = source[stage]
-
-    def __iter__(self):
-        return iter(list(self._texts) + [stage for stage in self._lazy if stage not in self._texts])
-
-    def __len__(self) -> int:
-        return len(set(self._texts) | set(self._lazy))
-
-    def __repr__(self) -> str:
-        return f"StageIR({list(self)})"
-
-
-class CompiledKernel:
-    """One specialization of a kernel.
-
-    ``asm["tile-src"]`` is the frontend's text (with ``loc()`` on every op),
-    ``asm["tile"]`` the verified tile IR, ``asm["tile-opt"]`` the same after
-    ``canonicalize,cse``; ``to_ptx(arch)`` (or the first launch) adds
-    ``"tilegpu"``, ``"llvm"``, ``"llvm-ir"`` and ``"ptx"``. ``arg_names`` lists the parameters a launch passes,
-    in order (constexprs and parameters specialized to 1 are not passed).
-    ``n_regs`` and ``n_spills`` (as Triton's) read the loaded kernel's
-    registers and local-memory bytes.
-    ``link_info[arch]``, once a cubin exists, says how it was linked:
-    ``{"min_blocks_per_sm": 4, "links": 4}`` (docs/runtime.md, "Occupancy
-    search").
-    """
-
-    def __init__(self, name, signature, constexprs, specialization, num_warps, num_stages,
-                 asm, arg_names, frontend_seconds, maxnreg=None):
-        self.name: str = name
-        self.signature: Dict[str, str] = signature
-        self.constexprs: Dict[str, Any] = constexprs
-        self.specialization: Dict[str, int] = specialization
-        self.num_warps: int = num_warps
-        self.num_stages: int = num_stages
-        # Registers a thread may use at most (PTX .maxnreg), or None.
-        self.maxnreg: Optional[int] = maxnreg
-        self.asm: Dict[str, str] = asm
-        if isinstance(asm, StageIR):
-            # Triton's asm has "ptx" and "cubin" (bytes) once a kernel is
-            # compiled; here they are made when first read, for the current
-            # GPU (PTX for sm_90a without one; a cubin needs the driver).
-            if "ptx" not in asm:
-                asm._lazy["ptx"] = lambda: self._build(_arch_or_default(), need_cubin=False)[0].ptx
-            if "cubin" not in asm:
-                asm._lazy["cubin"] = lambda: self._build(_current_arch(), need_cubin=True)[1]
-        self.arg_names = arg_names
-        self.frontend_seconds: float = frontend_seconds
-        # Per arch: how the cubin was linked ("min_blocks_per_sm": the
-        # .minnctapersm it was compiled for, "links": JIT compilations).
-        self.link_info: Dict[str, Dict[str, int]] = {}
-        # Per arch: the compiled PTX, its cubin, and the loaded kernel.
-        self._ptx: Dict[str, Any] = {}
-        self._cubin: Dict[str, bytes] = {}
-        self._loaded: Dict[str, Any] = {}
-        # The parameters the kernel may write through (see _may_write).
-        self._written: Optional[frozenset] = None
-        # Per arch: stage texts read from a cache entry when first asked for.
-        self._stage_texts: Dict[str, Dict[str, str]] = {}
-        # The tile-IR index key whose record is still to be written (see
-        # JITFunction.compile), or None.
-        self._index_key: Optional[str] = None
-
-    def __repr__(self) -> str:
-        sig = ", ".join(f"{k}: {v}" for k, v in self.signature.items())
-        return f"<CompiledKernel {self.name}({sig}) constexprs={self.constexprs}>"
-
-    def to_ptx(self, arch: str = "sm_90a"):
-        """Compiles the tile IR to PTX for ``arch`` (no GPU needed) and adds
-        every later stage to ``asm``: "tilegpu", "llvm", "llvm-ir", "ptx".
-        Returns the ``tilelang.CompiledIR``; raises ``CompilationError``.
-        Goes through the on-disk cache (see tilelang.cache)."""
-        return self._build(arch, need_cubin=False)[0]
-
-    def _build(self, arch: str, need_cubin: bool):
-        """(CompiledIR, cubin or None) for ``arch``: from memory, from the
-        on-disk cache, or compiled (and linked, with ``need_cubin``) and
-        then stored there."""
-        compiled, cubin = self._ptx.get(arch), self._cubin.get(arch)
-        if compiled is None or (need_cubin and cubin is None):
-            from tilelang import cache
-            from tilelang.ir import CompiledIR, compile_ir
-
-            key = cache.kernel_key(self.asm["tile"], arch, self.num_warps, self.num_stages, self.maxnreg)
-            ranks = [len(tlc.dtype_from_string(text).block_shape) for text in self.signature.values()
-                     if text.startswith("tensordesc<")]
-            # A PTX file put in place of this kernel's (TILELANG_OVERRIDE_IR)
-            # is linked instead of the compiled one, never cached.
-            override = cache.ptx_override(key)
-            entry = None if override else cache.lookup(
-                key, expect={"arch": arch, "num_warps": self.num_warps, "num_stages": self.num_stages,
-                             "descriptor_ranks": ranks}, only=cache.LAUNCH_FILES)
-            if entry is not None:
-                fields = entry.fields
-                # The stages before PTX are read from the entry when first
-                # asked for: a warm launch needs only the cubin.
-                stages = StageIR({}, {stage: functools.partial(self._cached_stage, key, arch, stage)
-                                      for stage in cache.STAGE_FILES if stage != "ptx"})
-                compiled = CompiledIR.from_parts(fields["name"], entry.files[cache.STAGE_FILES["ptx"]].decode(),
-                                                 int(fields["shared_bytes"]), int(fields["num_warps"]), arch,
-                                                 stages, fields.get("tensor_maps", ()))
-                cubin = entry.files.get(cache.CUBIN_FILE)
-                if "links" in fields:
-                    self.link_info[arch] = {k: int(fields[k]) for k in ("min_blocks_per_sm", "links")}
-            if entry is None or (need_cubin and cubin is None):
-                if compiled is None:
-                    # From the located text, so that errors of the lowering
-                    # (an unsupported tl.dot, say) point at the Python line;
-                    # the key above stays location-free.
-                    compiled = compile_ir(self.asm["tile-src"], arch=arch, num_warps=self.num_warps,
-                                          num_stages=self.num_stages, maxnreg=self.maxnreg,
-                                          source_name=f"<tile-ir of {self.name}>",
-                                          keep_stages=True)
-                if override:
-                    compiled = CompiledIR.from_parts(compiled.name, override, compiled.shared_bytes,
-                                                     compiled.num_warps, arch, dict(compiled.asm),
-                                                     compiled.tensor_maps)
-                link_info = {}
-                if need_cubin:
-                    from tilelang import _C, knobs
-
-                    cubin, link_info = _C.link_kernel(compiled.ptx, compiled.name, knobs.occupancy_search(),
-                                                      compiled.shared_bytes)
-                    self.link_info[arch] = dict(link_info)
-                fields = {"name": compiled.name, "shared_bytes": compiled.shared_bytes,
-                          "num_warps": compiled.num_warps, "num_stages": self.num_stages, "arch": arch,
-                          **({"maxnreg": self.maxnreg} if self.maxnreg else {}),
-                          **link_info,
-                          "tensor_maps": compiled.tensor_maps,
-                          "signature": self.signature, "constexprs": {k: repr(v) for k, v in self.constexprs.items()}}
-                if not override:
-                    cache.store(key, compiled.asm, cubin, fields, replace=entry is not None)
-                    cache.dump_ir(compiled.name, key, compiled.asm)
-            if self._index_key is not None:
-                from tilelang import ir_index
-
-                ir_index.store(self._index_key, self.name, self.asm["tile-src"], self.asm["tile"], self.arg_names)
-                self._index_key = None
-            self._ptx[arch] = compiled
-            if cubin is not None:
-                self._cubin[arch] = cubin
-        for stage in ("tilegpu", "llvm", "llvm-ir", "ptx"):
-            if stage in compiled.asm:
-                self.asm.share(stage, compiled.asm)
-        return compiled, cubin
-
-    def _cached_stage(self, key: str, arch: str, stage: str) -> str:
-        """``stage``'s IR for ``arch`` from cache entry ``key``; compiled
-        again if the entry has gone or no longer validates since the
-        launch read it."""
-        from tilelang import cache
-        from tilelang.ir import compile_ir
-
-        texts = self._stage_texts.get(arch)
-        if texts is None or stage not in texts:
-            texts = cache.read_stages(key)
-            if texts is None or stage not in texts:
-                texts = compile_ir(self.asm["tile-src"], arch=arch, num_warps=self.num_warps,
-                                   num_stages=self.num_stages, maxnreg=self.maxnreg,
-                                   source_name=f"<tile-ir of {self.name}>", keep_stages=True).asm
-            self._stage_texts[arch] = texts
-        return texts[stage]
-
-    def _loaded_attribute(self, name: str):
-        """`name` of the kernel loaded for the current GPU, or None before
-        it is loaded (a first launch or ``launchable`` loads it)."""
-        loaded = self._loaded.get(_current_arch()) if self._loaded else None
-        return getattr(loaded, name) if loaded is not None else None
-
-    @property
-    def n_regs(self) -> Optional[int]:
-        """Registers a thread uses, as the driver reports (Triton's
-        ``n_regs``); None until the kernel is loaded on this GPU."""
-        return self._loaded_attribute("registers")
-
-    @property
-    def n_spills(self) -> Optional[int]:
-        """Local-memory bytes a thread uses (register spills and local
-        arrays), as the driver reports (Triton's ``n_spills``); None until
-        the kernel is loaded on this GPU."""
-        return self._loaded_attribute("local_bytes")
-
-    def _may_write(self) -> frozenset:
-        """The parameters (of ``arg_names``) the kernel may write memory
-        through, by the compiler's analysis (``findWrittenArguments``:
-        sound, not precise); computed when first asked, for the launch of
-        a read-only array."""
-        if self._written is None:
-            from tilelang.ir import _native
-
-            result = _native().find_written_arguments(self.asm["tile"], f"<tile-ir of {self.name}>")
-            if not result.success or len(result.may_write) != len(self.arg_names):
-                # Unreachable for IR the frontend made; every pointer then
-                # counts as written.
-                self._written = frozenset(self.arg_names)
-            else:
-                self._written = frozenset(name for name, written in zip(self.arg_names, result.may_write)
-                                          if written)
-        return self._written
-
-    def launchable(self, arch: str):
-        """The kernel compiled for ``arch`` and loaded into the current
-        device's primary context (once per process); a launch whose tensors
-        are on another device loads it there too (docs/runtime.md, "Several
-        devices")."""
-        loaded = self._loaded.get(arch)
-        if loaded is not None:
-            return loaded
-        from tilelang import _C
-
-        compiled, cubin = self._build(arch, need_cubin=True)
-        kinds = "".join(_arg_kind(self.signature[name], name) for name in self.arg_names)
-        loaded = _C.Kernel.load_image(cubin, compiled.name, compiled.shared_bytes, self.num_warps, kinds,
-                                      compiled.tensor_maps, arg_names=list(self.arg_names))
-        self._loaded[arch] = loaded
-        return loaded
-
-
-def _arg_kind(type_text: str, name: str) -> str:
-    """How the launcher packs an argument of this signature type."""
-    if type_text.startswith("*"):
-        return "p"
-    if type_text.startswith("tensordesc<"):
-        return str(len(tlc.dtype_from_string(type_text).block_shape))
-    kinds = {"i1": "b", "i8": "i", "i16": "i", "i32": "i", "u8": "I", "u16": "I", "u32": "I",
-             "i64": "l", "u64": "L", "fp32": "f", "fp64": "d"}
-    if type_text not in kinds:
-        raise TypeError(f"cannot pass a scalar of type {type_text} for '{name}' to a kernel yet")
-    return kinds[type_text]
-
-
-_ARCH = []
-
-
-def _current_arch() -> str:
-    """sm_XX of the device (sm_90a on Hopper, for wgmma and TMA). Read once:
-    a process drives GPUs of one architecture."""
-    if not _ARCH:
-        from tilelang import _C
-
-        major, minor = _C.device_info()["capability"]
-        arch = f"sm_{major}{minor}"
-        _ARCH.append(arch + "a" if (major, minor) == (9, 0) else arch)
-    return _ARCH[0]
-
-
-def _arch_or_default() -> str:
-    """The current GPU's sm_XX, or sm_90a where no GPU or driver is found."""
-    try:
-        return _current_arch()
-    except Exception:  # noqa: BLE001 - no driver, no device: compile for Hopper
-        return "sm_90a"
 
 
 _TORCH_DTYPES = {
@@ -438,7 +141,7 @@ except ImportError:  # pragma: no cover - exercised only when unbuilt
     _Subscriptable = object
 
 
-class JITFunction(_Subscriptable):
+class JITFunction(KernelFunction, _Subscriptable):
     """A ``@tilelang.jit`` kernel (or helper called from kernels).
 
     ``kernel[grid]`` is implemented by the C base class: after the first
@@ -448,50 +151,19 @@ class JITFunction(_Subscriptable):
 
     def __init__(self, fn, do_not_specialize: Iterable[Union[int, str]] = (),
                  debug: Optional[bool] = None, noinline: bool = False, interpret: bool = False):
-        self.fn = fn
+        KernelFunction.__init__(self, fn, do_not_specialize, debug, noinline)
         # Launches run in the CPU interpreter (also with TILELANG_INTERPRET=1).
         self.interpret = interpret
-        functools.update_wrapper(self, fn)
-        self.params = list(inspect.signature(fn).parameters)
-        self.do_not_specialize = set()
-        for item in do_not_specialize:
-            self.do_not_specialize.add(self.params[item] if isinstance(item, int) else item)
-        self.debug = debug
-        self.noinline = noinline
         self.cache: Dict[Any, CompiledKernel] = {}
         self._dispatcher = None
         self._constexpr_positions = {i for i, name in enumerate(self.params) if self.is_constexpr(name)}
-        self._info = None
-
-    # -- parsing -----------------------------------------------------------------------
-
-    def info(self):
-        if self._info is None:
-            from tilelang.frontend.codegen import FunctionInfo
-
-            self._info = FunctionInfo(self.fn)
-        return self._info
-
-    def _def_error(self, message: str) -> CompilationError:
-        code = self.fn.__code__
-        try:
-            info = self.info()
-            file, line, col = info.location(info.fndef)
-        except CompilationError:
-            file, line, col = code.co_filename, code.co_firstlineno, 1
-        return CompilationError([Diagnostic("error", message, file, line, col)])
-
-    def is_constexpr(self, name: str) -> bool:
-        ann = self.fn.__annotations__.get(name)
-        if isinstance(ann, str):
-            return ann.split(".")[-1] == "constexpr"
-        return ann is tlc.constexpr
 
     # -- compilation ---------------------------------------------------------------------
 
     def compile(self, signature: Union[Dict[str, str], str, Iterable[str]], constexprs=None,
-                specialization=None, num_warps: int = 4, num_stages: int = 3,
-                debug: Optional[bool] = None, maxnreg: Optional[int] = None) -> CompiledKernel:
+                specialization=None, num_warps: int = DEFAULT_OPTIONS.num_warps,
+                num_stages: int = DEFAULT_OPTIONS.num_stages, debug: Optional[bool] = None,
+                maxnreg: Optional[int] = DEFAULT_OPTIONS.maxnreg) -> CompiledKernel:
         """Compiles one specialization ahead of time; raises CompilationError.
         ``maxnreg`` caps the registers a thread may use (Triton's option)."""
         num_warps, num_stages, maxnreg = check_launch_options(num_warps, num_stages, maxnreg)
@@ -545,8 +217,6 @@ class JITFunction(_Subscriptable):
             return cached
         # A specialization another process put through the frontend is
         # read from the tile-IR index instead (tilelang.ir_index).
-        from tilelang import ir_index
-
         index_key = ir_index.key(self, sig_text, constexprs, specialization, num_warps, num_stages, debug, maxnreg)
         record = ir_index.load(index_key) if index_key else None
         if record is not None:
@@ -562,8 +232,6 @@ class JITFunction(_Subscriptable):
 
     def _from_index(self, record, sig_text, constexprs, specialization, num_warps, num_stages, maxnreg):
         """The CompiledKernel of an index record (see compile)."""
-        from tilelang.ir import run_pipeline
-
         text, buffer = record["tile_src"], f"<tile-ir of {self.__name__}>"
         asm = StageIR({"tile-src": text, "tile": record["tile"]},
                       {"tile-opt": lambda: run_pipeline(text, "canonicalize,cse", source_name=buffer)})
@@ -571,12 +239,9 @@ class JITFunction(_Subscriptable):
                               num_stages, asm, list(record["runtime"]), 0.0, maxnreg)
 
     def _compile(self, types, sig_text, constexprs, specialization, num_warps, num_stages, debug, maxnreg=None):
-        from tilelang.frontend.codegen import generate
-        from tilelang.ir import run_pipeline
-
         start = time.perf_counter()
         try:
-            text, runtime = generate(self, types, constexprs, specialization, debug)
+            text, runtime = codegen.generate(self, types, constexprs, specialization, debug)
         except CompilationError:
             raise
         except RecursionError:
@@ -710,8 +375,9 @@ class JITFunction(_Subscriptable):
         launchable = compiled.launchable(_current_arch())
         return launchable, positions, compiled
 
-    def warmup(self, *args, grid=None, num_warps: int = 4, num_stages: int = 3, maxnreg: Optional[int] = None,
-               num_ctas: int = 1, **kwargs) -> CompiledKernel:
+    def warmup(self, *args, grid=None, num_warps: int = DEFAULT_OPTIONS.num_warps,
+               num_stages: int = DEFAULT_OPTIONS.num_stages, maxnreg: Optional[int] = DEFAULT_OPTIONS.maxnreg,
+               num_ctas: int = DEFAULT_OPTIONS.num_ctas, **kwargs) -> CompiledKernel:
         """Compiles for these arguments without launching (Triton's ``warmup``)."""
         num_warps, num_stages, maxnreg = check_launch_options(num_warps, num_stages, maxnreg, num_ctas)
         for option, value in (("num_warps", num_warps), ("num_stages", num_stages), ("maxnreg", maxnreg)):
@@ -757,21 +423,11 @@ class JITFunction(_Subscriptable):
     def _slow_launch(self, grid, args, kwargs, key):
         """A launch whose argument key is new (or cannot be keyed): specialize,
         compile, load, register the result under ``key``, launch."""
-        from tilelang.ir import _native
-
         _native()  # the extension's import error, when it is missing
         launch_kwargs = dict(kwargs)
-        num_warps = launch_kwargs.pop("num_warps", 4)
-        num_stages = launch_kwargs.pop("num_stages", 3)
-        maxnreg = launch_kwargs.pop("maxnreg", None)
-        num_ctas = launch_kwargs.pop("num_ctas", 1) if "num_ctas" not in self.params else 1
-        num_warps, num_stages, maxnreg = check_launch_options(num_warps, num_stages, maxnreg, num_ctas)
-        # Launch options a kernel also declares as parameters reach it too
-        # (Triton's tutorials pass num_stages to the kernel this way).
-        for option, value in (("num_warps", num_warps), ("num_stages", num_stages), ("maxnreg", maxnreg)):
-            if option in self.params and option not in launch_kwargs:
-                launch_kwargs[option] = value
-        launchable, positions, compiled = self._prepare_launch(args, launch_kwargs, num_warps, num_stages, maxnreg)
+        options = take_launch_options(launch_kwargs, self.params)
+        launchable, positions, compiled = self._prepare_launch(args, launch_kwargs, options.num_warps,
+                                                               options.num_stages, options.maxnreg)
         # A later call with the same key finds everything in C++, provided
         # each keyword argument it needs is one the caller passes.
         if key is not None and self._dispatcher is not None and \

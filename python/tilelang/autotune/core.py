@@ -40,6 +40,7 @@ from tilelang import knobs
 from tilelang.autotune import schema, store as _store
 from tilelang.autotune.progress import progress
 from tilelang.errors import CompilationError
+from tilelang.options import DEFAULT_OPTIONS
 
 MAX_THREADS_PER_BLOCK = 1024
 
@@ -70,8 +71,9 @@ class Config:
     called with the arguments (by name) before each launch of this config.
     ``num_ctas`` is accepted as Triton's is, and must be 1."""
 
-    def __init__(self, kwargs: Dict[str, Any], num_warps: int = 4, num_stages: int = 3,
-                 pre_hook: Optional[Callable] = None, maxnreg: Optional[int] = None, num_ctas: int = 1):
+    def __init__(self, kwargs: Dict[str, Any], num_warps: int = DEFAULT_OPTIONS.num_warps,
+                 num_stages: int = DEFAULT_OPTIONS.num_stages, pre_hook: Optional[Callable] = None,
+                 maxnreg: Optional[int] = DEFAULT_OPTIONS.maxnreg, num_ctas: int = DEFAULT_OPTIONS.num_ctas):
         from tilelang.options import check_launch_options
 
         # More warps than a block holds is left to the sweep, which prunes

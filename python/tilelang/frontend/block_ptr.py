@@ -24,12 +24,11 @@ from __future__ import annotations
 from typing import List, Tuple
 
 from tilelang.language import core as tlc
-from tilelang.frontend.semantic import (
-    BlockPtrValue, FrontendError, Scalar, Semantic, Value, _unwrap, describe,
-)
+from tilelang.frontend.emitters.core import SemanticCore
+from tilelang.frontend.values import BlockPtrValue, Scalar, Value, _unwrap, describe
 
 
-def _scalars(sem: Semantic, xs, rank: int, dt, what: str) -> List[Scalar]:
+def _scalars(sem: SemanticCore, xs, rank: int, dt, what: str) -> List[Scalar]:
     """``xs`` as ``rank`` integer scalars: Python ints stay constants, values
     become ``dt``."""
     xs = _unwrap(xs)
@@ -49,7 +48,7 @@ def _scalars(sem: Semantic, xs, rank: int, dt, what: str) -> List[Scalar]:
     return out
 
 
-def make_block_ptr(sem: Semantic, base, shape, strides, offsets, block_shape, order) -> BlockPtrValue:
+def make_block_ptr(sem: SemanticCore, base, shape, strides, offsets, block_shape, order) -> BlockPtrValue:
     base = _unwrap(base)
     if not isinstance(base, Value) or base.shape or not base.dtype.is_ptr():
         sem.error("tl.make_block_ptr: base must be a scalar pointer (a kernel's pointer argument "
@@ -72,14 +71,14 @@ def make_block_ptr(sem: Semantic, base, shape, strides, offsets, block_shape, or
                          block, order)
 
 
-def _block_ptr(sem: Semantic, x, what: str) -> BlockPtrValue:
+def _block_ptr(sem: SemanticCore, x, what: str) -> BlockPtrValue:
     x = _unwrap(x)
     if not isinstance(x, BlockPtrValue):
         sem.error(f"{what} needs a block pointer (tl.make_block_ptr), got {x!r}")
     return x
 
 
-def advance(sem: Semantic, bp, offsets) -> BlockPtrValue:
+def advance(sem: SemanticCore, bp, offsets) -> BlockPtrValue:
     bp = _block_ptr(sem, bp, "tl.advance")
     rank = len(bp.block_shape)
     offsets = _unwrap(offsets)
@@ -102,7 +101,7 @@ def advance(sem: Semantic, bp, offsets) -> BlockPtrValue:
     return bp.with_offsets(new)
 
 
-def _check_dims(sem: Semantic, bp: BlockPtrValue, boundary_check, what: str) -> Tuple[int, ...]:
+def _check_dims(sem: SemanticCore, bp: BlockPtrValue, boundary_check, what: str) -> Tuple[int, ...]:
     """``boundary_check`` as sorted distinct dimensions of the block."""
     rank = len(bp.block_shape)
     dims = _unwrap(boundary_check)
@@ -121,7 +120,7 @@ def _check_dims(sem: Semantic, bp: BlockPtrValue, boundary_check, what: str) -> 
     return tuple(sorted(out))
 
 
-def _pointers_and_mask(sem: Semantic, bp: BlockPtrValue, checked: Tuple[int, ...]):
+def _pointers_and_mask(sem: SemanticCore, bp: BlockPtrValue, checked: Tuple[int, ...]):
     """The tensor of pointers of the block and the mask of its checked
     dimensions (None when none is checked)."""
     rank = len(bp.block_shape)
@@ -149,7 +148,7 @@ def _pointers_and_mask(sem: Semantic, bp: BlockPtrValue, checked: Tuple[int, ...
     return ptrs, mask
 
 
-def load(sem: Semantic, bp: BlockPtrValue, mask, other, boundary_check, padding_option,
+def load(sem: SemanticCore, bp: BlockPtrValue, mask, other, boundary_check, padding_option,
          cache_modifier, eviction_policy, volatile) -> Value:
     if _unwrap(mask) is not None or _unwrap(other) is not None:
         sem.error("tl.load: mask and other cannot be given with a block pointer; its "
@@ -169,20 +168,15 @@ def load(sem: Semantic, bp: BlockPtrValue, mask, other, boundary_check, padding_
     return sem.load(ptrs, m, pad, (), "", cache_modifier, eviction_policy, volatile)
 
 
-def store(sem: Semantic, bp: BlockPtrValue, value, mask, boundary_check, cache_modifier,
+def store(sem: SemanticCore, bp: BlockPtrValue, value, mask, boundary_check, cache_modifier,
           eviction_policy) -> None:
     if _unwrap(mask) is not None:
         sem.error("tl.store: a mask cannot be given with a block pointer; its boundary_check says "
                   "which elements are written")
     checked = _check_dims(sem, bp, boundary_check, "tl.store")
     value = _unwrap(value)
-    if isinstance(value, Value) and value.shape and value.shape != bp.block_shape:
-        try:
-            fits = sem.broadcast_shapes(bp.block_shape, value.shape) == bp.block_shape
-        except FrontendError:
-            fits = False
-        if not fits:
-            sem.error(f"tl.store: the value ({describe(value.dtype, value.shape)}) does not fit the "
-                      f"block pointer's block {list(bp.block_shape)}")
+    if isinstance(value, Value) and value.shape and not sem.broadcasts_to(value.shape, bp.block_shape):
+        sem.error(f"tl.store: the value ({describe(value.dtype, value.shape)}) does not fit the "
+                  f"block pointer's block {list(bp.block_shape)}")
     ptrs, m = _pointers_and_mask(sem, bp, checked)
     return sem.store(ptrs, value, m, (), cache_modifier, eviction_policy)

@@ -21,10 +21,13 @@ import warnings
 from typing import Any, Dict, List, Optional
 
 from tilelang.errors import CompilationError, Diagnostic
-from tilelang.frontend.semantic import (
-    BlockPtrValue, Builder, FrontendError, Semantic, TensorDescValue, Value, describe, is_const,
-    natural_dtype, type_str,
+from tilelang.frontend.function import FunctionInfo, KernelFunction
+from tilelang.frontend.builder import Builder
+from tilelang.frontend.semantic import Semantic
+from tilelang.frontend.values import (
+    BlockPtrValue, FrontendError, TensorDescValue, Value, describe, is_const, natural_dtype,
 )
+from tilelang.integers import cdiv as py_cdiv, next_power_of_2
 from tilelang.language import core as tlc
 
 # The most run-time branches and loops (scf.if/for/while) one kernel may
@@ -298,58 +301,6 @@ def _is_pure(lines: List[str]) -> bool:
             continue
         return False
     return True
-
-
-class FunctionInfo:
-    """The parsed source of a @jit function, with where it lives in its file."""
-
-    def __init__(self, fn):
-        self.fn = fn
-        self.name = fn.__name__
-        try:
-            lines, first = inspect.getsourcelines(fn)
-            self.file = inspect.getsourcefile(fn) or fn.__code__.co_filename
-        except (OSError, TypeError) as exc:
-            raise CompilationError([Diagnostic(
-                "error", f"cannot read the source of {fn.__name__}: {exc}",
-                fn.__code__.co_filename, fn.__code__.co_firstlineno, 1)])
-        import textwrap
-
-        source = "".join(lines)
-        dedented = textwrap.dedent(source)
-        first_line = lines[0]
-        self.col_offset = len(first_line) - len(dedented.splitlines(True)[0])
-        self.line_offset = first - 1
-        try:
-            tree = ast.parse(dedented)
-        except SyntaxError as exc:
-            raise CompilationError([Diagnostic(
-                "error", f"syntax error: {exc.msg}", self.file,
-                (exc.lineno or 1) + self.line_offset, (exc.offset or 1) + self.col_offset)])
-        self.tree = tree
-        defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-        self.fndef = defs[0]
-        self.globals = fn.__globals__
-        self.closure = {}
-        if fn.__closure__:
-            for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
-                try:
-                    self.closure[name] = cell.cell_contents
-                except ValueError:
-                    pass
-        self.annotations = {}
-        for arg in self.fndef.args.args:
-            if arg.annotation is not None:
-                self.annotations[arg.arg] = ast.unparse(arg.annotation)
-
-    def is_constexpr_param(self, name: str) -> bool:
-        ann = self.fn.__annotations__.get(name, self.annotations.get(name))
-        if isinstance(ann, str):
-            return ann.split(".")[-1] == "constexpr"
-        return ann is tlc.constexpr
-
-    def location(self, node) -> tuple:
-        return (self.file, node.lineno + self.line_offset, node.col_offset + 1 + self.col_offset)
 
 
 def _loc_text(file: str, line: int, col: int) -> str:
@@ -1116,11 +1067,9 @@ class CodeGenerator(ast.NodeVisitor):
         raise self.error(node, f"name '{name}' is not defined")
 
     def _global_value(self, name, value, node, closure=False):
-        from tilelang.jit import JITFunction
-
         if isinstance(value, tlc.constexpr):
             return value.value
-        if inspect.ismodule(value) or isinstance(value, (JITFunction, tlc.dtype, type)) or callable(value):
+        if inspect.ismodule(value) or isinstance(value, (KernelFunction, tlc.dtype, type)) or callable(value):
             return value
         if value is None:
             return None
@@ -1400,8 +1349,6 @@ class CodeGenerator(ast.NodeVisitor):
         return getattr(fn, "__name__", None) or type(fn).__name__
 
     def call(self, fn, args, kwargs, node):
-        from tilelang.jit import JITFunction
-
         if isinstance(fn, BoundMethod):
             if getattr(fn.fn, "__self__", None) is self.sem:  # .to, .load, .store
                 try:
@@ -1419,7 +1366,7 @@ class CodeGenerator(ast.NodeVisitor):
             except TypeError as exc:
                 raise self.error(node, f"wrong arguments to tl.{name}: {exc}") from None
             return fn(*args, _semantic=self.sem, **kwargs)
-        if isinstance(fn, JITFunction):
+        if isinstance(fn, KernelFunction):
             return self.inline(fn, args, kwargs, node)
         if fn is builtins.range or fn is tlc.range:
             num_stages = None
@@ -1494,8 +1441,6 @@ class CodeGenerator(ast.NodeVisitor):
             return self.sem.device_print(prefix, [a for a in args if not isinstance(a, str)], False)
         if fn is builtins.getattr and all(is_const(a) for a in args):
             return getattr(*args)
-        from tilelang.jit import cdiv as py_cdiv, next_power_of_2
-
         pure = fn in _CONST_FUNCS or fn in (py_cdiv, next_power_of_2)
         if pure:
             vals = [tlc._unwrap(a) for a in args]

@@ -4,7 +4,7 @@ results out) and the kernel's control flow.
 The kernel's Python function runs as Python, once per program, with
 interpreter values (values.py) for its tensors. Nothing is translated: the
 ``tl`` builtins dispatch to ``InterpreterSemantic`` while a launch is under
-way (``tilelang.language.core`` asks ``active()``), ``@jit`` helpers called
+way (``tilelang.language.core`` finds it on its ``_INTERPRETING`` list), ``@jit`` helpers called
 from the kernel run the same way, and ``range``/``tl.range`` give loop
 variables of the compiler's type (i32, or i64/u64 for wide bounds) while
 ``tl.static_range`` gives Python ints, as in the compiled kernel. So
@@ -33,7 +33,7 @@ from tilelang.interpreter.memory import Descriptor, Memory, MemoryOps
 from tilelang.interpreter.random import RandomOps
 from tilelang.interpreter.reductions import ReduceOps
 from tilelang.interpreter.shapes import ShapeOps
-from tilelang.interpreter.values import TValue, storage
+from tilelang.interpreter.values import TValue, active, current_semantic, storage  # noqa: F401 - re-exported
 from tilelang.language import core as tlc
 
 
@@ -95,6 +95,15 @@ class InterpreterSemantic(MemoryOps, AtomicOps, DotOps, ReduceOps, ShapeOps, Ran
             raise FrontendError(f"device assertion failed in program {self.pid}{where}: {tlc._unwrap(msg)}")
         return None
 
+    def range_loop(self, *args):
+        """``tl.range(...)`` iterated in an interpreted kernel (language.core
+        asks the active semantic)."""
+        return loop(*args)
+
+    def static_range_loop(self, *args):
+        """``tl.static_range(...)`` iterated in an interpreted kernel."""
+        return iter(static_loop(*args))
+
     def debug_barrier(self):
         return None
 
@@ -113,16 +122,6 @@ def _format(item, dt, hex_):
 
 # The language's list (tlc._INTERPRETING): the builtins look there.
 _ACTIVE: List[InterpreterSemantic] = tlc._INTERPRETING
-
-
-def active() -> bool:
-    return bool(_ACTIVE)
-
-
-def current_semantic() -> InterpreterSemantic:
-    if not _ACTIVE:
-        raise RuntimeError("tilelang interpreter values can only be used while an interpreted kernel runs")
-    return _ACTIVE[-1]
 
 
 # ===----------------------------------------------------------------------===#
@@ -417,17 +416,10 @@ class Launcher:
 
 def launch(jf, grid, args, kwargs):
     from tilelang import knobs
-    from tilelang.options import check_launch_options
+    from tilelang.options import take_launch_options
 
     kwargs = dict(kwargs)
-    num_warps = kwargs.pop("num_warps", 4)
-    num_stages = kwargs.pop("num_stages", 3)
-    maxnreg = kwargs.pop("maxnreg", None)
-    num_ctas = kwargs.pop("num_ctas", 1) if "num_ctas" not in jf.params else 1
-    num_warps, num_stages, maxnreg = check_launch_options(num_warps, num_stages, maxnreg, num_ctas)
-    for option, value in (("num_warps", num_warps), ("num_stages", num_stages), ("maxnreg", maxnreg)):
-        if option in jf.params and option not in kwargs:
-            kwargs[option] = value
+    options = take_launch_options(kwargs, jf.params)
     host = _Arguments(jf, args, kwargs)
     signature, constexprs, specialization = jf._specialize(host.args, host.kwargs)[:3]
     for name, type_text in host.scalar_types.items():
@@ -435,7 +427,8 @@ def launch(jf, grid, args, kwargs):
             constexprs.pop(name, None)
             signature[name] = type_text
     # The frontend's checks, once per specialization (tile IR, no PTX).
-    compiled = jf.compile(signature, constexprs, specialization, num_warps, num_stages, maxnreg=maxnreg)
+    compiled = jf.compile(signature, constexprs, specialization, options.num_warps, options.num_stages,
+                          maxnreg=options.maxnreg)
     debug = jf.debug if jf.debug is not None else knobs.debug()
     type_log = _type_log(jf, signature, constexprs, specialization, debug)
     if callable(grid):

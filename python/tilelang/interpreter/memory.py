@@ -22,7 +22,7 @@ import ctypes
 import numpy as np
 
 from tilelang.frontend.semantic import BlockPtrValue
-from tilelang.interpreter.values import TValue, bf16_bits, bf16_from_bits, fp8_bits, fp8_from_bits, storage
+from tilelang.interpreter.values import TValue, current_semantic, bf16_bits, bf16_from_bits, fp8_bits, fp8_from_bits, storage
 from tilelang.language import core as tlc
 
 _SHIFT = 40
@@ -289,11 +289,7 @@ class Descriptor:
         self.block_shape = tuple(block_shape)
 
     def load(self, offsets):
-        from tilelang.interpreter.launch import current_semantic
-
         return current_semantic().descriptor_load(self, offsets)
 
     def store(self, offsets, value):
-        from tilelang.interpreter.launch import current_semantic
-
         return current_semantic().descriptor_store(self, offsets, value)

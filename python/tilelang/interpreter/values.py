@@ -150,6 +150,19 @@ def fit(dt, data) -> np.ndarray:
 # ===----------------------------------------------------------------------===#
 
 
+def active() -> bool:
+    """Whether an interpreted kernel is running (its semantic is on the
+    language's list, tlc._INTERPRETING)."""
+    return bool(tlc._INTERPRETING)
+
+
+def current_semantic():
+    """The InterpreterSemantic of the kernel running now."""
+    if not tlc._INTERPRETING:
+        raise RuntimeError("tilelang interpreter values can only be used while an interpreted kernel runs")
+    return tlc._INTERPRETING[-1]
+
+
 class TValue(Value):
     """A scalar or tensor of the interpreted program."""
 
@@ -170,8 +183,6 @@ class TValue(Value):
     # -- the operators of the language (as the code generator maps them) -----
 
     def _sem(self):
-        from tilelang.interpreter.launch import current_semantic
-
         return current_semantic()
 
     def _binary(op, swap=False):

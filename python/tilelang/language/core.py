@@ -892,10 +892,8 @@ class static_range:
         self.args = (arg1, arg2, step)
 
     def __iter__(self):
-        if _INTERPRETING:
-            from tilelang.interpreter.launch import static_loop
-
-            return iter(static_loop(*self.args))
+        if _INTERPRETING:  # the interpreter's semantic runs the loop
+            return _INTERPRETING[-1].static_range_loop(*self.args)
         raise RuntimeError("static_range can only be used in @tilelang.jit functions")
 
 
@@ -910,8 +908,6 @@ class range:  # noqa: A001 - Triton's name
         self.args = (arg1, arg2, step)
 
     def __iter__(self):
-        if _INTERPRETING:
-            from tilelang.interpreter.launch import loop
-
-            return loop(*[a for a in self.args if a is not None])
+        if _INTERPRETING:  # the interpreter's semantic runs the loop
+            return _INTERPRETING[-1].range_loop(*[a for a in self.args if a is not None])
         raise RuntimeError("tl.range can only be used in @tilelang.jit functions")

@@ -6,6 +6,8 @@ device cannot run (shared memory, threads) before launching anything."""
 
 from typing import Any, Callable, Dict, List, Optional
 
+from tilelang.options import DEFAULT_OPTIONS
+
 # Matmul on Hopper and Ampere: wgmma wants M tiles of 64 per warpgroup and
 # N up to 256 per instruction; K tiles of 64 fill 128-byte swizzled rows.
 # The 256x256 entry does not fit in shared memory at 4 stages: it is there
@@ -84,7 +86,7 @@ def attention_shared_estimate(config, head_dim: int, element_size: int) -> int:
     still prunes on the compiled kernel's own figure, so this estimate only
     has to never exceed it."""
     meta = _meta(config)
-    return 2 * meta["BLOCK_N"] * head_dim * meta.get("num_stages", 3) * element_size
+    return 2 * meta["BLOCK_N"] * head_dim * meta.get("num_stages", DEFAULT_OPTIONS.num_stages) * element_size
 
 
 def attention_configs_that_fit(configs, head_dim: int, element_size: int, limit: int) -> list:
@@ -148,8 +150,9 @@ def configs(space: List[Dict[str, Any]], pre_hook: Optional[Callable[[Dict[str, 
     result = []
     for entry in space:
         meta = {k: v for k, v in entry.items() if k not in ("num_warps", "num_stages")}
-        result.append(config_class(meta, num_warps=entry.get("num_warps", 4),
-                                   num_stages=entry.get("num_stages", 3), pre_hook=pre_hook))
+        result.append(config_class(meta, num_warps=entry.get("num_warps", DEFAULT_OPTIONS.num_warps),
+                                   num_stages=entry.get("num_stages", DEFAULT_OPTIONS.num_stages),
+                                   pre_hook=pre_hook))
     return result
 
 

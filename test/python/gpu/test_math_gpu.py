@@ -245,3 +245,27 @@ def test_sqrt_fast_and_rounded_to_nearest():
     assert torch.equal(rn, ref.to(torch.float32))
     assert ((fast.double() - ref).abs() / ref.clamp_min(1e-38)).max().item() < 1e-6
     assert fast[7].item() == 0.0
+
+
+@tilelang.jit
+def erf_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.erf(tl.load(x_ptr + offs, mask=mask, other=0.0)), mask=mask)
+
+
+def test_erf_against_float64_and_at_the_limits():
+    # erf's fit (erfc to 1.2e-7 in relative terms) with its approximate
+    # reciprocal and ex2 stays within 2e-6 absolute (erf is 1 - erfc, so
+    # the error is absolute); the tails go to +-1 exactly, NaN stays NaN.
+    x = inputs(-7.0, 7.0)
+    specials = torch.tensor([float("inf"), float("-inf"), float("nan"), 3e38, -3e38, 10.0], device="cuda")
+    x = torch.cat([x, specials])
+    out = torch.full((x.numel(),), float("nan"), device="cuda")
+    erf_kernel[(tilelang.cdiv(x.numel(), 256),)](x, out, x.numel(), BLOCK=256)
+    torch.cuda.synchronize()
+    got, ref = out[:N].double(), torch.erf(x[:N].double())
+    err = (got - ref).abs()
+    assert err.max().item() < 2e-6, (x[err.argmax()].item(), got[err.argmax()].item(), ref[err.argmax()].item())
+    assert out[N:N + 2].tolist() == [1.0, -1.0] and math.isnan(out[N + 2].item())
+    assert out[N + 3:].tolist() == [1.0, -1.0, 1.0]
