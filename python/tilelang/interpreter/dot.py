@@ -33,13 +33,7 @@ class DotOps:
     def dot(self, a, b, acc, input_precision, allow_tf32, max_num_imprecise_acc, out_dtype):
         a = self.require_value(a, "tl.dot's first operand")
         b = self.require_value(b, "tl.dot's second operand")
-        out_dtype = self.const_dtype(out_dtype, "tl.dot's out_dtype")
-        if a.dtype.is_int():
-            ret = tlc.int32
-        elif a.dtype.is_fp64():
-            ret = tlc.float64
-        else:
-            ret = out_dtype
+        ret = self._dot_result_type(a, out_dtype)
         shape = a.shape[:-1] + (b.shape[-1],)
         acc = tlc._unwrap(acc)
         c = self.constant(0, ret, shape) if acc is None else self.require_value(acc, "tl.dot's acc")

@@ -8,12 +8,23 @@ import math
 
 from tilelang.frontend.values import Value, _unwrap, describe
 from tilelang.language import core as tlc
+from tilelang.language.core import dtype
 
 
 class DotEmitter:
     """tl.dot."""
 
     # -- dot -------------------------------------------------------------------------------------
+
+    def _dot_result_type(self, a: Value, out_dtype) -> dtype:
+        """The element type of ``tl.dot(a, b)``: int32 for integer operands,
+        float64 for fp64 ones, ``out_dtype`` (a constexpr) otherwise."""
+        out_dtype = self.const_dtype(out_dtype, "tl.dot's out_dtype")
+        if a.dtype.is_int():
+            return tlc.int32
+        if a.dtype.is_fp64():
+            return tlc.float64
+        return out_dtype
 
     def dot(self, a, b, acc, input_precision, allow_tf32, max_num_imprecise_acc, out_dtype):
         a = self.require_value(a, "tl.dot's first operand")
@@ -36,13 +47,7 @@ class DotEmitter:
                            "(fp16, bf16, fp32, fp64, fp8 or int8)")
         if a.dtype != b.dtype and not (a.dtype.is_fp8() and b.dtype.is_fp8()):
             self.error(f"tl.dot: both operands must have the same dtype, got {a.dtype.name} and {b.dtype.name}")
-        out_dtype = self.const_dtype(out_dtype, "tl.dot's out_dtype")
-        if a.dtype.is_int():
-            ret = tlc.int32
-        elif a.dtype.is_fp64():
-            ret = tlc.float64
-        else:
-            ret = out_dtype
+        ret = self._dot_result_type(a, out_dtype)
         shape = a.shape[:-1] + (n,)
         acc = _unwrap(acc)
         if acc is None:
