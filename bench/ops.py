@@ -10,10 +10,12 @@ The default sweep (three row lengths per row-wise operator, four matmul
 shapes) takes about two minutes on a fresh machine, most of it tuning:
 each row length is a bucket of its own, with the forward and both
 backward kernels of each operator to tune; --full adds two row lengths
-and one matmul shape. After each sweep a line says how its time went
-(tuning and checking, which the first call per shape does, versus timing).
+and one matmul shape; --quick (the main job's short form, scripts/main.sh
+--quick) keeps two row lengths and two matmul shapes. After each sweep a
+line says how its time went (tuning and checking, which the first call
+per shape does, versus timing).
 
-  python bench/ops.py [--out DIR] [--only matmul,layer_norm,rms_norm,softmax] [--full]
+  python bench/ops.py [--out DIR] [--only matmul,layer_norm,rms_norm,softmax] [--full | --quick]
 """
 
 import argparse
@@ -32,6 +34,8 @@ ROW_LENGTHS = [1024, 4096, 12288]
 ROW_LENGTHS_FULL = [1024, 2048, 4096, 8192, 12288]
 MATMUL_SHAPES = [(s, s, s) for s in (1024, 4096, 8192)] + [(8192, 4096, 1000)]
 MATMUL_SHAPES_FULL = [(s, s, s) for s in (1024, 2048, 4096, 8192)] + [(8192, 4096, 1000)]
+ROW_LENGTHS_QUICK = [1024, 4096]
+MATMUL_SHAPES_QUICK = [(4096, 4096, 4096), (8192, 4096, 1000)]
 # Seconds spent in the current sweep: the first calls (tuning, checking) and the timing.
 SPENT = {"tuning and checking": 0.0, "timing": 0.0}
 
@@ -136,9 +140,12 @@ def main(argv=None) -> int:
                         help="folder for each sweep's .md, .csv and .png (default: build/bench-ops)")
     parser.add_argument("--only", default="matmul,layer_norm,rms_norm,softmax",
                         help="comma-separated operators to sweep (default: all four)")
-    parser.add_argument("--full", action="store_true",
-                        help=f"row lengths {ROW_LENGTHS_FULL} and matmul shapes {MATMUL_SHAPES_FULL} "
-                             f"(default: {ROW_LENGTHS} and {MATMUL_SHAPES})")
+    sizes = parser.add_mutually_exclusive_group()
+    sizes.add_argument("--full", action="store_true",
+                       help=f"row lengths {ROW_LENGTHS_FULL} and matmul shapes {MATMUL_SHAPES_FULL} "
+                            f"(default: {ROW_LENGTHS} and {MATMUL_SHAPES})")
+    sizes.add_argument("--quick", action="store_true",
+                       help=f"row lengths {ROW_LENGTHS_QUICK} and matmul shapes {MATMUL_SHAPES_QUICK}")
     args = parser.parse_args(argv)
     if not torch.cuda.is_available():
         print("bench/ops.py needs a CUDA GPU", file=sys.stderr)
@@ -147,8 +154,8 @@ def main(argv=None) -> int:
     unknown = set(wanted) - {"matmul", "layer_norm", "rms_norm", "softmax"}
     if unknown:
         parser.error(f"--only: unknown operators {', '.join(sorted(unknown))}")
-    lengths = ROW_LENGTHS_FULL if args.full else ROW_LENGTHS
-    shapes = MATMUL_SHAPES_FULL if args.full else MATMUL_SHAPES
+    lengths = ROW_LENGTHS_FULL if args.full else ROW_LENGTHS_QUICK if args.quick else ROW_LENGTHS
+    shapes = MATMUL_SHAPES_FULL if args.full else MATMUL_SHAPES_QUICK if args.quick else MATMUL_SHAPES
     for name in wanted:
         SPENT.update(dict.fromkeys(SPENT, 0.0))
         start = time.perf_counter()

@@ -18,6 +18,13 @@
 # torch and Triton (bench/run.py: layernorm, fused softmax, launch overhead,
 # matmul, flash attention; results.{json,md,png} in build/main/bench),
 # printing the markdown table.
+#
+#   bash scripts/main.sh [--quick] [--out DIR]
+#
+# --quick: on a GPU, the benchmarks' short form (scripts/gpu_main.sh
+# --quick: a few minutes, mostly tuning), with the same kinds of tables and
+# plots; --out: where the PTX, logs, tables and plots go (default
+# build/main).
 # Needs scripts/setup.sh to have run once. On a host without LLVM, where
 # setup.sh installed the distribution into .venv or built only the
 # extension against a prebuilt library (build/gpu-host/installed/site),
@@ -26,7 +33,33 @@
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
+
+OUT=
+BENCH=--bench
+while (($#)); do
+  case $1 in
+  --quick) BENCH=--quick ;;
+  --out)
+    [[ $# -ge 2 ]] || { echo "error: --out needs a folder" >&2; exit 2; }
+    OUT=$2
+    shift
+    ;;
+  --out=*) OUT=${1#--out=} ;;
+  -h | --help)
+    echo "usage: bash scripts/main.sh [--quick] [--out DIR]"
+    exit 0
+    ;;
+  *)
+    echo "error: unknown argument '$1'; usage: bash scripts/main.sh [--quick] [--out DIR]" >&2
+    exit 2
+    ;;
+  esac
+  shift
+done
+# A folder given is relative to the caller; the default, to the repository.
+[[ -z $OUT || $OUT == /* ]] || OUT=$PWD/$OUT
 cd "$(dirname "$0")/.."
+OUT=${OUT:-build/main}
 
 BIN=.venv/bin
 PREBUILT=build/gpu-host/installed/site
@@ -43,7 +76,6 @@ else
   echo "error: $BIN/tilelang-compile is missing; run: bash scripts/setup.sh" >&2
   exit 1
 fi
-OUT=build/main
 mkdir -p "$OUT"
 PTXAS=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
 
@@ -108,7 +140,7 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
   printf '\n==> GPU found (%s): checking the kernels, then benchmarking\n' "$(nvidia-smi -L | head -n 1)"
   if "$PY" -c "import torch" 2>/dev/null; then
     "$PY" scripts/gpu_ptx_check.py --emit "$OUT/ptx" > /dev/null
-    bash scripts/gpu_main.sh "$PY" "$OUT/ptx" "$OUT" --bench
+    bash scripts/gpu_main.sh "$PY" "$OUT/ptx" "$OUT" "$BENCH"
   else
     echo "torch is not importable by $PY: install it to run the kernels (pip install torch)"
   fi
