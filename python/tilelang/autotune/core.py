@@ -60,6 +60,12 @@ stats = Stats()
 _stats_lock = threading.Lock()
 
 
+#: Argument types the quick key of a launch takes by value (see
+#: Autotuner._quick_key); other arguments count by their dtype.
+_QUICK_SCALARS = (int, float, bool, str, type(None))
+#: Quick keys an autotuner remembers before starting over.
+_QUICK_LIMIT = 4096
+
 #: Keywords of a launch that are options of the compilation, not arguments.
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "maxnreg")
 
@@ -348,6 +354,11 @@ class Autotuner:
         self.devices = _parse_devices(devices, "autotune(devices=...)")
         self.last_sweep_devices: List[int] = []  # the devices the last sweep timed on
         self.cache: Dict[Any, Config] = {}  # key tuple -> best config (in this process)
+        # A launch's quick key (see _quick_key) -> its key in `cache`: a
+        # repeated launch finds its config without bucketing, naming or
+        # serializing anything.
+        self._quick: Dict[Any, str] = {}
+        self._key_positions = [(name, self.params.index(name)) for name in self.key if name in self.params]
         self.best_config: Optional[Config] = None
         self.last_sweep: Optional[dict] = None  # the entry written by the last sweep
         self.__name__ = getattr(self.base, "__name__", "kernel")
@@ -381,7 +392,40 @@ class Autotuner:
         nargs.update(kwargs)
         return nargs
 
+    def _quick_key(self, args, kwargs):
+        """What decides a launch's config, cheaply: the key arguments'
+        values as they are (before bucketing), the keyword names, and the
+        dtype of every argument that has one. None when a key argument is
+        not a plain scalar (a tensor in the key: its shape counts)."""
+        values = []
+        for name, index in self._key_positions:
+            value = args[index] if index < len(args) else kwargs.get(name)
+            kind = type(value)
+            if kind not in _QUICK_SCALARS:
+                return None
+            values.append((kind, value))  # True and 1 are equal, and key apart
+        kinds = [None if type(value) in _QUICK_SCALARS else getattr(value, "dtype", None) for value in args]
+        if kwargs:
+            kinds += [(name, None if type(value) in _QUICK_SCALARS else getattr(value, "dtype", None))
+                      for name, value in kwargs.items()]
+        return tuple(values), tuple(kinds)
+
     def run(self, *args, grid=None, **kwargs):
+        # A repeated launch: its config from the quick key, and nothing of
+        # the checks below, which its first launch passed with the same
+        # keywords.
+        quick = self._quick_key(args, kwargs)
+        if quick is not None:
+            try:
+                cache_key = self._quick.get(quick)
+            except TypeError:  # an unhashable dtype or keyword value
+                quick = cache_key = None
+            config = self.cache.get(cache_key) if cache_key is not None else None
+            if config is not None:
+                self.best_config = config
+                if self.reset_to_zero or config.pre_hook is not None:
+                    self._pre_launch(config, self._nargs(args, kwargs))
+                return self._launch(grid, config, args, kwargs)
         nargs = self._nargs(args, kwargs)
         for config in self.configs:
             clash = set(config.kwargs) & set(kwargs)
@@ -400,6 +444,10 @@ class Autotuner:
         if config is None:
             config = self._tune(grid, args, kwargs, nargs, key, dtypes)
             self.cache[cache_key] = config
+        if quick is not None:
+            if len(self._quick) >= _QUICK_LIMIT:  # sizes without end (dynamic shapes)
+                self._quick.clear()
+            self._quick[quick] = cache_key
         self.best_config = config
         self._pre_launch(config, nargs)
         return self._launch(grid, config, args, kwargs)
