@@ -2,13 +2,17 @@
 clear errors for CPU tensors, unsupported dtypes and mismatched shapes;
 shapes and dtypes through the fake implementations (fake CUDA tensors need
 no GPU); forward and backward traced by make_fx (on meta tensors) into graphs of tilelang's
-custom operators, as torch.compile sees them."""
+custom operators, as torch.compile sees them; and the eager dispatch of an
+Operator (its implementation called directly, through an autograd.Function
+where gradients are recorded; the custom operator while tracing), on an
+Operator whose kernels "run" on the CPU."""
 
 import pytest
 
 torch = pytest.importorskip("torch")
 
 import tilelang.ops as ops  # noqa: E402
+from tilelang.ops._runtime import Operator  # noqa: E402
 from torch._subclasses.fake_tensor import FakeTensorMode  # noqa: E402
 from torch.fx.experimental.proxy_tensor import make_fx  # noqa: E402
 
@@ -80,3 +84,76 @@ def test_backward_graphs_use_the_backward_kernels():
     # The matmul backward is two products through the same operator.
     assert _traced_ops(lambda a, b: ops.matmul(a, b, activation="relu"), (7, 33), (33, 20)) == [
         "tilelang.matmul.default"] * 3
+
+
+# -- eager calls skip torch's dispatcher --------------------------------------------------
+
+
+class _CpuOperator(Operator):
+    """An Operator whose kernels "run" on the CPU, so that its dispatch can be
+    checked here: the same decisions as on CUDA tensors."""
+
+    device_attribute = "is_cpu"
+
+
+def _scale_impl(x: torch.Tensor, factor: float) -> torch.Tensor:
+    return x * factor
+
+
+def _scale_setup(ctx, inputs, output):
+    ctx.factor = inputs[1]
+
+
+def _scale_backward(ctx, dy):
+    return dy * ctx.factor, None
+
+
+_SCALE = _CpuOperator("tilelang_test::scale", _scale_impl, lambda x, factor: torch.empty_like(x), _scale_setup,
+                      _scale_backward)
+
+
+@pytest.fixture
+def op_calls(monkeypatch):
+    """How many calls went through the custom operator (torch's dispatcher)."""
+    calls = []
+    op = _SCALE.op
+
+    def counted(*args):
+        calls.append(args)
+        return op(*args)
+
+    monkeypatch.setattr(_SCALE, "op", counted)
+    return calls
+
+
+def test_eager_calls_run_the_implementation_directly(op_calls):
+    x = torch.randn(5, 3)
+    assert torch.equal(_SCALE(x, 2.0), x * 2) and op_calls == []
+    with torch.no_grad():
+        _SCALE(x.requires_grad_(), 3.0)
+    assert op_calls == []
+
+
+def test_eager_autograd_goes_through_a_function_with_the_same_backward(op_calls):
+    x = torch.randn(5, 3, requires_grad=True)
+    y = _SCALE(x, 3.0)
+    assert "tilelang_test_scale" in type(y.grad_fn).__name__
+    y.sum().backward()
+    assert torch.equal(x.grad, torch.full_like(x, 3.0)) and op_calls == []
+
+
+def test_tracing_and_fake_tensors_see_the_custom_operator(op_calls):
+    graph = make_fx(lambda x: _SCALE(x, 2.0))(torch.randn(4, 4))
+    assert [str(n.target) for n in graph.graph.nodes if str(n.target).startswith("tilelang_test.")] == \
+        ["tilelang_test.scale.default"]
+    with FakeTensorMode():
+        assert _SCALE(torch.empty(2, 2), 2.0).shape == (2, 2)
+    _SCALE(torch.empty(2, 2, device="meta"), 2.0)
+    assert len(op_calls) == 3
+
+
+def test_torch_compile_traces_the_custom_operator(op_calls):
+    compiled = torch.compile(lambda x: _SCALE(x, 2.0) + 1, fullgraph=True, backend="aot_eager")
+    x = torch.randn(8)
+    assert torch.equal(compiled(x), x * 2 + 1)
+    assert op_calls  # traced through the operator, not inlined

@@ -9,7 +9,7 @@ import torch
 from torch import Tensor
 
 from tilelang.ops import spaces
-from tilelang.ops._runtime import HALVES, check_same, check_tensor, kernels
+from tilelang.ops._runtime import HALVES, Operator, check_same, check_tensor, kernels
 
 _TUNER = []
 
@@ -31,7 +31,6 @@ def _tuner():
     return _TUNER[0]
 
 
-@torch.library.custom_op("tilelang::attention_fwd", mutates_args=())
 def _attention_fwd(q: Tensor, k: Tensor, v: Tensor, causal: bool, sm_scale: float) -> Tensor:
     from tilelang import knobs
     from tilelang.ops.kernels import attention as family
@@ -47,8 +46,7 @@ def _attention_fwd(q: Tensor, k: Tensor, v: Tensor, causal: bool, sm_scale: floa
     return out
 
 
-@_attention_fwd.register_fake
-def _(q, k, v, causal, sm_scale):
+def _attention_fwd_fake(q, k, v, causal, sm_scale):
     return torch.empty(q.shape, device=q.device, dtype=q.dtype)
 
 
@@ -61,7 +59,7 @@ def _backward(ctx, dout):
                               "use torch.nn.functional.scaled_dot_product_attention where gradients are needed")
 
 
-_attention_fwd.register_autograd(_backward, setup_context=_setup)
+_OP_ATTENTION_FWD = Operator("tilelang::attention_fwd", _attention_fwd, _attention_fwd_fake, _setup, _backward)
 
 
 def attention(q: Tensor, k: Tensor, v: Tensor, causal: bool = False, sm_scale: Optional[float] = None) -> Tensor:
@@ -80,4 +78,4 @@ def attention(q: Tensor, k: Tensor, v: Tensor, causal: bool = False, sm_scale: O
         sm_scale, _ = family.attention_operands(q, k, v, sm_scale, q)
     except ValueError as exc:
         raise ValueError(f"tilelang.ops.{exc}") from None
-    return _attention_fwd(q, k, v, bool(causal), float(sm_scale))
+    return _OP_ATTENTION_FWD(q, k, v, bool(causal), float(sm_scale))

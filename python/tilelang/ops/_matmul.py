@@ -13,7 +13,7 @@ import torch
 from torch import Tensor
 
 from tilelang.ops import spaces
-from tilelang.ops._runtime import HALVES, Tuned, check_same, check_tensor
+from tilelang.ops._runtime import HALVES, Operator, Tuned, check_same, check_tensor
 
 ACTIVATIONS = ("none", "relu", "gelu", "silu")
 
@@ -21,7 +21,6 @@ _MATMUL = Tuned("matmul_epilogue_kernel", spaces.MATMUL, key=["M", "N", "K"], wo
                 untuned=spaces.MATMUL_UNTUNED)
 
 
-@torch.library.custom_op("tilelang::matmul", mutates_args=())
 def _matmul(a: Tensor, b: Tensor, bias: Optional[Tensor], activation: str) -> Tensor:
     """act(a @ b + bias) for 2-D a (M x K) and b (K x N), any strides."""
     m, k = a.shape
@@ -41,8 +40,7 @@ def _matmul(a: Tensor, b: Tensor, bias: Optional[Tensor], activation: str) -> Te
     return out
 
 
-@_matmul.register_fake
-def _(a, b, bias, activation):
+def _matmul_fake(a, b, bias, activation):
     return a.new_empty((a.shape[0], b.shape[1]))
 
 
@@ -85,16 +83,16 @@ def _backward(ctx, dy):
     elif activation == "relu":
         dz = dy * (out > 0).to(dy.dtype)
     else:
-        z = _matmul(a, b, bias, "none")
+        z = _OP_MATMUL(a, b, bias, "none")
         dz = _activation_grad(dy, z, activation).to(a.dtype)
     dz = dz.to(a.dtype)
-    da = _matmul(dz, b.t(), None, "none") if ctx.needs_input_grad[0] else None
-    db = _matmul(a.t(), dz, None, "none") if ctx.needs_input_grad[1] else None
+    da = _OP_MATMUL(dz, b.t(), None, "none") if ctx.needs_input_grad[0] else None
+    db = _OP_MATMUL(a.t(), dz, None, "none") if ctx.needs_input_grad[1] else None
     dbias = dz.float().sum(0).to(bias.dtype) if ctx.has_bias and ctx.needs_input_grad[2] else None
     return da, db, dbias, None
 
 
-_matmul.register_autograd(_backward, setup_context=_setup)
+_OP_MATMUL = Operator("tilelang::matmul", _matmul, _matmul_fake, _setup, _backward)
 
 
 def matmul(a: Tensor, b: Tensor, bias: Optional[Tensor] = None, activation: Optional[str] = None) -> Tensor:
@@ -119,5 +117,5 @@ def matmul(a: Tensor, b: Tensor, bias: Optional[Tensor] = None, activation: Opti
     if bias is not None and bias.shape[0] != n:
         raise ValueError(f"tilelang.ops.matmul: bias has {bias.shape[0]} elements, the product {n} columns")
     lead = a.shape[:-1]
-    out = _matmul(a.reshape(-1, k), b, bias, activation)
+    out = _OP_MATMUL(a.reshape(-1, k), b, bias, activation)
     return out.reshape(*lead, n)

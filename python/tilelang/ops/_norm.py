@@ -12,7 +12,7 @@ import torch
 from torch import Tensor
 
 from tilelang.ops import spaces
-from tilelang.ops._runtime import FLOATS, Tuned, check_same, check_tensor, kernels
+from tilelang.ops._runtime import FLOATS, Operator, Tuned, check_same, check_tensor, kernels
 
 _LAYER_NORM_FWD = Tuned("layer_norm_fwd", spaces.ROWS, key=["N"], prune=spaces.prune_rows("N"))
 _RMS_NORM_FWD = Tuned("rms_norm_fwd", spaces.ROWS, key=["N"], prune=spaces.prune_rows("N"))
@@ -36,7 +36,6 @@ def _rows(x: Tensor) -> Tensor:
 # -- forward ----------------------------------------------------------------------------
 
 
-@torch.library.custom_op("tilelang::layer_norm_fwd", mutates_args=())
 def _layer_norm_fwd(x: Tensor, weight: Optional[Tensor], bias: Optional[Tensor],
                     eps: float) -> Tuple[Tensor, Tensor, Tensor]:
     x2 = _rows(x)
@@ -51,14 +50,12 @@ def _layer_norm_fwd(x: Tensor, weight: Optional[Tensor], bias: Optional[Tensor],
     return y.view(x.shape), mean, rstd
 
 
-@_layer_norm_fwd.register_fake
-def _(x, weight, bias, eps):
+def _layer_norm_fwd_fake(x, weight, bias, eps):
     rows = x.numel() // x.shape[-1] if x.shape[-1] else 0
     return (torch.empty_like(x, memory_format=torch.contiguous_format),
             x.new_empty(rows, dtype=torch.float32), x.new_empty(rows, dtype=torch.float32))
 
 
-@torch.library.custom_op("tilelang::rms_norm_fwd", mutates_args=())
 def _rms_norm_fwd(x: Tensor, weight: Optional[Tensor], eps: float) -> Tuple[Tensor, Tensor]:
     x2 = _rows(x)
     m, n = x2.shape
@@ -70,8 +67,7 @@ def _rms_norm_fwd(x: Tensor, weight: Optional[Tensor], eps: float) -> Tuple[Tens
     return y.view(x.shape), rstd
 
 
-@_rms_norm_fwd.register_fake
-def _(x, weight, eps):
+def _rms_norm_fwd_fake(x, weight, eps):
     rows = x.numel() // x.shape[-1] if x.shape[-1] else 0
     return torch.empty_like(x, memory_format=torch.contiguous_format), x.new_empty(rows, dtype=torch.float32)
 
@@ -79,7 +75,6 @@ def _(x, weight, eps):
 # -- backward ---------------------------------------------------------------------------
 
 
-@torch.library.custom_op("tilelang::norm_bwd_dx", mutates_args=())
 def _norm_bwd_dx(dy: Tensor, x: Tensor, weight: Optional[Tensor], mean: Optional[Tensor], rstd: Tensor,
                  rms: bool) -> Tensor:
     x2, dy2 = _rows(x), _rows(dy)
@@ -91,12 +86,13 @@ def _norm_bwd_dx(dy: Tensor, x: Tensor, weight: Optional[Tensor], mean: Optional
     return dx.view(x.shape)
 
 
-@_norm_bwd_dx.register_fake
-def _(dy, x, weight, mean, rstd, rms):
+def _norm_bwd_dx_fake(dy, x, weight, mean, rstd, rms):
     return torch.empty_like(x, memory_format=torch.contiguous_format)
 
 
-@torch.library.custom_op("tilelang::norm_bwd_dwdb", mutates_args=())
+_OP_NORM_BWD_DX = Operator("tilelang::norm_bwd_dx", _norm_bwd_dx, _norm_bwd_dx_fake)
+
+
 def _norm_bwd_dwdb(dy: Tensor, x: Tensor, mean: Optional[Tensor], rstd: Tensor, rms: bool,
                    has_bias: bool) -> Tuple[Tensor, Tensor]:
     """(sum over rows of dy * x_hat, sum over rows of dy), fp32, (N,) each;
@@ -123,10 +119,12 @@ def _norm_bwd_dwdb(dy: Tensor, x: Tensor, mean: Optional[Tensor], rstd: Tensor, 
     return dw, db
 
 
-@_norm_bwd_dwdb.register_fake
-def _(dy, x, mean, rstd, rms, has_bias):
+def _norm_bwd_dwdb_fake(dy, x, mean, rstd, rms, has_bias):
     n = x.shape[-1]
     return x.new_empty(n, dtype=torch.float32), x.new_empty(n if has_bias else 0, dtype=torch.float32)
+
+
+_OP_NORM_BWD_DWDB = Operator("tilelang::norm_bwd_dwdb", _norm_bwd_dwdb, _norm_bwd_dwdb_fake)
 
 
 # -- autograd ---------------------------------------------------------------------------
@@ -143,9 +141,9 @@ def _backward_layer_norm(ctx, dy, _dmean, _drstd):
     x, weight, mean, rstd = ctx.saved_tensors
     dx = dw = db = None
     if ctx.needs_input_grad[0]:
-        dx = _norm_bwd_dx(dy, x, weight, mean, rstd, False)
+        dx = _OP_NORM_BWD_DX(dy, x, weight, mean, rstd, False)
     if (weight is not None and ctx.needs_input_grad[1]) or (ctx.has_bias and ctx.needs_input_grad[2]):
-        sum_w, sum_b = _norm_bwd_dwdb(dy, x, mean, rstd, False, ctx.has_bias)
+        sum_w, sum_b = _OP_NORM_BWD_DWDB(dy, x, mean, rstd, False, ctx.has_bias)
         if weight is not None and ctx.needs_input_grad[1]:
             dw = sum_w.to(weight.dtype)
         if ctx.has_bias and ctx.needs_input_grad[2]:
@@ -153,7 +151,8 @@ def _backward_layer_norm(ctx, dy, _dmean, _drstd):
     return dx, dw, db, None
 
 
-_layer_norm_fwd.register_autograd(_backward_layer_norm, setup_context=_setup_layer_norm)
+_OP_LAYER_NORM_FWD = Operator("tilelang::layer_norm_fwd", _layer_norm_fwd, _layer_norm_fwd_fake,
+                              _setup_layer_norm, _backward_layer_norm)
 
 
 def _setup_rms_norm(ctx, inputs, output):
@@ -166,13 +165,14 @@ def _backward_rms_norm(ctx, dy, _drstd):
     x, weight, rstd = ctx.saved_tensors
     dx = dw = None
     if ctx.needs_input_grad[0]:
-        dx = _norm_bwd_dx(dy, x, weight, None, rstd, True)
+        dx = _OP_NORM_BWD_DX(dy, x, weight, None, rstd, True)
     if weight is not None and ctx.needs_input_grad[1]:
-        dw = _norm_bwd_dwdb(dy, x, None, rstd, True, False)[0].to(weight.dtype)
+        dw = _OP_NORM_BWD_DWDB(dy, x, None, rstd, True, False)[0].to(weight.dtype)
     return dx, dw, None
 
 
-_rms_norm_fwd.register_autograd(_backward_rms_norm, setup_context=_setup_rms_norm)
+_OP_RMS_NORM_FWD = Operator("tilelang::rms_norm_fwd", _rms_norm_fwd, _rms_norm_fwd_fake, _setup_rms_norm,
+                            _backward_rms_norm)
 
 
 # -- the public functions ---------------------------------------------------------------
@@ -201,7 +201,7 @@ def layer_norm(x: Tensor, weight: Optional[Tensor] = None, bias: Optional[Tensor
     weight and bias: (N,) of x's dtype, or None. Differentiable in x,
     weight and bias."""
     _check("layer_norm", x, [("weight", weight), ("bias", bias)], eps)
-    return _layer_norm_fwd(x, weight, bias, float(eps))[0]
+    return _OP_LAYER_NORM_FWD(x, weight, bias, float(eps))[0]
 
 
 def rms_norm(x: Tensor, weight: Optional[Tensor] = None, eps: float = 1e-6) -> Tensor:
@@ -210,4 +210,4 @@ def rms_norm(x: Tensor, weight: Optional[Tensor] = None, eps: float = 1e-6) -> T
     weight. x: fp16, bf16 or fp32 on a CUDA device; weight: (N,) of x's
     dtype, or None. Differentiable in x and weight."""
     _check("rms_norm", x, [("weight", weight)], eps)
-    return _rms_norm_fwd(x, weight, float(eps))[0]
+    return _OP_RMS_NORM_FWD(x, weight, float(eps))[0]

@@ -1,8 +1,10 @@
 """What every tilelang.ops operator shares: torch (imported here, with a
 clear message when it is missing), the package's kernels compiled by
-tilelang, argument checks that name the operator, and `Tuned`, a kernel
-tuned on first use per shape bucket over its space (tilelang.ops.spaces)
-with results kept in the persistent autotune store."""
+tilelang, argument checks that name the operator, `Operator`, a torch
+custom operator that runs its implementation directly in eager mode, and
+`Tuned`, a kernel tuned on first use per shape bucket over its space
+(tilelang.ops.spaces) with results kept in the persistent autotune
+store."""
 
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
@@ -75,6 +77,70 @@ def check_same(op: str, reference_name: str, reference, others: Dict[str, Any]) 
                              f"{reference.device}")
 
 
+def _tracing() -> bool:
+    """Whether torch is tracing or transforming the calls made now
+    (torch.compile, make_fx and other dispatch modes, torch function modes,
+    vmap/grad transforms): operators must then appear as themselves."""
+    return (torch.compiler.is_compiling() or _dispatch_modes() > 0 or _function_modes()
+            or _functorch_transforms())
+
+
+_dispatch_modes = getattr(torch._C, "_len_torch_dispatch_stack", lambda: 1)
+_function_modes = getattr(torch._C, "_is_torch_function_mode_enabled", lambda: True)
+_functorch_transforms = getattr(torch._C, "_are_functorch_transforms_active", lambda: True)
+
+
+class Operator:
+    """A torch custom operator (``torch.library.custom_op`` named `name`
+    over `impl`, with `fake` and, when `backward` is given, autograd by
+    `setup_context` and `backward`) whose calls in eager mode skip torch's
+    dispatcher: on plain CUDA tensors, with nothing tracing, a call runs
+    `impl` directly, or, when autograd records it, through a
+    torch.autograd.Function with the same setup_context and backward. The
+    custom operator's path (dispatcher, its autograd wrapper) costs tens of
+    microseconds a call, more than a row kernel of a few MB runs for.
+    torch.compile, make_fx, fake tensors and subclasses see the custom
+    operator itself."""
+
+    #: The tensor attribute that is true on the device the kernels run on
+    #: (the CPU tests of the dispatch use "is_cpu").
+    device_attribute = "is_cuda"
+
+    def __init__(self, name: str, impl: Callable, fake: Callable, setup_context: Optional[Callable] = None,
+                 backward: Optional[Callable] = None):
+        self.impl = impl
+        self.op = torch.library.custom_op(name, mutates_args=())(impl)
+        self.op.register_fake(fake)
+        self.function = None
+        if backward is not None:
+            self.op.register_autograd(backward, setup_context=setup_context)
+
+            def forward(ctx, *args):
+                output = impl(*args)
+                setup_context(ctx, args, output)
+                # Unused outputs (the norms' saved statistics) get None, not zeros.
+                ctx.set_materialize_grads(False)
+                return output
+
+            # The old form (forward takes ctx): Function.apply with a
+            # separate setup_context binds the arguments by inspect.signature
+            # on every call.
+            self.function = type(name.replace("::", "_"), (torch.autograd.Function,),
+                                 {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+
+    def __call__(self, *args):
+        if _tracing():
+            return self.op(*args)
+        tensors = [a for a in args if isinstance(a, torch.Tensor)]
+        for tensor in tensors:
+            if type(tensor) is not torch.Tensor or not getattr(tensor, self.device_attribute):
+                return self.op(*args)  # fake, meta and subclasses' tensors
+        if self.function is not None and torch.is_grad_enabled() and \
+                any(tensor.requires_grad for tensor in tensors):
+            return self.function.apply(*args)
+        return self.impl(*args)
+
+
 class Tuned:
     """Kernel `name` of the package under tilelang.autotune over `space`
     (dicts of tilelang.ops.spaces), keyed by the arguments `key` with the
@@ -114,9 +180,9 @@ class Tuned:
         return self._tuner
 
     def __call__(self, grid, *args, **kwargs) -> None:
-        tuner = self.tuner
+        tuner = self._tuner or self.tuner
         if knobs.ops_autotune():
-            tuner[grid](*args, **kwargs)
+            tuner.run(*args, grid=grid, **kwargs)
             return
         kept = tuner._space(tuner._nargs(args, kwargs))
         preferred = [c for c in kept if self.untuned is not None and c.all_kwargs() == self.untuned]

@@ -8,7 +8,7 @@ import torch
 from torch import Tensor
 
 from tilelang.ops import spaces
-from tilelang.ops._runtime import FLOATS, Tuned, check_tensor
+from tilelang.ops._runtime import FLOATS, Operator, Tuned, check_tensor
 
 
 def _row_fits(args) -> bool:
@@ -25,7 +25,6 @@ def _rows(x: Tensor) -> Tensor:
     return x.contiguous().view(-1, x.shape[-1])
 
 
-@torch.library.custom_op("tilelang::softmax_fwd", mutates_args=())
 def _softmax_fwd(x: Tensor) -> Tensor:
     """Softmax along the last dimension."""
     x2 = _rows(x)
@@ -36,12 +35,10 @@ def _softmax_fwd(x: Tensor) -> Tensor:
     return y.view(x.shape)
 
 
-@_softmax_fwd.register_fake
-def _(x):
+def _softmax_fwd_fake(x):
     return torch.empty_like(x, memory_format=torch.contiguous_format)
 
 
-@torch.library.custom_op("tilelang::softmax_bwd", mutates_args=())
 def _softmax_bwd(dy: Tensor, y: Tensor) -> Tensor:
     y2, dy2 = _rows(y), _rows(dy)
     m, n = y2.shape
@@ -51,9 +48,11 @@ def _softmax_bwd(dy: Tensor, y: Tensor) -> Tensor:
     return dx.view(y.shape)
 
 
-@_softmax_bwd.register_fake
-def _(dy, y):
+def _softmax_bwd_fake(dy, y):
     return torch.empty_like(y, memory_format=torch.contiguous_format)
+
+
+_OP_SOFTMAX_BWD = Operator("tilelang::softmax_bwd", _softmax_bwd, _softmax_bwd_fake)
 
 
 def _setup(ctx, inputs, output):
@@ -62,10 +61,10 @@ def _setup(ctx, inputs, output):
 
 def _backward(ctx, dy):
     (y,) = ctx.saved_tensors
-    return _softmax_bwd(dy.to(y.dtype), y)
+    return _OP_SOFTMAX_BWD(dy.to(y.dtype), y)
 
 
-_softmax_fwd.register_autograd(_backward, setup_context=_setup)
+_OP_SOFTMAX_FWD = Operator("tilelang::softmax_fwd", _softmax_fwd, _softmax_fwd_fake, _setup, _backward)
 
 
 def softmax(x: Tensor, dim: int = -1) -> Tensor:
@@ -79,5 +78,5 @@ def softmax(x: Tensor, dim: int = -1) -> Tensor:
                          f"dimensions")
     dim = dim % x.dim()
     if dim == x.dim() - 1:
-        return _softmax_fwd(x)
-    return _softmax_fwd(x.movedim(dim, -1)).movedim(-1, dim)
+        return _OP_SOFTMAX_FWD(x)
+    return _OP_SOFTMAX_FWD(x.movedim(dim, -1)).movedim(-1, dim)

@@ -359,3 +359,51 @@ def test_untuned_configs(monkeypatch):
     check([ops.layer_norm(x), ops.softmax(x)], [F.layer_norm(x.double(), (5000,)), torch.softmax(x.double(), -1)],
           torch.bfloat16, "untuned rows")
     assert core.stats.sweeps == sweeps
+
+
+def operators():
+    """Every Operator of tilelang.ops (the custom operators' eager fronts)."""
+    from tilelang.ops import _attention, _matmul, _norm, _runtime, _softmax
+
+    return [value for module in (_attention, _matmul, _norm, _softmax) for value in vars(module).values()
+            if isinstance(value, _runtime.Operator)]
+
+
+def test_eager_calls_skip_the_dispatcher_and_agree_with_it(monkeypatch):
+    """In eager mode the operators run their implementations directly (and
+    through an autograd.Function where gradients are recorded): no call
+    reaches torch's dispatcher, forward or backward, and the results are
+    those of the custom operators, bit for bit (the same kernels and
+    configs)."""
+    torch.manual_seed(3)
+    x = torch.randn(37, 1000, device="cuda", dtype=torch.float16)
+    w = torch.rand(1000, device="cuda", dtype=torch.float16) + 0.5
+    b = torch.randn(1000, device="cuda", dtype=torch.float16)
+    a = torch.randn(37, 96, device="cuda", dtype=torch.float16)
+    m = torch.randn(96, 1000, device="cuda", dtype=torch.float16) / 10
+    dy = torch.randn(37, 1000, device="cuda", dtype=torch.float16)
+
+    def run(layer_norm, rms_norm, softmax, matmul):
+        leaves_ = [t.clone().requires_grad_() for t in (x, w, b, a, m)]
+        xs, ws, bs, as_, ms = leaves_
+        outs = [layer_norm(xs, ws, bs), rms_norm(xs, ws), softmax(xs), matmul(as_, ms, bs)]
+        with torch.no_grad():
+            outs += [layer_norm(x, w, b), softmax(x)]
+        torch.autograd.backward(outs[:4], [dy] * 4)
+        return outs + [t.grad for t in leaves_]
+
+    calls = []
+    for operator in operators():
+        monkeypatch.setattr(operator, "op", lambda *args, _op=operator.op: calls.append(_op) or _op(*args))
+    eager = run(ops.layer_norm, ops.rms_norm, ops.softmax, lambda a_, m_, b_: ops.matmul(a_, m_, b_, "gelu"))
+    assert calls == []
+    tl_ops = torch.ops.tilelang
+    through_dispatcher = run(lambda x_, w_, b_: tl_ops.layer_norm_fwd(x_, w_, b_, 1e-5)[0],
+                             lambda x_, w_: tl_ops.rms_norm_fwd(x_, w_, 1e-6)[0], tl_ops.softmax_fwd,
+                             lambda a_, m_, b_: tl_ops.matmul(a_, m_, b_, "gelu"))
+    assert calls == []  # the backward operators were run directly in both cases
+    for index, (mine, theirs) in enumerate(zip(eager, through_dispatcher)):
+        assert torch.equal(mine, theirs), f"result {index} differs"
+    # The eager autograd.Function's node, not the custom operator's.
+    y = ops.layer_norm(x.clone().requires_grad_(), w, b)
+    assert type(y.grad_fn).__name__ == "tilelang_layer_norm_fwdBackward"
