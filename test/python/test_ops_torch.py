@@ -157,3 +157,13 @@ def test_torch_compile_traces_the_custom_operator(op_calls):
     x = torch.randn(8)
     assert torch.equal(compiled(x), x * 2 + 1)
     assert op_calls  # traced through the operator, not inlined
+
+
+def test_weight_gradients_come_in_the_parameters_dtype():
+    # column_sum converts as it writes: no fp32 result to cast afterwards
+    # (a zero fill and a cast kernel per gradient fewer in each backward).
+    with FakeTensorMode():
+        x = torch.empty(7, 33, device="cuda", dtype=torch.bfloat16)
+        stats = torch.empty(7, device="cuda")
+        dw, db = torch.ops.tilelang.norm_bwd_dwdb(x, x, stats, stats, False, True)
+        assert (dw.dtype, db.dtype, dw.shape, db.shape) == (torch.bfloat16, torch.bfloat16, (33,), (33,))

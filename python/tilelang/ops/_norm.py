@@ -95,13 +95,17 @@ _OP_NORM_BWD_DX = Operator("tilelang::norm_bwd_dx", _norm_bwd_dx, _norm_bwd_dx_f
 
 def _norm_bwd_dwdb(dy: Tensor, x: Tensor, mean: Optional[Tensor], rstd: Tensor, rms: bool,
                    has_bias: bool) -> Tuple[Tensor, Tensor]:
-    """(sum over rows of dy * x_hat, sum over rows of dy), fp32, (N,) each;
-    the second is empty without has_bias."""
+    """(sum over rows of dy * x_hat, sum over rows of dy), summed in fp32
+    and returned in x's dtype (the parameters'), (N,) each; the second is
+    empty without has_bias. column_sum writes every column and converts:
+    no zero fill and no cast kernel besides."""
     x2, dy2 = _rows(x), _rows(dy)
     m, n = x2.shape
-    dw = torch.zeros(n, device=x.device, dtype=torch.float32)
-    db = torch.zeros(n if has_bias else 0, device=x.device, dtype=torch.float32)
-    if m and n:
+    if not m:
+        return x.new_zeros(n), x.new_zeros(n if has_bias else 0)
+    dw = x.new_empty(n)
+    db = x.new_empty(n if has_bias else 0)
+    if n:
         groups = max(1, min(_MAX_ROW_GROUPS, -(-m // _ROWS_PER_GROUP)))
         rows_per_group = -(-m // groups)
         groups = -(-m // rows_per_group)
@@ -121,7 +125,7 @@ def _norm_bwd_dwdb(dy: Tensor, x: Tensor, mean: Optional[Tensor], rstd: Tensor, 
 
 def _norm_bwd_dwdb_fake(dy, x, mean, rstd, rms, has_bias):
     n = x.shape[-1]
-    return x.new_empty(n, dtype=torch.float32), x.new_empty(n if has_bias else 0, dtype=torch.float32)
+    return x.new_empty(n), x.new_empty(n if has_bias else 0)
 
 
 _OP_NORM_BWD_DWDB = Operator("tilelang::norm_bwd_dwdb", _norm_bwd_dwdb, _norm_bwd_dwdb_fake)
