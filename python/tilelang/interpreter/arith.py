@@ -135,37 +135,13 @@ class ArithOps:
 
     # -- arithmetic ------------------------------------------------------------
 
-    def binary(self, op, a, b):
-        a, b = tlc._unwrap(a), tlc._unwrap(b)
-        at, bt = self.dtype_of(a), self.dtype_of(b)
-        if op in ("+", "-") and (at.is_ptr() or bt.is_ptr()):
-            if at.is_ptr() and bt.is_ptr():
-                self.error(f"cannot {'add' if op == '+' else 'subtract'} two pointers")
-            if bt.is_ptr():
-                a, b = b, a
-            return self.addptr(a, b, negate=(op == "-"))
-        if at.is_ptr() or bt.is_ptr():
-            self.error(f"unsupported operand types for {op}")
-        if op == "/":
-            dt = self.computation_type(a, b, True)
-            if dt.is_int():
-                dt = tlc.float32
-            x, y = self.prepare(a, b, dt)
-            return self.divf(x, y, dt, ieee=False)
-        if op in ("&", "|", "^", "<<", ">>"):
-            if not (at.is_int() and bt.is_int()):
-                self.error(f"bitwise operator {op} needs integer operands, got {at.name} and {bt.name}")
-            dt = self.computation_type(a, b, False)
-            x, y = self.prepare(a, b, dt)
-            if op in ("<<", ">>"):
-                return TValue(dt, _shift(op, x.data, y.data, dt))
+    def _arith(self, op, x, y, dt):
+        if op in ("<<", ">>"):
+            return TValue(dt, _shift(op, x.data, y.data, dt))
+        if op in ("&", "|", "^"):
             fn = {"&": np.bitwise_and, "|": np.bitwise_or, "^": np.bitwise_xor}[op]
             return TValue(dt, fn(x.data, y.data))
-        dt = self.computation_type(a, b, op in ("//", "%"))
-        x, y = self.prepare(a, b, dt)
         if dt.is_floating():
-            if op == "//":
-                self.error(f"floor division (//) is only supported on integers, got {dt.name}")
             fn = {"+": np.add, "-": np.subtract, "*": np.multiply, "%": np.fmod}[op]
             return TValue(dt, fit(dt, fn(x.data, y.data)))
         if op in ("//", "%"):
@@ -319,25 +295,8 @@ class ArithOps:
                 - np.where(b.data < 0, a.data.view(np.uint64), 0).astype(np.uint64)
         return TValue(dt, lo.view(storage(dt))), TValue(dt, hi.view(storage(dt)))
 
-    def mulhi(self, x, y):
-        x, y = tlc._unwrap(x), tlc._unwrap(y)
-        dt = self.computation_type(x, y, False)
-        if not dt.is_int():
-            self.error(f"mulhi needs integer operands, got {dt.name}")
-        a, b = self.prepare(x, y, dt)
-        return self._high_product(a, b, dt.is_int_signed())[1]
-
-    def fma(self, x, y, z):
-        from tilelang.frontend.semantic import Value
-
-        dt = self.computation_type(x, y, False)
-        dt = self.computation_type(Value("", dt), z, False) if not is_const(z) else dt
-        if not dt.is_floating():
-            self.error(f"tl.fma expects floating-point operands, got {dt.name}")
-        shape = self.broadcast_shapes(self.broadcast_shapes(self.shape_of(x), self.shape_of(y)),
-                                      self.shape_of(z))
-        a, b, c = (self.as_value(tlc._unwrap(v), dt, shape) for v in (x, y, z))
-        return TValue(dt, fit(dt, _float64(a) * _float64(b) + _float64(c)))
+    def _fma(self, a, b, c):
+        return TValue(a.dtype, fit(a.dtype, _float64(a) * _float64(b) + _float64(c)))
 
     def divf(self, x, y, dt, ieee):
         if dt.is_fp64() or dt.is_fp32() or dt.is_fp16():

@@ -369,19 +369,25 @@ class SemanticCore:
                 self.error(f"bitwise operator {op} needs integer operands, got {at.name} and {bt.name}")
             dt = self.computation_type(a, b, False)
             x, y = self.prepare(a, b, dt)
-            name = {"&": "andi", "|": "ori", "^": "xori", "<<": "shli",
-                    ">>": "shrsi" if dt.is_int_signed() else "shrui"}[op]
-            return self.b.op(f"arith.{name} {x.name}, {y.name} : {x.type}", dt, x.shape)
+            return self._arith(op, x, y, dt)
         dt = self.computation_type(a, b, op in ("//", "%"))
         x, y = self.prepare(a, b, dt)
+        if dt.is_floating() and op == "//":
+            self.error(f"floor division (//) is only supported on integers, got {dt.name}")
+        return self._arith(op, x, y, dt)
+
+    def _arith(self, op: str, x: Value, y: Value, dt: dtype) -> Value:
+        """``x op y`` on two values of type ``dt`` and one shape, after
+        ``binary``'s type rules (+ - * // % and the bitwise operators; the
+        interpreter computes it instead)."""
         if dt.is_floating():
-            if op == "//":
-                self.error(f"floor division (//) is only supported on integers, got {dt.name}")
             name = {"+": "addf", "-": "subf", "*": "mulf", "%": "remf"}[op]
         else:
             signed = dt.is_int_signed()
             name = {"+": "addi", "-": "subi", "*": "muli",
-                    "//": "divsi" if signed else "divui", "%": "remsi" if signed else "remui"}[op]
+                    "//": "divsi" if signed else "divui", "%": "remsi" if signed else "remui",
+                    "&": "andi", "|": "ori", "^": "xori", "<<": "shli",
+                    ">>": "shrsi" if signed else "shrui"}[op]
         return self.b.op(f"arith.{name} {x.name}, {y.name} : {x.type}", dt, x.shape)
 
     def compare(self, op: str, a, b):

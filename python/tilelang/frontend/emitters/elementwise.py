@@ -164,10 +164,15 @@ class ElementwiseEmitter:
         if not dt.is_int():
             self.error(f"mulhi needs integer operands, got {dt.name}")
         a, b = self.prepare(x, y, dt)
-        op = "mulsi_extended" if dt.is_int_signed() else "mului_extended"
+        return self._high_product(a, b, dt.is_int_signed())[1]
+
+    def _high_product(self, a: Value, b: Value, signed: bool) -> Tuple[Value, Value]:
+        """The low and high halves of the product of two values of one
+        integer type and shape (the interpreter computes them instead)."""
+        op = "mulsi_extended" if signed else "mului_extended"
         res = self.b.fresh()
         self.b.emit(f"{res}:2 = arith.{op} {a.name}, {b.name} : {a.type}")
-        return Value(f"{res}#1", dt, a.shape)
+        return Value(f"{res}#0", a.dtype, a.shape), Value(f"{res}#1", a.dtype, a.shape)
 
     def fma(self, x, y, z):
         dt = self.computation_type(x, y, False)
@@ -177,7 +182,12 @@ class ElementwiseEmitter:
         shape = self.broadcast_shapes(self.broadcast_shapes(self.shape_of(x), self.shape_of(y)),
                                       self.shape_of(z))
         a, b, c = (self.as_value(_unwrap(v), dt, shape) for v in (x, y, z))
-        return self.b.op(f"math.fma {a.name}, {b.name}, {c.name} : {a.type}", dt, shape)
+        return self._fma(a, b, c)
+
+    def _fma(self, a: Value, b: Value, c: Value) -> Value:
+        """``a * b + c`` rounded once, on three values of one float type and
+        shape (the interpreter computes it instead)."""
+        return self.b.op(f"math.fma {a.name}, {b.name}, {c.name} : {a.type}", a.dtype, a.shape)
 
     def divf(self, x, y, dt, ieee):
         """x / y on prepared operands. As in Triton, fp32 division is
