@@ -10,7 +10,10 @@
 #include "tilelang/Runtime/Cache.h"
 #include "tilelang/Runtime/Runtime.h"
 
-#include "Launcher.h"
+#include "Dispatcher.h"
+#include "LaunchTypes.h"
+#include "LaunchableKernel.h"
+#include "TorchLink.h"
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
