@@ -88,7 +88,7 @@ class CompilationError(Exception):
 
 #: Set on a TypeError or ValueError that is the caller's: a bad argument or
 #: launch option of ``kernel[grid](...)``. The launcher (python/src/
-#: Launcher.cpp, which names the attribute too) drops the frames such an
+#: Dispatcher.cpp; InternedNames.h names the attribute too) drops the frames such an
 #: error has inside tilelang, so that its traceback ends at the caller's
 #: line, as the errors of Python's builtins do. Other errors (tilelang's own
 #: bugs) keep every frame.

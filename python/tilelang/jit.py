@@ -135,7 +135,7 @@ class _Launcher:
         return self.kernel._slow_launch(self.grid, args, kwargs, None)
 
 
-try:  # kernel[grid] in C (python/src/Launcher.cpp) when the extension is built
+try:  # kernel[grid] in C (python/src/LaunchTypes.cpp) when the extension is built
     from tilelang._C import Subscriptable as _Subscriptable
 except ImportError:  # pragma: no cover - exercised only when unbuilt
     _Subscriptable = object
