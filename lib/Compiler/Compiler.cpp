@@ -240,8 +240,8 @@ WrittenArguments findWrittenArguments(const std::string &source,
   return result;
 }
 
-/// The encodings tilegpu-pipeline recorded on the kernel's tensor map
-/// arguments (see SoftwarePipeline.cpp), by descriptor argument.
+/// The encodings the bulk-copy passes recorded on the kernel's tensor map
+/// arguments (#tilegpu.tma, see BulkCopies.h), by descriptor argument.
 static std::vector<TensorMapEncoding>
 collectTensorMapEncodings(func::FuncOp kernel) {
   std::vector<TensorMapEncoding> encodings;
@@ -249,19 +249,14 @@ collectTensorMapEncodings(func::FuncOp kernel) {
   for (auto [index, type] : llvm::enumerate(kernel.getArgumentTypes())) {
     if (!isa<tile::TensorMapType>(type))
       continue;
-    auto box = kernel.getArgAttrOfType<DenseI32ArrayAttr>(index,
-                                                          "tilegpu.tma_box");
-    auto swizzle =
-        kernel.getArgAttrOfType<IntegerAttr>(index, "tilegpu.tma_swizzle");
-    auto element =
-        kernel.getArgAttrOfType<TypeAttr>(index, "tilegpu.tma_element");
-    if (box && swizzle && element) {
+    if (auto recorded =
+            tilegpu::getTensorMapEncoding(kernel.getArgument(index))) {
       TensorMapEncoding encoding;
       encoding.descriptor = descriptor;
-      encoding.elementType = element.getValue().isBF16() ? "bf16" : "f16";
-      for (int32_t size : box.asArrayRef())
+      encoding.elementType = recorded.getElement().isBF16() ? "bf16" : "f16";
+      for (int32_t size : recorded.getBox())
         encoding.box.push_back(unsigned(size));
-      encoding.swizzle = unsigned(swizzle.getInt());
+      encoding.swizzle = recorded.getSwizzle();
       encodings.push_back(std::move(encoding));
     }
     ++descriptor;

@@ -9,7 +9,7 @@
 
 #include "tilelang/Conversion/Passes.h"
 #include "tilelang/Dialect/Tile/Transforms/Passes.h"
-#include "tilelang/Dialect/TileGPU/IR/LayoutUtils.h"
+#include "tilelang/Dialect/TileGPU/Transforms/BulkCopies.h"
 #include "tilelang/Dialect/TileGPU/Transforms/Passes.h"
 
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
@@ -24,13 +24,11 @@ namespace tilelang {
 void buildTileToTileGPUPipeline(OpPassManager &pm,
                                 const TileToTileGPUPipelineOptions &options) {
   // Descriptor accesses become pointer loads and stores before layouts are
-  // chosen, so that coalescing sees them.
-  // On sm_90 the pipeline copies descriptor blocks that feed tl.dot, and
-  // stored blocks, in bulk (TMA); those stay descriptor accesses.
+  // chosen, so that coalescing sees them; those that can become bulk
+  // copies (TMA) stay where keepsBulkCopies says so.
   tile::TileExpandTensorDescriptorsOptions expandOptions;
   expandOptions.keepBulkCopies =
-      tilegpu::getComputeCapability(options.target) >= 90 &&
-      options.numStages >= 2;
+      tilegpu::keepsBulkCopies(options.target, options.numStages);
   pm.addPass(tile::createTileExpandTensorDescriptors(expandOptions));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -48,6 +46,7 @@ void buildTileToTileGPUPipeline(OpPassManager &pm,
   tilegpu::TileGPUPipelineOptions pipelineOptions;
   pipelineOptions.numStages = options.numStages;
   pm.addPass(tilegpu::createTileGPUPipeline(pipelineOptions));
+  pm.addPass(tilegpu::createTileGPULowerDescriptorAccesses());
   // Last: once layouts are final, loop accumulators that are only reduced
   // shrink to one partial per thread.
   pm.addPass(tilegpu::createTileGPUAccumulatePerThread());

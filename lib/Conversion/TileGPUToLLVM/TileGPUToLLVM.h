@@ -191,8 +191,9 @@ mlir::Value getSharedMemoryBase(mlir::OpBuilder &builder, mlir::Location loc,
 /// Name of the module's dynamic shared-memory symbol.
 inline constexpr llvm::StringLiteral kSharedMemorySymbol = "tilelang_smem";
 /// The attribute holding the byte offset of an op's buffer or scratch space
-/// in dynamic shared memory.
-inline constexpr llvm::StringLiteral kSharedOffsetAttrName = "tilegpu.offset";
+/// in dynamic shared memory (verified by the tilegpu dialect).
+inline constexpr llvm::StringLiteral kSharedOffsetAttrName =
+    tilegpu::TileGPUDialect::kSharedOffsetAttrName;
 
 /// bar.sync 0 across the CTA.
 void emitBarrier(mlir::OpBuilder &builder, mlir::Location loc);

@@ -25,7 +25,7 @@
 #shared = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
 #bar = #tilegpu.shared<vec = 1, perPhase = 1, maxPhase = 1, order = [0]>
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
-  func.func @tma(%desc: !tile.tensormap {tilegpu.tma_box = array<i32: 64, 64>, tilegpu.tma_element = f16, tilegpu.tma_swizzle = 128 : i32}, %row: i32, %col: i32, %phase: i32) -> () {
+  func.func @tma(%desc: !tile.tensormap {tilegpu.tma = #tilegpu.tma<box = [64, 64], swizzle = 128, element = f16>}, %row: i32, %col: i32, %phase: i32) -> () {
     %true = arith.constant true
     %buf = tilegpu.local_alloc : () -> !tilegpu.memdesc<64x64xf16, #shared, mutable>
     %bar = tilegpu.local_alloc : () -> !tilegpu.memdesc<1xi64, #bar, mutable>

@@ -1,11 +1,11 @@
-// Descriptor stores kept for bulk copies: tilegpu-pipeline writes the block
-// into a swizzled buffer and stores it with bulk tensor copies, recording
-// the tensor map's encoding; f32 blocks are not kept and become masked
-// pointer stores at the tile level.
-// RUN: tilelang-opt %s -split-input-file --pass-pipeline="builtin.module(tile-expand-tensor-descriptors{keep-bulk-copies=true},convert-tile-to-tilegpu{num-warps=4 target=sm_90a},tilegpu-coalesce,canonicalize,cse,tilegpu-pipeline{num-stages=3},canonicalize,cse)" | FileCheck %s
+// Descriptor stores kept for bulk copies: tilegpu-lower-descriptor-accesses
+// writes the block into a swizzled buffer and stores it with bulk tensor
+// copies, recording the tensor map's encoding; f32 blocks are not kept and
+// become masked pointer stores at the tile level.
+// RUN: tilelang-opt %s -split-input-file --pass-pipeline="builtin.module(tile-expand-tensor-descriptors{keep-bulk-copies=true},convert-tile-to-tilegpu{num-warps=4 target=sm_90a},tilegpu-coalesce,canonicalize,cse,tilegpu-lower-descriptor-accesses,canonicalize,cse)" | FileCheck %s
 
 // CHECK-LABEL: func.func @store_block
-// CHECK-SAME: %[[MAP:[^:]*]]: !tile.tensormap {tilegpu.tma_box = array<i32: 32, 64>, tilegpu.tma_element = bf16, tilegpu.tma_swizzle = 128 : i32}
+// CHECK-SAME: %[[MAP:[^:]*]]: !tile.tensormap {tilegpu.tma = #tilegpu.tma<box = [32, 64], swizzle = 128, element = bf16>}
 // CHECK: %[[BUF:.*]] = tilegpu.local_alloc %{{.*}} -> !tilegpu.memdesc<32x128xbf16, #shared>
 // CHECK-NEXT: tilegpu.async_tma_copy_local_to_global %[[MAP]][%{{.*}}, %{{.*}}] %[[BUF]]
 // CHECK-NEXT: tilegpu.async_tma_store_wait {pendings = 0 : i32}
@@ -23,7 +23,7 @@ func.func @store_block(%map: !tile.tensormap, %base: !tile.ptr<bf16> {tile.divis
 // -----
 
 // CHECK-LABEL: func.func @store_f32
-// CHECK-NOT: tma_box
+// CHECK-NOT: tilegpu.tma
 // CHECK-NOT: async_tma_copy
 // CHECK: tile.store
 func.func @store_f32(%map: !tile.tensormap, %base: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %m: i32, %n: i32,

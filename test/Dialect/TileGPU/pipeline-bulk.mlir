@@ -3,7 +3,8 @@
 // through the passes before the pipeline (the descriptor loads kept for
 // bulk copies).
 // RUN: tilelang-opt %s --tilelang-tile-to-tilegpu="num-warps=4 num-stages=3 target=sm_90a" | tilelang-opt | FileCheck %s
-// RUN: tilelang-opt %s --pass-pipeline="builtin.module(tile-expand-tensor-descriptors{keep-bulk-copies=true},convert-tile-to-tilegpu{num-warps=4 target=sm_90a},tilegpu-coalesce,tilegpu-accelerate-matmul,tilegpu-remove-layout-conversions,canonicalize,cse,tilegpu-pipeline{num-stages=1},canonicalize,cse)" | FileCheck %s --check-prefix=FALLBACK
+// RUN: tilelang-opt %s --pass-pipeline="builtin.module(tile-expand-tensor-descriptors{keep-bulk-copies=true},convert-tile-to-tilegpu{num-warps=4 target=sm_90a},tilegpu-coalesce,tilegpu-accelerate-matmul,tilegpu-remove-layout-conversions,canonicalize,cse,tilegpu-pipeline{num-stages=1},canonicalize,cse)" | FileCheck %s --check-prefix=KEPT
+// RUN: tilelang-opt %s --pass-pipeline="builtin.module(tile-expand-tensor-descriptors{keep-bulk-copies=true},convert-tile-to-tilegpu{num-warps=4 target=sm_90a},tilegpu-coalesce,tilegpu-accelerate-matmul,tilegpu-remove-layout-conversions,canonicalize,cse,tilegpu-pipeline{num-stages=1},tilegpu-lower-descriptor-accesses,canonicalize,cse)" | FileCheck %s --check-prefix=FALLBACK
 
 // The tensor maps record how the launcher encodes them: A's 64x64 tile in
 // one 128-byte-swizzled box, B's 64x128 tile in two boxes of 64 columns.
@@ -16,8 +17,8 @@
 // the phase flips when the read stage wraps. The barriers are invalidated
 // after the loop.
 // CHECK-LABEL: func.func @matmul
-// CHECK-SAME: %[[AMAP:[^:]*]]: !tile.tensormap {tilegpu.tma_box = array<i32: 64, 64>, tilegpu.tma_element = f16, tilegpu.tma_swizzle = 128 : i32}
-// CHECK-SAME: %[[BMAP:[^:]*]]: !tile.tensormap {tilegpu.tma_box = array<i32: 64, 64>, tilegpu.tma_element = f16, tilegpu.tma_swizzle = 128 : i32}
+// CHECK-SAME: %[[AMAP:[^:]*]]: !tile.tensormap {tilegpu.tma = #tilegpu.tma<box = [64, 64], swizzle = 128, element = f16>}
+// CHECK-SAME: %[[BMAP:[^:]*]]: !tile.tensormap {tilegpu.tma = #tilegpu.tma<box = [64, 64], swizzle = 128, element = f16>}
 // CHECK: tilegpu.fence_async_shared
 // CHECK-NEXT: tilegpu.barrier
 // CHECK-DAG: %[[ABUF:.*]] = tilegpu.local_alloc {{.*}}memdesc<3x64x64xf16
@@ -44,10 +45,15 @@
 // CHECK: tilegpu.local_dealloc %[[BARS]]
 // CHECK-NOT: async_copy_global_to_local
 
-// Without a pipeline the kept loads become pointer loads in their own
-// layout, and no tensor map is encoded.
+// Without a pipeline, tilegpu-pipeline leaves the kept loads to
+// tilegpu-lower-descriptor-accesses, which makes them pointer loads in
+// their own layout; no tensor map is encoded.
+// KEPT-LABEL: func.func @matmul
+// KEPT-NOT: tilegpu.tma
+// KEPT: scf.for
+// KEPT-COUNT-2: tile.descriptor_load
 // FALLBACK-LABEL: func.func @matmul
-// FALLBACK-NOT: tma_box
+// FALLBACK-NOT: tilegpu.tma
 // FALLBACK-NOT: descriptor_load
 // FALLBACK: scf.for
 // FALLBACK: tile.load {{.*}} : tensor<64x64x!tile.ptr<f16>, #blocked

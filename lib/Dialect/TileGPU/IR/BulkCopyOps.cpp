@@ -45,8 +45,11 @@ LogicalResult WaitBarrierOp::verify() {
 }
 
 /// A bulk tensor copy moves a 2-D tile of 16-bit elements whose rows run
-/// along dimension 1 of a swizzled layout, to or from `coords`.
-static LogicalResult verifyBulkTile(Operation *op, MemDescType tile,
+/// along dimension 1 of a swizzled layout, to or from `coords`, through
+/// `map`; when the map's `tilegpu.tma` encoding is known, it is the one
+/// that fills this tile (the launcher encodes the map with it, the
+/// lowering copies the tile's column blocks).
+static LogicalResult verifyBulkTile(Operation *op, Value map, MemDescType tile,
                                     ValueRange coords, StringRef role) {
   if (tile.getShape().size() != 2 || coords.size() != 2)
     return op->emitOpError("copies 2-D blocks: needs a 2-D ")
@@ -59,12 +62,19 @@ static LogicalResult verifyBulkTile(Operation *op, MemDescType tile,
     return op->emitOpError()
            << role
            << " must have a #tilegpu.shared layout with rows along dimension 1";
+  TensorMapEncodingAttr encoding = getTensorMapEncoding(map);
+  if (encoding &&
+      encoding != TensorMapEncodingAttr::getForTile(
+                      tile.getShape(), shared, tile.getElementType()))
+    return op->emitOpError("tensor map encoded as ")
+           << encoding << " cannot copy the " << role << " " << tile;
   return success();
 }
 
 LogicalResult AsyncTMACopyGlobalToLocalOp::verify() {
   MemDescType dst = getDst().getType();
-  if (failed(verifyBulkTile(*this, dst, getCoords(), "destination")))
+  if (failed(verifyBulkTile(*this, getTensormap(), dst, getCoords(),
+                            "destination")))
     return failure();
   if (!dst.getMutableMemory())
     return emitOpError("destination must be mutable");
@@ -72,5 +82,6 @@ LogicalResult AsyncTMACopyGlobalToLocalOp::verify() {
 }
 
 LogicalResult AsyncTMACopyLocalToGlobalOp::verify() {
-  return verifyBulkTile(*this, getSrc().getType(), getCoords(), "source");
+  return verifyBulkTile(*this, getTensormap(), getSrc().getType(), getCoords(),
+                        "source");
 }

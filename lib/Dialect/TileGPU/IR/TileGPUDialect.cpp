@@ -1,8 +1,9 @@
 //===- TileGPUDialect.cpp - tilegpu dialect registration and types --------===//
 //
 // Part of tilelang. Registers the tilegpu dialect, prints layouts under short
-// aliases (#blocked, #mma, ...), verifies the module attributes it owns and
-// defines the shared-memory descriptor type.
+// aliases (#blocked, #mma, ...), verifies the module and op attributes it
+// owns and defines the shared-memory descriptor type (the tensor map
+// argument attribute is verified in TensorMapEncoding.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -141,6 +142,16 @@ LogicalResult TileGPUDialect::verifyOperationAttribute(Operation *op,
     if (!value || value.getValue().isNegative())
       return op->emitError("'")
              << name << "' must be a non-negative integer, got "
+             << attr.getValue();
+    return success();
+  }
+  if (name == kSharedOffsetAttrName) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (isa<ModuleOp>(op) || !value || value.getValue().isNegative())
+      return op->emitError("'")
+             << name
+             << "' must be a non-negative integer on an op that uses shared "
+                "memory, got "
              << attr.getValue();
     return success();
   }

@@ -5,9 +5,9 @@
 // num_stages - 1 iterations ahead into rotating shared-memory buffers
 // (cp.async, or on sm_90 bulk tensor copies signalling one mbarrier per
 // stage), and keeps the loop's wgmma products in flight as long as their
-// readers allow (AsyncProducts.cpp). Descriptor stores kept for bulk copies become bulk stores;
-// descriptor loads it cannot copy in bulk become pointer loads. Copies of
-// loop-invariant tensors to shared memory move before their loops.
+// readers allow (AsyncProducts.cpp). Copies of loop-invariant tensors to
+// shared memory move before their loops. The descriptor accesses it does
+// not take are lowered by tilegpu-lower-descriptor-accesses.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,12 +16,11 @@
 #include "AsyncProducts.h"
 
 #include "tilelang/Analysis/AxisInfo.h"
-#include "tilelang/Dialect/Tile/Transforms/DescriptorAccess.h"
 #include "tilelang/Dialect/TileGPU/IR/LayoutUtils.h"
 #include "tilelang/Dialect/TileGPU/IR/TileGPUOps.h"
+#include "tilelang/Dialect/TileGPU/Transforms/BulkCopies.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -56,6 +55,9 @@ struct OperandLoad {
   tile::MakeTensorDescOp desc;
   SmallVector<Value> offsets;
   RankedTensorType type;
+  /// With bulk copies: the encoding of the descriptor's tensor map that
+  /// fills a stage.
+  TensorMapEncodingAttr tensorMap;
 
   bool isBulk() const { return static_cast<bool>(desc); }
   /// Bytes of one stage of this load's buffer.
@@ -63,68 +65,6 @@ struct OperandLoad {
     return type.getNumElements() * type.getElementTypeBitWidth() / 8;
   }
 };
-
-/// The attributes that record, on a tensor map argument, how the launcher
-/// must encode it: the box (rows, elements per row, outermost first), the
-/// swizzle in bytes, and the element type.
-constexpr llvm::StringLiteral kBoxAttrName = "tilegpu.tma_box";
-constexpr llvm::StringLiteral kSwizzleAttrName = "tilegpu.tma_swizzle";
-constexpr llvm::StringLiteral kElementAttrName = "tilegpu.tma_element";
-
-/// The bulk copy box and swizzle (bytes) that fill a 16-bit tile of `shape`
-/// in `encoding` one column block at a time; nullopt when the tile's
-/// layout is not one the copy engine's swizzle modes produce.
-std::optional<std::pair<SmallVector<int32_t>, int32_t>>
-getBulkCopyBox(ArrayRef<int64_t> shape, SharedEncodingAttr encoding) {
-  // The copy engine's boxes have at most 256 elements per dimension.
-  if (shape.size() != 2 || encoding.getOrder()[0] != 1 ||
-      encoding.getVec() != 8 || shape[0] % 8 != 0 || shape[0] > 256)
-    return std::nullopt;
-  int64_t blockLength = getSwizzleBlockLength(encoding, shape[1]);
-  int32_t swizzle = int32_t(blockLength * 2);
-  if (swizzle != 32 && swizzle != 64 && swizzle != 128)
-    return std::nullopt;
-  // Each swizzle mode XORs 16-byte chunks by the row within 8 rows of 128
-  // bytes (so 1, 2 or 4 rows per phase).
-  if (encoding.getPerPhase() * swizzle != 128 ||
-      encoding.getMaxPhase() * 16 != unsigned(swizzle))
-    return std::nullopt;
-  return std::make_pair(SmallVector<int32_t>{int32_t(shape[0]),
-                                             int32_t(blockLength)},
-                        swizzle);
-}
-
-/// The function argument and its function, if `map` is one.
-std::pair<func::FuncOp, unsigned> getTensorMapArgument(Value map) {
-  auto arg = dyn_cast<BlockArgument>(map);
-  auto func =
-      arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()) : nullptr;
-  return {func, arg ? arg.getArgNumber() : 0};
-}
-
-/// Whether the tensor map argument `map` can be encoded with `box` and
-/// `swizzle`: nothing else needs it encoded otherwise.
-bool canEncodeTensorMap(Value map, ArrayRef<int32_t> box, int32_t swizzle) {
-  auto [func, index] = getTensorMapArgument(map);
-  if (!func)
-    return false;
-  Attribute known = func.getArgAttr(index, kBoxAttrName);
-  Builder builder(map.getContext());
-  return !known || (known == builder.getDenseI32ArrayAttr(box) &&
-                    func.getArgAttr(index, kSwizzleAttrName) ==
-                        builder.getI32IntegerAttr(swizzle));
-}
-
-/// Records on the tensor map argument `map` that the launcher encodes it
-/// with `box` and `swizzle` for elements of `element`.
-void recordTensorMapEncoding(Value map, ArrayRef<int32_t> box, int32_t swizzle,
-                             Type element) {
-  auto [func, index] = getTensorMapArgument(map);
-  Builder builder(map.getContext());
-  func.setArgAttr(index, kBoxAttrName, builder.getDenseI32ArrayAttr(box));
-  func.setArgAttr(index, kSwizzleAttrName, builder.getI32IntegerAttr(swizzle));
-  func.setArgAttr(index, kElementAttrName, TypeAttr::get(element));
-}
 
 /// A loop's own number of stages, set by the frontend from
 /// `tl.range(..., num_stages=)`.
@@ -260,13 +200,16 @@ LoopPipeliner::matchBulkLoad(tile::DescriptorLoadOp load, Operation *consumer,
   if (!encoding)
     encoding = getSwizzledSharedEncoding(loop.getContext(), type.getShape(),
                                          {1, 0}, 16);
-  auto box = getBulkCopyBox(type.getShape(), encoding);
-  if (!box || !canEncodeTensorMap(desc.getTensormap(), box->first, box->second))
+  TensorMapEncodingAttr tensorMap =
+      getBulkCopyEncoding(desc.getTensormap(), type.getShape(), encoding,
+                          type.getElementType());
+  if (!tensorMap)
     return std::nullopt;
   OperandLoad match{load, consumer, encoding};
   match.desc = desc;
   match.offsets = llvm::to_vector(load.getOffsets());
   match.type = type;
+  match.tensorMap = tensorMap;
   return match;
 }
 
@@ -314,13 +257,13 @@ bool LoopPipeliner::analyze() {
          });
   // One tensor map read through two different boxes cannot be encoded for
   // both.
-  llvm::DenseMap<Value, std::pair<SmallVector<int32_t>, int32_t>> boxes;
+  llvm::DenseMap<Value, TensorMapEncodingAttr> tensorMaps;
   for (OperandLoad &load : loads) {
     if (!bulk)
       break;
-    auto box = *getBulkCopyBox(load.type.getShape(), load.encoding);
-    auto [known, inserted] = boxes.try_emplace(load.desc.getTensormap(), box);
-    bulk = inserted || known->second == box;
+    auto [known, inserted] =
+        tensorMaps.try_emplace(load.desc.getTensormap(), load.tensorMap);
+    bulk = inserted || known->second == load.tensorMap;
   }
   if (!bulk)
     llvm::erase_if(loads, [](const OperandLoad &load) { return load.isBulk(); });
@@ -428,11 +371,8 @@ void LoopPipeliner::rewrite() {
   // layout, and each stage gets an mbarrier, initialized before any copy.
   SmallVector<Value> stageBarriers;
   if (bulk) {
-    for (OperandLoad &load : loads) {
-      auto box = getBulkCopyBox(load.type.getShape(), load.encoding);
-      recordTensorMapEncoding(load.desc.getTensormap(), box->first,
-                              box->second, load.type.getElementType());
-    }
+    for (OperandLoad &load : loads)
+      recordTensorMapEncoding(load.desc.getTensormap(), load.tensorMap);
     auto unswizzled = SharedEncodingAttr::get(context, 1, 1, 1, {0});
     auto barriersType =
         MemDescType::get(context, {numStages, 1}, builder.getI64Type(),
@@ -664,79 +604,6 @@ struct TileGPUPipelinePass
           pipeliner.rewrite();
       }
     }
-    if (failed(lowerRemainingDescriptorAccesses(module)))
-      return signalPassFailure();
-  }
-
-  /// Lowers the descriptor accesses kept for bulk copies that no pipeline
-  /// took: a store becomes a bulk store of its block through a swizzled
-  /// buffer, and anything else pointer accesses in the block's layout.
-  static LogicalResult lowerRemainingDescriptorAccesses(ModuleOp module) {
-    SmallVector<Operation *> remaining;
-    module.walk([&](Operation *op) {
-      if (isa<tile::DescriptorLoadOp, tile::DescriptorStoreOp>(op))
-        remaining.push_back(op);
-    });
-    for (Operation *access : remaining) {
-      auto store = dyn_cast<tile::DescriptorStoreOp>(access);
-      if (store && succeeded(storeInBulk(store)))
-        continue;
-      Value block = store ? Value(store.getValue()) : access->getResult(0);
-      auto type = cast<RankedTensorType>(block.getType());
-      if (type.getRank() != 2 || !type.getEncoding())
-        return access->emitOpError("cannot be lowered: a kept descriptor "
-                                   "access must be 2-D with a layout");
-      MLIRContext *context = access->getContext();
-      tile::DescriptorAccessLayouts layouts{
-          type.getEncoding(),
-          {SliceEncodingAttr::get(context, 1, type.getEncoding()),
-           SliceEncodingAttr::get(context, 0, type.getEncoding())}};
-      if (failed(tile::expandDescriptorAccess(access, &layouts)))
-        return failure();
-    }
-    return success();
-  }
-
-  /// store -> local_alloc of the block (swizzled as the tensor map's box
-  /// reads it, made visible to the async proxy), one bulk store per column
-  /// block, a wait until the copies have read the buffer, and its release.
-  /// Fails (changing nothing) when the block or tensor map does not allow it.
-  static LogicalResult storeInBulk(tile::DescriptorStoreOp store) {
-    auto desc = store.getDesc().getDefiningOp<tile::MakeTensorDescOp>();
-    auto type = cast<RankedTensorType>(store.getValue().getType());
-    if (!desc || !desc.getTensormap() || type.getRank() != 2 ||
-        type.getElementTypeBitWidth() != 16)
-      return failure();
-    MLIRContext *context = store.getContext();
-    auto encoding =
-        getSwizzledSharedEncoding(context, type.getShape(), {1, 0}, 16);
-    auto box = getBulkCopyBox(type.getShape(), encoding);
-    if (!box || !canEncodeTensorMap(desc.getTensormap(), box->first,
-                                    box->second))
-      return failure();
-    recordTensorMapEncoding(desc.getTensormap(), box->first, box->second,
-                            type.getElementType());
-    OpBuilder builder(store);
-    Location loc = store.getLoc();
-    auto bufferType =
-        MemDescType::get(context, type.getShape(), type.getElementType(),
-                         encoding, /*mutableMemory=*/false);
-    // An accumulator converted for the store goes to shared memory as it
-    // is: the buffer is the layout change.
-    Value block = store.getValue();
-    if (auto convert = block.getDefiningOp<ConvertLayoutOp>()) {
-      Attribute source = convert.getSrc().getType().getEncoding();
-      if (isa<MmaEncodingAttr>(source) &&
-          (getMmaV2Tile(source) || getMmaV3Tile(source)))
-        block = convert.getSrc();
-    }
-    Value buffer = LocalAllocOp::create(builder, loc, bufferType, block);
-    AsyncTMACopyLocalToGlobalOp::create(builder, loc, desc.getTensormap(),
-                                        store.getOffsets(), buffer);
-    AsyncTMAStoreWaitOp::create(builder, loc, /*pendings=*/0);
-    LocalDeallocOp::create(builder, loc, buffer);
-    store.erase();
-    return success();
   }
 };
 } // namespace

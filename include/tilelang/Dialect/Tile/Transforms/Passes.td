@@ -23,8 +23,10 @@ def TileExpandTensorDescriptors
     descriptor's last stride is 1, its base is 16-byte aligned and its other
     strides are multiples of 16 bytes.
 
-    With `keep-bulk-copies` (sm_90 targets with pipelining), the accesses
-    that tilegpu-pipeline can instead make bulk tensor copies stay: those of
+    With `keep-bulk-copies` (set by the named pipeline where
+    tilegpu::keepsBulkCopies says so: sm_90 targets with pipelining), the
+    accesses that tilegpu-pipeline and tilegpu-lower-descriptor-accesses
+    can instead make bulk tensor copies stay: those of
     2-D blocks of 16-bit floats with at least 8 rows of at least 32 bytes,
     through a descriptor with a host-encoded tensor map, that are stores or
     loads in a loop whose only use is a tl.dot operand, directly or through

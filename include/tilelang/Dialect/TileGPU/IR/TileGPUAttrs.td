@@ -2,8 +2,8 @@
 //
 // Part of tilelang. The layout encodings of tilegpu tensors: how a block's
 // elements are distributed over registers, lanes and warps (blocked, slice,
-// mma, dot operand), and how a buffer is laid out in shared memory (shared,
-// nvmma_shared).
+// mma, dot operand), how a buffer is laid out in shared memory (shared,
+// nvmma_shared), and how the launcher encodes a bulk copy's tensor map (tma).
 //
 //===----------------------------------------------------------------------===//
 
@@ -188,6 +188,45 @@ def TileGPU_NVMMASharedEncodingAttr : TileGPU_Attr<"NVMMASharedEncoding", "nvmma
         `transposed` `=` $transposed `>`
   }];
   let genVerifyDecl = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Bulk tensor copies
+//===----------------------------------------------------------------------===//
+
+def TileGPU_TensorMapEncodingAttr : TileGPU_Attr<"TensorMapEncoding", "tma"> {
+  let summary = "How the launcher encodes a tensor map for bulk copies";
+  let description = [{
+    Recorded by the passes that make bulk tensor copies (tilegpu-pipeline,
+    tilegpu-lower-descriptor-accesses) on the `!tile.tensormap` argument
+    they copy through, as `tilegpu.tma`, and read by the compiler library,
+    which hands it to the launcher (cuTensorMapEncodeTiled): the box each
+    copy moves (outermost dimension first, as many dimensions as the
+    descriptor's tensor), the swizzle span in bytes (0 for none, 32, 64 or
+    128) and the element type (f16 or bf16). The kernel's copies fill one
+    swizzled column block of a shared tile per copy, so the box is the
+    tile's rows by one block's width.
+
+    ```mlir
+    func.func @k(%map: !tile.tensormap {tilegpu.tma = #tilegpu.tma<box = [64, 64], swizzle = 128, element = f16>})
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"int32_t">:$box, "unsigned":$swizzle,
+                        "::mlir::Type":$element);
+  let assemblyFormat = [{
+    `<` `box` `=` `[` $box `]` `,` `swizzle` `=` $swizzle `,`
+        `element` `=` $element `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The encoding whose copies fill a 2-D tile of `shape` and 16-bit
+    /// `element`s laid out as `layout` in shared memory, one column block
+    /// per copy; null when the copy engine's swizzle modes do not produce
+    /// that layout or the box would be too large.
+    static TensorMapEncodingAttr getForTile(::llvm::ArrayRef<int64_t> shape,
+                                            SharedEncodingAttr layout,
+                                            ::mlir::Type element);
+  }];
 }
 
 #endif // TILELANG_DIALECT_TILEGPU_IR_TILEGPUATTRS_TD

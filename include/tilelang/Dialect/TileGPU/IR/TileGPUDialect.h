@@ -41,6 +41,10 @@ unsigned getNumWarps(DistributedEncodingAttr layout);
 /// The module's `tilegpu.num_warps`, or std::nullopt if it is not set.
 std::optional<unsigned> getNumWarps(mlir::ModuleOp module);
 
+/// The `tilegpu.tma` encoding recorded on the tensor map `map`, a function
+/// argument; null when `map` is not one or has none.
+TensorMapEncodingAttr getTensorMapEncoding(mlir::Value map);
+
 } // namespace tilelang::tilegpu
 
 #endif // TILELANG_DIALECT_TILEGPU_IR_TILEGPUDIALECT_H

@@ -28,6 +28,7 @@ def TileGPU_Dialect : Dialect {
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
   let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Module attribute: warps per CTA of every kernel in the module.
     static constexpr ::llvm::StringLiteral kNumWarpsAttrName = "tilegpu.num_warps";
@@ -36,6 +37,11 @@ def TileGPU_Dialect : Dialect {
     /// Module attribute: bytes of (scratch) shared memory the kernel needs
     /// at launch, set by convert-tilegpu-to-llvm.
     static constexpr ::llvm::StringLiteral kSharedBytesAttrName = "tilegpu.shared";
+    /// Op attribute: the byte offset of the op's buffer or scratch space in
+    /// dynamic shared memory, set by convert-tilegpu-to-llvm's allocation.
+    static constexpr ::llvm::StringLiteral kSharedOffsetAttrName = "tilegpu.offset";
+    /// Argument attribute of a `!tile.tensormap`: its #tilegpu.tma encoding.
+    static constexpr ::llvm::StringLiteral kTensorMapEncodingAttrName = "tilegpu.tma";
     /// Threads per warp on every NVIDIA GPU.
     static constexpr unsigned kThreadsPerWarp = 32;
 

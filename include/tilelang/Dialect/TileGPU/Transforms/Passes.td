@@ -165,23 +165,45 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::ModuleOp"> {
     flight a CTA barrier follows, so that a stage is refilled only after
     every thread has read it. The barriers are initialized before the
     prologue and invalidated after the loop. The box, swizzle and element
-    type are recorded on the tensor map argument (`tilegpu.tma_box`,
-    `tilegpu.tma_swizzle`, `tilegpu.tma_element`) for the launcher, which
-    encodes the map; a map needed with two different boxes is copied in
-    bulk for the first loop only.
+    type are recorded on the tensor map argument as its `tilegpu.tma`
+    attribute (#tilegpu.tma<box, swizzle, element>), which the launcher
+    encodes the map with; a map needed with two different boxes is copied
+    in bulk for the first loop only.
 
-    Then the remaining kept descriptor accesses are lowered: a
-    tile.descriptor_store becomes a local_alloc of its block (an mma
-    accumulator converted for the store is taken before the conversion),
-    async_tma_copy_local_to_global and async_tma_store_wait; a load that no
-    pipeline took (num-stages below 2, a loop that also has pointer loads,
-    an address the pipeline cannot recompute) becomes a masked pointer load
-    in its own layout.
+    The descriptor accesses this pass does not take are left for
+    tilegpu-lower-descriptor-accesses.
   }];
   let options = [
     Option<"numStages", "num-stages", "unsigned", "3",
            "Shared-memory buffers per pipelined load (loads in flight + 1)">
   ];
+  let dependentDialects = ["::tilelang::tilegpu::TileGPUDialect"];
+}
+
+def TileGPULowerDescriptorAccesses
+    : Pass<"tilegpu-lower-descriptor-accesses", "mlir::ModuleOp"> {
+  let summary = "Lower the descriptor accesses kept for bulk copies that "
+                "tilegpu-pipeline did not take";
+  let description = [{
+    tile-expand-tensor-descriptors keeps, on sm_90 with pipelining, the
+    descriptor accesses that can become bulk tensor copies (see
+    `keepsBulkCopies` in BulkCopies.h). After tilegpu-pipeline has turned
+    the loads it pipelines into bulk copies, this pass lowers the rest:
+
+    - a tile.descriptor_store becomes a local_alloc of its block, swizzled
+      as the tensor map's box reads it (an mma accumulator converted for
+      the store is taken before the conversion: the buffer is the layout
+      change), one async_tma_copy_local_to_global, an
+      async_tma_store_wait until the copies have read the buffer, and its
+      release; the map's `tilegpu.tma` encoding is recorded;
+    - a store whose block or tensor map does not allow that (the map is
+      already encoded with another box), and a load that no pipeline took
+      (num-stages below 2, a loop that also has pointer loads, an address
+      the pipeline cannot recompute), becomes a masked pointer access in the
+      block's own layout.
+
+    A kept access that is not 2-D or has no layout is an error.
+  }];
   let dependentDialects = ["::tilelang::tilegpu::TileGPUDialect"];
 }
 
