@@ -36,7 +36,7 @@ func.func @scalars(%a: i32, %b: f16) -> (i32, f16) {
 // -----
 
 func.func @shapes(%a: tensor<64xi32>, %b: tensor<128xi32>) {
-  // expected-error @+1 {{operands and results must have one shape, got 'tensor<128xi32>'}}
+  // expected-error @+1 {{'tile.elementwise_inline_asm' op all non-scalar operands/results must have the same shape and base type}}
   %r = tile.elementwise_inline_asm "x" {constraints = "=r,r,r", pack = 1 : i32} %a, %b : tensor<64xi32>, tensor<128xi32> -> tensor<64xi32>
   return
 }

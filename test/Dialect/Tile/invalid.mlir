@@ -267,7 +267,7 @@ func.func @f(%x: tensor<4x8xf32>) {
 
 // addptr: pointer and offset tensors have one shape.
 func.func @f(%p: tensor<4x!tile.ptr<f32>>, %o: tensor<8xi32>) {
-  // expected-error @+1 {{'tile.addptr' op pointer shape (4) and offset shape (8) differ}}
+  // expected-error @+1 {{'tile.addptr' op all non-scalar operands/results must have the same shape and base type}}
   %0 = tile.addptr %p, %o : tensor<4x!tile.ptr<f32>>, tensor<8xi32>
   return
 }
@@ -276,7 +276,7 @@ func.func @f(%p: tensor<4x!tile.ptr<f32>>, %o: tensor<8xi32>) {
 
 // addptr: a scalar pointer takes a scalar offset.
 func.func @f(%p: !tile.ptr<f32>, %o: tensor<8xi32>) {
-  // expected-error @+1 {{pointer shape (scalar) and offset shape (8) differ}}
+  // expected-error @+1 {{'tile.addptr' op if an operand is non-scalar, then there must be at least one non-scalar result}}
   %0 = tile.addptr %p, %o : !tile.ptr<f32>, tensor<8xi32>
   return
 }
@@ -1337,7 +1337,7 @@ func.func @f(%p: !tile.ptr<i32>, %c: i32, %v: i32) {
 
 // bitcast: shapes agree.
 func.func @f(%x: tensor<4xf32>) {
-  // expected-error @+1 {{'tile.bitcast' op source shape (4) and result shape (8) differ}}
+  // expected-error @+1 {{'tile.bitcast' op all non-scalar operands/results must have the same shape and base type}}
   %0 = tile.bitcast %x : tensor<4xf32> -> tensor<8xi32>
   return
 }
@@ -1346,7 +1346,7 @@ func.func @f(%x: tensor<4xf32>) {
 
 // bitcast: a scalar stays a scalar.
 func.func @f(%x: f32) {
-  // expected-error @+1 {{source shape (scalar) and result shape (1) differ}}
+  // expected-error @+1 {{'tile.bitcast' op if a result is non-scalar, then at least one operand must be non-scalar}}
   %0 = tile.bitcast %x : f32 -> tensor<1xi32>
   return
 }
@@ -1382,7 +1382,7 @@ func.func @f(%x: i32) {
 
 // int_to_ptr: shapes agree.
 func.func @f(%x: tensor<4xi64>) {
-  // expected-error @+1 {{source shape (4) and result shape (8) differ}}
+  // expected-error @+1 {{'tile.int_to_ptr' op all non-scalar operands/results must have the same shape and base type}}
   %0 = tile.int_to_ptr %x : tensor<4xi64> -> tensor<8x!tile.ptr<f32>>
   return
 }
@@ -1409,7 +1409,7 @@ func.func @f(%x: tensor<4x!tile.ptr<f32>>) {
 
 // ptr_to_int: shapes agree.
 func.func @f(%x: tensor<4x!tile.ptr<f32>>) {
-  // expected-error @+1 {{source shape (4) and result shape (scalar) differ}}
+  // expected-error @+1 {{'tile.ptr_to_int' op if an operand is non-scalar, then there must be at least one non-scalar result}}
   %0 = tile.ptr_to_int %x : tensor<4x!tile.ptr<f32>> -> i64
   return
 }

@@ -28,6 +28,7 @@ LogicalResult ElementwiseInlineAsmOp::verify() {
     return emitOpError("pack must be a power of 2, got ") << pack;
   if (getResults().empty())
     return emitOpError("needs at least one result");
+  // The tensors have one shape (Elementwise); they also need one layout.
   std::optional<ArrayRef<int64_t>> shape;
   Attribute encoding;
   bool anyScalar = false;
@@ -44,8 +45,6 @@ LogicalResult ElementwiseInlineAsmOp::verify() {
       anyScalar = true;
       continue;
     }
-    if (shape && *shape != tensor.getShape())
-      return emitOpError("operands and results must have one shape, got ") << type;
     // The lowering pairs the i-th element a thread holds of every operand
     // and result: they must be laid out alike.
     if (shape && encoding != tensor.getEncoding())

@@ -16,14 +16,6 @@ using namespace tilelang::tile::detail;
 // AddPtrOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult AddPtrOp::verify() {
-  if (!haveSameShape(getPtr().getType(), getOffset().getType()))
-    return emitOpError("pointer shape (")
-           << formatShape(getPtr().getType()) << ") and offset shape ("
-           << formatShape(getOffset().getType()) << ") differ";
-  return success();
-}
-
 OpFoldResult AddPtrOp::fold(FoldAdaptor) {
   if (auto offset = getConstantInt(getOffset()); offset && offset->isZero())
     return getPtr();
@@ -151,11 +143,8 @@ LogicalResult AtomicCASOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult BitcastOp::verify() {
+  // Shapes are equal (Elementwise).
   Type srcType = getSrc().getType(), resultType = getType();
-  if (!haveSameShape(srcType, resultType))
-    return emitOpError("source shape (")
-           << formatShape(srcType) << ") and result shape ("
-           << formatShape(resultType) << ") differ";
   unsigned srcWidth = getElementBitWidth(getElementTypeOrSelf(srcType));
   unsigned resultWidth = getElementBitWidth(getElementTypeOrSelf(resultType));
   if (srcWidth != resultWidth)
@@ -164,13 +153,9 @@ LogicalResult BitcastOp::verify() {
   return success();
 }
 
-/// Verifies a conversion between i64 addresses and pointers.
-static LogicalResult verifyAddressCast(Operation *op, Type intLike,
-                                       Type ptrLike) {
-  if (!haveSameShape(intLike, ptrLike))
-    return op->emitOpError("source shape (")
-           << formatShape(op->getOperand(0).getType()) << ") and result shape ("
-           << formatShape(op->getResult(0).getType()) << ") differ";
+/// Verifies a conversion between i64 addresses and pointers (of one
+/// shape: Elementwise).
+static LogicalResult verifyAddressCast(Operation *op, Type intLike) {
   if (!getElementTypeOrSelf(intLike).isInteger(64))
     return op->emitOpError("addresses must be i64, got ")
            << getElementTypeOrSelf(intLike);
@@ -178,9 +163,9 @@ static LogicalResult verifyAddressCast(Operation *op, Type intLike,
 }
 
 LogicalResult IntToPtrOp::verify() {
-  return verifyAddressCast(*this, getSrc().getType(), getType());
+  return verifyAddressCast(*this, getSrc().getType());
 }
 
 LogicalResult PtrToIntOp::verify() {
-  return verifyAddressCast(*this, getType(), getSrc().getType());
+  return verifyAddressCast(*this, getType());
 }

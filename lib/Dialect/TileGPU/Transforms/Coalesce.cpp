@@ -86,19 +86,12 @@ struct Proposal {
   bool isStore = false;
 };
 
-/// Whether `op` computes elementwise over tensors of one shape, so that all
-/// its tensor operands and results may share a layout.
+/// Whether `op` pairs the elements of its tensor operands and results one
+/// to one (MLIR's `Elementwise` trait: arith, math, and the tile ops that
+/// carry it, loads, atomics and inline assembly included, which touch
+/// memory but still pair elements), so that they may share a layout.
 bool isElementwise(Operation *op) {
-  if (op->getNumRegions() != 0 || op->getNumResults() == 0)
-    return false;
-  if (isa<tile::SplatOp, tile::MakeRangeOp, tile::ReduceOp, tile::ScanOp,
-          tile::ExpandDimsOp, tile::BroadcastOp, tile::ReshapeOp,
-          tile::TransOp, tile::DotOp, ConvertLayoutOp>(op))
-    return false;
-  // Loads, atomics and inline assembly touch memory (or may) but still pair
-  // the elements of their operands and results one to one.
-  if (!isPure(op) && !isa<tile::LoadOp, tile::AtomicRMWOp, tile::AtomicCASOp,
-                          tile::ElementwiseInlineAsmOp>(op))
+  if (!op->hasTrait<OpTrait::Elementwise>() || op->getNumResults() == 0)
     return false;
   return llvm::all_of(op->getOperandTypes(), [](Type type) {
     return !isa<ShapedType>(type) || isa<RankedTensorType>(type);

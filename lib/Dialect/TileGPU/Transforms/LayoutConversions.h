@@ -16,8 +16,9 @@
 namespace tilelang::tilegpu {
 
 /// Whether `op` computes each result element from the operand elements at
-/// the same coordinates, so that it runs in any layout: a pure op of one
-/// tensor result whose tensor operands all have the result's shape.
+/// the same coordinates, so that it runs in any layout and can be
+/// recomputed: a pure op with MLIR's `Elementwise` trait and one tensor
+/// result.
 bool isElementwiseTensorOp(mlir::Operation *op);
 
 /// Gives the users of every tensor-core result (mma and wgmma accumulators)

@@ -63,19 +63,10 @@ static Attribute layoutOf(Value value) {
 }
 
 bool tilelang::tilegpu::isElementwiseTensorOp(Operation *op) {
-  if (op->getNumRegions() != 0 || op->getNumResults() != 1 || !isPure(op))
-    return false;
-  if (isa<tile::ReduceOp, tile::ScanOp, tile::ExpandDimsOp, tile::BroadcastOp,
-          tile::ReshapeOp, tile::TransOp, tile::DotOp, tile::SplatOp,
-          tile::MakeRangeOp, ConvertLayoutOp>(op))
-    return false;
-  auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!resultType)
-    return false;
-  return llvm::all_of(op->getOperandTypes(), [&](Type type) {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    return !tensor || tensor.getShape() == resultType.getShape();
-  });
+  // The trait's verifier gives every tensor operand the result's shape.
+  return op->hasTrait<OpTrait::Elementwise>() && isPure(op) &&
+         op->getNumResults() == 1 &&
+         isa<RankedTensorType>(op->getResult(0).getType());
 }
 
 bool Rematerializer::plan(Value value, Attribute layout) {

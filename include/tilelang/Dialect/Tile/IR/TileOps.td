@@ -154,7 +154,14 @@ def Tile_TransOp : Tile_Op<"trans", [Pure]> {
 // Pointers and memory
 //===----------------------------------------------------------------------===//
 
-def Tile_AddPtrOp : Tile_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]>]> {
+// `Elementwise` (MLIR's trait) marks the ops that pair the i-th element of
+// every tensor operand and result, whether or not they touch memory: loads,
+// atomics, inline assembly and the pointer casts, like arith and math ops.
+// The layout passes (tilegpu-coalesce, tilegpu-remove-layout-conversions)
+// ask for the trait instead of listing ops.
+
+def Tile_AddPtrOp : Tile_Op<"addptr", [Pure, Elementwise,
+                                       AllTypesMatch<["ptr", "result"]>]> {
   let summary = "Advance pointers by a number of elements";
   let description = [{
     `offset` counts elements of the pointee type, not bytes. Pointer and
@@ -167,12 +174,11 @@ def Tile_AddPtrOp : Tile_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]>]> 
   let arguments = (ins Tile_PtrLike:$ptr, Tile_IntLike:$offset);
   let results = (outs Tile_PtrLike:$result);
   let assemblyFormat = "$ptr `,` $offset attr-dict `:` type($result) `,` type($offset)";
-  let hasVerifier = 1;
   let hasFolder = 1;
 }
 
 def Tile_LoadOp : Tile_Op<"load", [
-    AttrSizedOperandSegments,
+    AttrSizedOperandSegments, Elementwise,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
     TypesMatchWith<"result is the pointee of ptr", "ptr", "result",
                    "::tilelang::tile::getPointeeType($_self)">,
@@ -424,6 +430,7 @@ def Tile_ScanReturnOp : Tile_CombineReturnOp<"scan.return", "ScanOp">;
 //===----------------------------------------------------------------------===//
 
 def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
+    Elementwise,
     MemoryEffects<[MemRead<Tile_GlobalMemory>, MemWrite<Tile_GlobalMemory>]>,
     TypesMatchWith<"val is the pointee of ptr", "ptr", "val",
                    "::tilelang::tile::getPointeeType($_self)">,
@@ -452,6 +459,7 @@ def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
 }
 
 def Tile_AtomicCASOp : Tile_Op<"atomic_cas", [
+    Elementwise,
     MemoryEffects<[MemRead<Tile_GlobalMemory>, MemWrite<Tile_GlobalMemory>]>,
     TypesMatchWith<"cmp is the pointee of ptr", "ptr", "cmp",
                    "::tilelang::tile::getPointeeType($_self)">,
@@ -485,6 +493,7 @@ def Tile_AtomicCASOp : Tile_Op<"atomic_cas", [
 //===----------------------------------------------------------------------===//
 
 def Tile_ElementwiseInlineAsmOp : Tile_Op<"elementwise_inline_asm", [
+    Elementwise,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "Inline PTX applied to the elements of tensors (tl.inline_asm_elementwise)";
   let description = [{
@@ -513,7 +522,7 @@ def Tile_ElementwiseInlineAsmOp : Tile_Op<"elementwise_inline_asm", [
 // Casts
 //===----------------------------------------------------------------------===//
 
-def Tile_BitcastOp : Tile_Op<"bitcast", [Pure]> {
+def Tile_BitcastOp : Tile_Op<"bitcast", [Pure, Elementwise]> {
   let summary = "Reinterpret the bits of each element as another type";
   let description = [{
     Element types have the same width (pointers count as 64 bits); shapes
@@ -529,7 +538,7 @@ def Tile_BitcastOp : Tile_Op<"bitcast", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tile_IntToPtrOp : Tile_Op<"int_to_ptr", [Pure]> {
+def Tile_IntToPtrOp : Tile_Op<"int_to_ptr", [Pure, Elementwise]> {
   let summary = "Turn 64-bit addresses into pointers";
   let arguments = (ins Tile_IntLike:$src);
   let results = (outs Tile_PtrLike:$result);
@@ -537,7 +546,7 @@ def Tile_IntToPtrOp : Tile_Op<"int_to_ptr", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tile_PtrToIntOp : Tile_Op<"ptr_to_int", [Pure]> {
+def Tile_PtrToIntOp : Tile_Op<"ptr_to_int", [Pure, Elementwise]> {
   let summary = "Turn pointers into 64-bit addresses";
   let arguments = (ins Tile_PtrLike:$src);
   let results = (outs Tile_IntLike:$result);
