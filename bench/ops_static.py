@@ -77,7 +77,7 @@ def cases():
     mm, mm_options = first_config(spaces.MATMUL, untuned=spaces.MATMUL_UNTUNED)
     fits = {"ROW_FITS": n <= rows["BLOCK_SIZE"]}
     yield ("matmul (bias, gelu)", "matmul_epilogue_kernel",
-           package.matmul_args(a, bb, c, bias), dict(mm, HAS_BIAS=True, ACTIVATION="gelu", **mm_options))
+           package.matmul_args(a, bb, c, bias), dict(mm, HAS_BIAS=True, ACTIVATION="gelu", EVEN_K=True, **mm_options))
     yield ("layer_norm", "layer_norm_fwd", (x, y, w, b, stats, stats, n, n, 1e-5), dict(rows, **row_options))
     yield ("layer_norm backward: dx", "norm_bwd_dx", (x, dy, x, w, stats, stats, n, n),
            dict(rows, RMS=False, **row_options))

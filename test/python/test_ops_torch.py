@@ -167,3 +167,20 @@ def test_weight_gradients_come_in_the_parameters_dtype():
         stats = torch.empty(7, device="cuda")
         dw, db = torch.ops.tilelang.norm_bwd_dwdb(x, x, stats, stats, False, True)
         assert (dw.dtype, db.dtype, dw.shape, db.shape) == (torch.bfloat16, torch.bfloat16, (33,), (33,))
+
+
+def test_operands_are_copied_to_aligned_rows_only_when_they_need_it():
+    from tilelang.ops._matmul import _aligned
+
+    a = torch.randn(37, 1000, dtype=torch.float16)  # rows 1000 elements apart: copied, rows 1008 apart
+    copy = _aligned(a)
+    assert copy.stride() == (1008, 1) and torch.equal(copy, a)
+    column_major = torch.randn(1000, 37, dtype=torch.float16).t()  # columns 37 apart: 48 apart, column-major
+    copy = _aligned(column_major)
+    assert copy.stride() == (1, 48) and torch.equal(copy, column_major)
+    offset = torch.randn(37, 1024, dtype=torch.float16)[:, 3:]  # rows aligned, the start not
+    copy = _aligned(offset)
+    assert copy.data_ptr() % 32 == 0 and copy.stride(0) % 16 == 0 and torch.equal(copy, offset)
+    for kept in (torch.randn(37, 1024, dtype=torch.float16), torch.randn(37, 1024, dtype=torch.float16).t(),
+                 torch.randn(1, 1000, dtype=torch.float16)):
+        assert _aligned(kept) is kept

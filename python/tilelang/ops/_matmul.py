@@ -2,9 +2,11 @@
 a fake implementation and autograd. The bias add and the activation run on
 the fp32 accumulator before the one store (matmul_epilogue_kernel). The
 backward is two products through the same operator, on transposed views
-(the kernel takes any strides, so nothing is copied): dA = dZ B^T and
-dB = A^T dZ, where dZ is the output gradient through the activation
-(for gelu and silu, the pre-activation product is recomputed)."""
+(the kernel takes any strides): dA = dZ B^T and dB = A^T dZ, where dZ is
+the output gradient through the activation (for gelu and silu, the
+pre-activation product is recomputed). An operand whose rows (columns,
+column-major) do not start at multiples of 16 elements is copied into
+storage where they do (_aligned), for the kernel's 16-byte copies."""
 
 import math
 from typing import Optional
@@ -17,8 +19,38 @@ from tilelang.ops._runtime import HALVES, Operator, Tuned, check_same, check_ten
 
 ACTIVATIONS = ("none", "relu", "gelu", "silu")
 
+def _even_k(args) -> bool:
+    return args["K"] % args["BLOCK_SIZE_K"] == 0
+
+
 _MATMUL = Tuned("matmul_epilogue_kernel", spaces.MATMUL, key=["M", "N", "K"], work=spaces.matmul_work,
-                untuned=spaces.MATMUL_UNTUNED)
+                untuned=spaces.MATMUL_UNTUNED, heuristics={"EVEN_K": _even_k})
+
+# Elements a row (or column) of an operand starts at a multiple of: what the
+# compiler must know of a stride and an address for 16-byte copies of
+# fp16/bf16 (a run-time stride is known as a multiple of 16 or not at all).
+_ALIGN = 16
+
+
+def _aligned(t: Tensor) -> Tensor:
+    """t (2-D), or a copy of it in storage whose rows (or, for a column-major
+    t, columns) start at multiples of _ALIGN elements: the kernel's loads
+    are 16-byte copies only where every row start is known to be aligned,
+    and a ragged K (8192x4096x1000) otherwise costs the product its async
+    copies. One pass over t, against a product over all of it."""
+    rows, cols = t.shape
+    row_stride, col_stride = t.stride()
+    aligned = t.data_ptr() % (_ALIGN * t.element_size()) == 0
+    if col_stride == 1 and (row_stride % _ALIGN == 0 or rows == 1) and aligned:
+        return t
+    if row_stride == 1 and (col_stride % _ALIGN == 0 or cols == 1) and aligned:
+        return t
+    if row_stride == 1 and col_stride != 1:  # column-major: keep it so
+        copy = t.new_empty((cols, -(-rows // _ALIGN) * _ALIGN))[:, :rows].t()
+    else:
+        copy = t.new_empty((rows, -(-cols // _ALIGN) * _ALIGN))[:, :cols]
+    copy.copy_(t)
+    return copy
 
 
 def _matmul(a: Tensor, b: Tensor, bias: Optional[Tensor], activation: str) -> Tensor:
@@ -30,6 +62,7 @@ def _matmul(a: Tensor, b: Tensor, bias: Optional[Tensor], activation: str) -> Te
         if k == 0:  # nothing to multiply: the epilogue of a zero product
             return _epilogue(torch.zeros((m, n), device=a.device, dtype=torch.float32), bias,
                              activation).to(a.dtype)
+        a, b = _aligned(a), _aligned(b)
 
         def grid(meta):
             return (-(-m // meta["BLOCK_SIZE_M"]) * -(-n // meta["BLOCK_SIZE_N"]),)

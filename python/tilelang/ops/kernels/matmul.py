@@ -108,14 +108,36 @@ def define(jit, tl):
                                stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
                                HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr,
                                BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
-                               BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr):
+                               BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr,
+                               EVEN_K: tl.constexpr = False):
         # C = act(A @ B + bias[None, :]) for tilelang.ops.matmul: the bias
         # (HAS_BIAS) and the activation (ACTIVATION: "none", "relu", "gelu"
         # (the erf form) or "silu") are applied to the fp32 accumulator
-        # before the one store.
-        acc, rows, cols, row_ok, col_ok = matmul_tile(
-            a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
-            BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K, GROUP_SIZE_M)
+        # before the one store. The K loop runs over whole K blocks with
+        # row and column masks only, which are constant along K, so that
+        # the loads stay wide (16-byte copies) whatever K is; a K that
+        # BLOCK_SIZE_K does not divide (EVEN_K false) gets one more, masked
+        # step after the loop (where K does divide, that step loads nothing).
+        pid_m, pid_n = grouped_tile(M, N, BLOCK_SIZE_M, BLOCK_SIZE_N, GROUP_SIZE_M)
+        rows = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
+        cols = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+        ks = tl.arange(0, BLOCK_SIZE_K)
+        a_tile = a_ptr + rows[:, None] * stride_am + ks[None, :] * stride_ak
+        b_tile = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
+        row_ok = rows[:, None] < M
+        col_ok = cols[None, :] < N
+        acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+        for k in range(0, K // BLOCK_SIZE_K):
+            a = tl.load(a_tile, mask=row_ok, other=0.0)
+            b = tl.load(b_tile, mask=col_ok, other=0.0)
+            acc = tl.dot(a, b, acc)
+            a_tile += BLOCK_SIZE_K * stride_ak
+            b_tile += BLOCK_SIZE_K * stride_bk
+        if not EVEN_K:
+            k_left = K % BLOCK_SIZE_K
+            a = tl.load(a_tile, mask=row_ok & (ks[None, :] < k_left), other=0.0)
+            b = tl.load(b_tile, mask=(ks[:, None] < k_left) & col_ok, other=0.0)
+            acc = tl.dot(a, b, acc)
         if HAS_BIAS:
             bias = tl.load(bias_ptr + cols, mask=cols < N, other=0.0).to(tl.float32)
             acc = acc + bias[None, :]
