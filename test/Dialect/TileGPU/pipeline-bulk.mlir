@@ -3,6 +3,8 @@
 // through the passes before the pipeline (the descriptor loads kept for
 // bulk copies).
 // RUN: tilelang-opt %s --tilelang-tile-to-tilegpu="num-warps=4 num-stages=3 target=sm_90a" | tilelang-opt | FileCheck %s
+// RUN: tilelang-opt %s --tilelang-tile-to-tilegpu="num-warps=4 num-stages=1 target=sm_90a" | FileCheck %s --check-prefix=EXPANDED
+// RUN: tilelang-opt %s --tilelang-tile-to-tilegpu="num-warps=4 num-stages=3 target=sm_80" | FileCheck %s --check-prefixes=EXPANDED,CPASYNC
 // RUN: tilelang-opt %s --pass-pipeline="builtin.module(tile-expand-tensor-descriptors{keep-bulk-copies=true},convert-tile-to-tilegpu{num-warps=4 target=sm_90a},tilegpu-coalesce,tilegpu-accelerate-matmul,tilegpu-remove-layout-conversions,canonicalize,cse,tilegpu-pipeline{num-stages=1},canonicalize,cse)" | FileCheck %s --check-prefix=KEPT
 // RUN: tilelang-opt %s --pass-pipeline="builtin.module(tile-expand-tensor-descriptors{keep-bulk-copies=true},convert-tile-to-tilegpu{num-warps=4 target=sm_90a},tilegpu-coalesce,tilegpu-accelerate-matmul,tilegpu-remove-layout-conversions,canonicalize,cse,tilegpu-pipeline{num-stages=1},tilegpu-lower-descriptor-accesses,canonicalize,cse)" | FileCheck %s --check-prefix=FALLBACK
 
@@ -48,6 +50,16 @@
 // Without a pipeline, tilegpu-pipeline leaves the kept loads to
 // tilegpu-lower-descriptor-accesses, which makes them pointer loads in
 // their own layout; no tensor map is encoded.
+// The named pipeline keeps descriptor accesses for bulk copies only on
+// sm_90 with pipelining (tilegpu::keepsBulkCopies): otherwise they are
+// expanded before layouts are chosen, so their loads are coalesced pointer
+// loads (16 bytes a thread), which sm_80 pipelines with cp.async.
+// EXPANDED: #tilegpu.blocked<sizePerThread = [1, 8]
+// EXPANDED-LABEL: func.func @matmul
+// EXPANDED-NOT: tilegpu.tma
+// EXPANDED-NOT: descriptor_load
+// EXPANDED-NOT: async_tma_copy
+// CPASYNC: tilegpu.async_copy_global_to_local
 // KEPT-LABEL: func.func @matmul
 // KEPT-NOT: tilegpu.tma
 // KEPT: scf.for
