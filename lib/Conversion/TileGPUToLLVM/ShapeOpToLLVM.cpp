@@ -41,7 +41,11 @@ struct ConstantLowering : public ConvertOpToLLVMPattern<arith::ConstantOp> {
   matchAndRewrite(arith::ConstantOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto type = dyn_cast<RankedTensorType>(op.getType());
-    if (!type || !isLowerableLayout(type.getEncoding()))
+    // A splat is the same in every element, so any layout the type
+    // converter takes will do, the registers of a dot operand included (a
+    // deferred product's first, zero operand).
+    if (!type || !(isLowerableLayout(type.getEncoding()) ||
+                   isa_and_present<DotOperandEncodingAttr>(type.getEncoding())))
       return failure();
     auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
     if (!dense || !dense.isSplat())

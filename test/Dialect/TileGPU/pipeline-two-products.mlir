@@ -1,36 +1,70 @@
 // tilegpu-pipeline with two wgmma products per iteration, the loop of flash
 // attention reduced to its dependences: S = Q K^T from a Q block that does
 // not change, then P = f(S), a rescale of the running O, and O += P V.
-// RUN: tilelang-opt %s --tilelang-tile-to-tilegpu="num-warps=4 num-stages=3 target=sm_90a" | FileCheck %s
+// RUN: tilelang-opt %s --tilelang-tile-to-tilegpu="num-warps=4 num-stages=3 target=sm_90a" | FileCheck %s --check-prefix=DEFER
+// RUN: tilelang-opt %s --tilelang-tile-to-tilegpu="num-warps=4 num-stages=2 target=sm_90a" | FileCheck %s --check-prefix=CARRY
 
-// Q goes to shared memory once, before the loop. In the loop, after the
-// stage wait and its barrier, S is issued asynchronously from zero; the
-// first reader of S waits for it and, with the same wait (groups retire in
-// order), for the previous iteration's P V, which arrives in flight through
-// the iter_arg: one wait per iteration. The rescale reads O through that
-// wait; P V is issued asynchronously and yielded in flight. The copies
-// refill the stage the previous P V read: after it was retired, after this
-// iteration's last product and a second barrier. The last P V is waited for
-// on the loop's exit path.
-// CHECK-LABEL: func.func @two_products_kernel
-// CHECK: %[[Q:.*]] = tilegpu.local_alloc %{{.*}} : (tensor<64x64xf16, {{.*}}>) -> !tilegpu.memdesc<64x64xf16
-// CHECK: scf.if
-// CHECK: scf.for {{.*}} iter_args(%[[O:[^ ]*]] = %{{[^,]*}},
-// CHECK: tilegpu.async_wait {pending = 1 : i32}
-// CHECK-NEXT: tilegpu.barrier
-// CHECK-NOT: tilegpu.local_alloc %
-// CHECK: %[[S:.*]] = tilegpu.warp_group_dot %[[Q]], %{{.*}}, %[[ZERO:[^ ]*]] {isAsync}
-// CHECK-NEXT: %[[W:.*]]:2 = tilegpu.warp_group_dot_wait %[[O]], %[[S]] {pendings = 0 : i32}
-// CHECK-NOT: warp_group_dot_wait
-// CHECK: arith.mulf %[[W]]#0
-// CHECK-NOT: warp_group_dot_wait
-// CHECK: %[[PV:.*]] = tilegpu.warp_group_dot %{{.*}}, %{{.*}}, %{{.*}} {isAsync} : tensor<64x64xf16, #{{.*}}dot_op
-// CHECK-NEXT: tilegpu.barrier
-// CHECK: tilegpu.async_copy_global_to_local
-// CHECK-NOT: warp_group_dot_wait
-// CHECK: scf.yield %[[PV]],
-// CHECK: %[[LAST:.*]] = tilegpu.warp_group_dot_wait %{{.*}}#0 {pendings = 0 : i32}
-// CHECK-NEXT: scf.yield %[[LAST]]
+// Three stages: P V is deferred (findDeferrableProduct; 96 registers a
+// thread in flight over the softmax). Q goes to shared memory once, before
+// the loop; the loop carries P (a zero dot operand at first) and the stage
+// P V reads. After the stage wait and its barrier, S is issued from zero,
+// then the previous iteration's P V into the carried O; the copies follow
+// at once (they refill the stage read two iterations before: one barrier);
+// the first reader of S waits for S alone (pendings = 1), the rescale of
+// O, moved to the end, for P V. The last P V is issued and waited for on
+// the loop's exit path.
+// DEFER-LABEL: func.func @two_products_kernel
+// DEFER: %[[ZERO_P:.*]] = arith.constant dense<0.000000e+00> : tensor<64x64xf16, #dot_op>
+// DEFER: %[[Q:.*]] = tilegpu.local_alloc %{{.*}} : (tensor<64x64xf16, {{.*}}>) -> !tilegpu.memdesc<64x64xf16
+// DEFER: %[[V:.*]] = tilegpu.local_alloc  : () -> !tilegpu.memdesc<3x64x64xf16, #shared, mutable>
+// DEFER: scf.if
+// DEFER: scf.for {{.*}} iter_args(%[[O:[^ ]*]] = %{{[^,]*}}, {{.*}}, %[[P:[^ ]*]] = %[[ZERO_P]], %[[STAGE:[^ ]*]] = %c0_i32)
+// DEFER: tilegpu.async_wait {pending = 0 : i32}
+// DEFER-NEXT: tilegpu.barrier
+// DEFER-NOT: tilegpu.local_alloc %
+// DEFER: %[[S:.*]] = tilegpu.warp_group_dot %[[Q]], %{{.*}}, %{{[^ ]*}} {isAsync}
+// DEFER-NEXT: %[[VIEW:.*]] = tilegpu.memdesc_index %[[V]][%[[STAGE]]]
+// DEFER-NEXT: %[[PV:.*]] = tilegpu.warp_group_dot %[[P]], %[[VIEW]], %[[O]] {isAsync}
+// DEFER-NOT: tilegpu.barrier
+// DEFER: tilegpu.async_copy_global_to_local
+// DEFER: tilegpu.async_copy_global_to_local
+// DEFER: %[[W:.*]]:2 = tilegpu.warp_group_dot_wait %[[S]], %[[PV]] {pendings = 1 : i32}
+// DEFER: math.exp2 %[[W]]#0
+// DEFER: %[[WO:.*]] = tilegpu.warp_group_dot_wait %[[W]]#1 {pendings = 0 : i32}
+// DEFER-NEXT: %[[SCALED:.*]] = arith.mulf %[[WO]]
+// DEFER-NEXT: scf.yield %[[SCALED]], {{.*}}, %[[READ:[^ ]*]] : 
+// DEFER: %[[LAST_VIEW:.*]] = tilegpu.memdesc_index %[[V]][%{{.*}}#8]
+// DEFER-NEXT: %[[LAST:.*]] = tilegpu.warp_group_dot %{{.*}}#7, %[[LAST_VIEW]], %{{.*}}#0 {isAsync}
+// DEFER-NEXT: %[[DONE:.*]] = tilegpu.warp_group_dot_wait %[[LAST]] {pendings = 0 : i32}
+// DEFER-NEXT: scf.yield %[[DONE]]
+
+// Two stages (deferring takes three): the first reader of S waits for it
+// and, with the same wait (groups retire in order), for the previous
+// iteration's P V, which arrives in flight through the iter_arg: one wait
+// per iteration. The rescale reads O through that wait; P V is issued
+// asynchronously and yielded in flight. The copies refill the stage the
+// previous P V read: after it was retired, after this iteration's last
+// product and a second barrier. The last P V is waited for on the loop's
+// exit path.
+// CARRY-LABEL: func.func @two_products_kernel
+// CARRY: %[[Q:.*]] = tilegpu.local_alloc %{{.*}} : (tensor<64x64xf16, {{.*}}>) -> !tilegpu.memdesc<64x64xf16
+// CARRY: scf.if
+// CARRY: scf.for {{.*}} iter_args(%[[O:[^ ]*]] = %{{[^,]*}},
+// CARRY: tilegpu.async_wait {pending = 0 : i32}
+// CARRY-NEXT: tilegpu.barrier
+// CARRY-NOT: tilegpu.local_alloc %
+// CARRY: %[[S:.*]] = tilegpu.warp_group_dot %[[Q]], %{{.*}}, %[[ZERO:[^ ]*]] {isAsync}
+// CARRY-NEXT: %[[W:.*]]:2 = tilegpu.warp_group_dot_wait %[[O]], %[[S]] {pendings = 0 : i32}
+// CARRY-NOT: warp_group_dot_wait
+// CARRY: arith.mulf %[[W]]#0
+// CARRY-NOT: warp_group_dot_wait
+// CARRY: %[[PV:.*]] = tilegpu.warp_group_dot %{{.*}}, %{{.*}}, %{{.*}} {isAsync} : tensor<64x64xf16, #{{.*}}dot_op
+// CARRY-NEXT: tilegpu.barrier
+// CARRY: tilegpu.async_copy_global_to_local
+// CARRY-NOT: warp_group_dot_wait
+// CARRY: scf.yield %[[PV]],
+// CARRY: %[[LAST:.*]] = tilegpu.warp_group_dot_wait %{{.*}}#0 {pendings = 0 : i32}
+// CARRY-NEXT: scf.yield %[[LAST]]
 
 func.func @two_products_kernel(%q: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %k: !tile.ptr<f16> {tile.divisibility = 16 : i32},
                                %v: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %o: !tile.ptr<f32> {tile.divisibility = 16 : i32},

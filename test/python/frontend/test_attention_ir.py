@@ -105,16 +105,18 @@ def test_attention_loop_stays_in_registers(dtype, head_dim, tmp_path):
     (layout propagation, reductions on mma layouts, wgmma's register A): no
     shared-memory stores or loads besides the K/V copies, a handful of
     shuffles for the two row reductions, no spills. Both products are
-    asynchronous: one wgmma wait per iteration (S's, which also retires the
-    previous P V), two barriers (after the stage wait, and before refilling
-    the stage the previous P V read), and S starts from zero through wgmma's
-    scale-d rather than zeroed registers."""
+    asynchronous and P V is deferred: two wgmma waits per iteration (S's
+    alone, the previous P V still computing during the softmax, then that P
+    V's before the rescale of O), one barrier (after the stage wait: the
+    copies refill the stage read two iterations before), and S starts from
+    zero through wgmma's scale-d rather than zeroed registers."""
     compiled, _ = compile_attention(dtype, head_dim, False, 4096)
     ptx = compiled.to_ptx("sm_90a").ptx
     loop = PTXSTATS.analyze(ptx)["loop"]
     assert loop["shared_stores"] == 0 and loop["shared_loads"] == 0, loop
-    assert loop["barriers"] == 2 and loop["shuffles"] <= 16 and loop["local"] == 0, loop
-    assert loop["wgmma_waits"] == 1, loop
+    assert loop["barriers"] == 1 and loop["shuffles"] <= 16 and loop["local"] == 0, loop
+    assert loop["wgmma_waits"] == 2, loop
+    assert "wgmma.wait_group.sync.aligned 1;" in ptx, "S is not waited for alone"
     assert loop["cp_async"] > 0 and loop["wgmma"] > 0, loop
     assert REGISTER_A_WGMMA.search(ptx), "P does not reach wgmma from registers"
     assert SCALE_D_ZERO_WGMMA.search(ptx), "S is not started with scale-d 0"
@@ -137,6 +139,30 @@ def test_attention_carries_p_v_only_where_registers_allow(head_dim, carried):
     loop = ir[ir.index("scf.for"):]
     loop = loop[:loop.index("scf.yield")]
     assert loop.count("tilegpu.warp_group_dot_wait") == (1 if carried else 2), loop
+
+
+@pytest.mark.parametrize("head_dim, block_n, num_stages, deferred",
+                         [(128, 64, 3, True), (64, 64, 4, True), (64, 128, 3, False), (128, 64, 2, False)])
+def test_attention_defers_p_v_where_registers_and_stages_allow(head_dim, block_n, num_stages, deferred):
+    """With 8 warps, P V is issued one iteration late (after the next S, so
+    that the softmax runs while it computes) where the registers in flight
+    over the softmax stay within 128 a thread (O, S and two P: 64 + 32 + 32
+    at 128x64, D = 128) and three stages or more leave the copies a stage to
+    refill; at 128x128, D = 64 (32 + 64 + 64) and with two stages P V is
+    carried in flight instead (one wait per iteration)."""
+    config = {"BLOCK_M": 128, "BLOCK_N": block_n, "num_warps": 8, "num_stages": num_stages}
+    compiled, _ = compile_attention("float16", head_dim, False, 4096, config)
+    ir = compiled.to_ptx("sm_90a").asm["tilegpu"]
+    loop = ir[ir.index("scf.for"):]
+    after = loop[loop.index("scf.yield"):]
+    loop = loop[:loop.index("scf.yield")]
+    waits = re.findall(r"warp_group_dot_wait [^{]*\{pendings = (\d) : i32\}", loop)
+    if deferred:
+        assert waits == ["1", "0"], loop
+        # the last iteration's P V, issued on the loop's exit path
+        assert after.index("tilegpu.warp_group_dot ") < after.index("scf.yield", 1), after
+    else:
+        assert waits == ["0"], loop
 
 
 @pytest.mark.parametrize("cfg", [{"BLOCK_M": 64, "BLOCK_N": 64, "num_warps": 4, "num_stages": 3},

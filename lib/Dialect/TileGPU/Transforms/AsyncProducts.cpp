@@ -4,10 +4,10 @@
 // asynchronous and waits for each one as late as its readers allow: a
 // product runs while the warpgroup issues the next instructions, and a
 // product whose result is only carried to the next iteration (an
-// accumulator) stays in flight across the back edge. Flash attention's
-// loop (S = Q K^T, then the softmax, then O += P V) retires the previous
-// iteration's P V with the wait for this iteration's S: one wait per
-// iteration, and the tensor cores never wait for the loop's bookkeeping.
+// accumulator) stays in flight across the back edge, or, where registers
+// allow, is issued one iteration late: flash attention's loop (S = Q K^T,
+// then the softmax, then O += P V) then issues the previous iteration's
+// P V right after S and runs the softmax of S while it computes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,7 +17,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace tilelang;
@@ -248,18 +250,13 @@ tilelang::tilegpu::placeProductWaits(Block *body,
   return WaitPlacer(body, products).run();
 }
 
-Operation *tilelang::tilegpu::waitAfterLoop(scf::ForOp loop,
-                                            ArrayRef<AsyncProduct> products) {
-  SmallVector<unsigned> carried;
-  for (const AsyncProduct &product : products)
-    if (product.carriedIndex >= 0)
-      carried.push_back(product.carriedIndex);
-  if (carried.empty())
-    return loop;
-
-  // The wait goes on the loop's own exit path: ptxas serializes every wgmma
-  // when the wait sits where the loop's exit meets the path that skips a
-  // loop of zero iterations.
+/// Wraps `loop` in a guard that runs it when it has iterations, finishing
+/// its results with `finish` on the loop's own exit path (ptxas serializes
+/// every wgmma when a wait sits where the loop's exit meets the path that
+/// skips a loop of zero iterations), and passes its inits otherwise.
+static Operation *
+guardLoop(scf::ForOp loop,
+          function_ref<void(OpBuilder &, SmallVectorImpl<Value> &)> finish) {
   Location loc = loop.getLoc();
   OpBuilder builder(loop);
   Value runs = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt,
@@ -269,14 +266,139 @@ Operation *tilelang::tilegpu::waitAfterLoop(scf::ForOp loop,
   loop->moveBefore(guard.thenBlock(), guard.thenBlock()->end());
   builder.setInsertionPointToEnd(guard.thenBlock());
   SmallVector<Value> results(loop.getResults());
-  SmallVector<Value> inputs;
-  for (unsigned index : carried)
-    inputs.push_back(results[index]);
-  auto wait = WarpGroupDotWaitOp::create(builder, loc, inputs, /*pendings=*/0);
-  for (auto [index, output] : llvm::zip_equal(carried, wait.getOutputs()))
-    results[index] = output;
+  finish(builder, results);
   scf::YieldOp::create(builder, loc, results);
   builder.setInsertionPointToEnd(guard.elseBlock());
   scf::YieldOp::create(builder, loc, loop.getInitArgs());
   return guard;
+}
+
+Operation *tilelang::tilegpu::waitAfterLoop(scf::ForOp loop,
+                                            ArrayRef<AsyncProduct> products) {
+  SmallVector<unsigned> carried;
+  for (const AsyncProduct &product : products)
+    if (product.carriedIndex >= 0)
+      carried.push_back(product.carriedIndex);
+  if (carried.empty())
+    return loop;
+  return guardLoop(loop, [&](OpBuilder &builder, SmallVectorImpl<Value> &results) {
+    SmallVector<Value> inputs;
+    for (unsigned index : carried)
+      inputs.push_back(results[index]);
+    auto wait = WarpGroupDotWaitOp::create(builder, loop.getLoc(), inputs,
+                                           /*pendings=*/0);
+    for (auto [index, output] : llvm::zip_equal(carried, wait.getOutputs()))
+      results[index] = output;
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Deferred products
+//===----------------------------------------------------------------------===//
+
+/// `operand` (a view of a stage) rebuilt at `builder` for stage `stage`: its
+/// memdesc_index and the transposed views over it, cloned.
+static Value viewOfStage(OpBuilder &builder, Value operand, Value stage) {
+  SmallVector<Operation *> chain;
+  while (auto view = operand.getDefiningOp<MemDescTransOp>()) {
+    chain.push_back(view);
+    operand = view.getSrc();
+  }
+  auto index = operand.getDefiningOp<MemDescIndexOp>();
+  IRMapping mapping;
+  mapping.map(index.getIndex(), stage);
+  Operation *last = builder.clone(*index, mapping);
+  for (Operation *view : llvm::reverse(chain))
+    last = builder.clone(*view, mapping);
+  return last->getResult(0);
+}
+
+std::optional<unsigned>
+tilelang::tilegpu::findDeferrableProduct(ArrayRef<AsyncProduct> products,
+                                         function_ref<bool(Value)> isStage) {
+  if (products.size() != 2 || products[0].carriedIndex >= 0 ||
+      products[1].carriedIndex < 0)
+    return std::nullopt;
+  WarpGroupDotOp first = products[0].dot, carried = products[1].dot;
+  Value b = carried.getB();
+  while (auto view = b.getDefiningOp<MemDescTransOp>())
+    b = view.getSrc();
+  Operation *accumulator = carried.getC().getDefiningOp();
+  if (!carried.isAInRegisters() || !isStage(b) || !accumulator ||
+      accumulator->getBlock() != carried->getBlock())
+    return std::nullopt;
+  // The first product must not read what the deferred one makes.
+  Block *body = carried->getBlock();
+  Value carriedArg = body->getArgument(products[1].carriedIndex + 1);
+  for (Value operand : first->getOperands())
+    if (operand == carriedArg || operand == carried.getA())
+      return std::nullopt;
+  unsigned registers = registersPerThread(carried.getD().getType()) +
+                       registersPerThread(first.getD().getType()) +
+                       2 * registersPerThread(carried.getA().getType());
+  if (registers > kDeferredProductRegisters)
+    return std::nullopt;
+  return 1;
+}
+
+std::pair<WarpGroupDotOp, Value>
+tilelang::tilegpu::deferCarriedProduct(Block *body, const AsyncProduct &carried,
+                                       WarpGroupDotOp first, Value previousA,
+                                       Value previousStage) {
+  WarpGroupDotOp dot = carried.dot;
+  BlockArgument accumulator = body->getArgument(carried.carriedIndex + 1);
+  OpBuilder builder(first->getNextNode());
+  IRMapping mapping;
+  mapping.map(dot.getA(), previousA);
+  mapping.map(dot.getB(), viewOfStage(builder, dot.getB(), previousStage));
+  mapping.map(dot.getC(), accumulator);
+  auto deferred = cast<WarpGroupDotOp>(builder.clone(*dot, mapping));
+  accumulator.replaceAllUsesExcept(deferred.getD(), deferred);
+
+  // The carried accumulator is now what the product would have accumulated
+  // into; the product itself goes.
+  Operation *yield = body->getTerminator();
+  Value a = dot.getA();
+  yield->setOperand(carried.carriedIndex, dot.getC());
+  dot->erase();
+
+  // What reads the deferred product (the accumulator's rescaling) moves to
+  // the end of the body: its wait comes after everything else.
+  SetVector<Operation *> readers;
+  SmallVector<Value> worklist(deferred->getResults());
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      Operation *reader = body->findAncestorOpInBlock(*user);
+      if (reader && reader != yield && readers.insert(reader))
+        llvm::append_range(worklist, reader->getResults());
+    }
+  }
+  SmallVector<Operation *> moved(readers.begin(), readers.end());
+  llvm::sort(moved, [](Operation *x, Operation *y) {
+    return x->isBeforeInBlock(y);
+  });
+  for (Operation *op : moved)
+    op->moveBefore(yield);
+  return {deferred, a};
+}
+
+Operation *tilelang::tilegpu::issueDeferredAfterLoop(scf::ForOp loop,
+                                                     WarpGroupDotOp deferred,
+                                                     unsigned accIndex,
+                                                     unsigned aIndex,
+                                                     unsigned stageIndex) {
+  return guardLoop(loop, [&](OpBuilder &builder, SmallVectorImpl<Value> &results) {
+    IRMapping mapping;
+    mapping.map(deferred.getA(), results[aIndex]);
+    mapping.map(deferred.getB(),
+                viewOfStage(builder, deferred.getB(), results[stageIndex]));
+    mapping.map(deferred.getC(), results[accIndex]);
+    auto last = cast<WarpGroupDotOp>(builder.clone(*deferred, mapping));
+    last.setIsAsync(true);
+    auto wait = WarpGroupDotWaitOp::create(builder, loop.getLoc(),
+                                           ValueRange{last.getD()},
+                                           /*pendings=*/0);
+    results[accIndex] = wait.getOutputs()[0];
+  });
 }

@@ -67,6 +67,53 @@ mlir::Operation *placeProductWaits(mlir::Block *body,
 mlir::Operation *waitAfterLoop(mlir::scf::ForOp loop,
                                llvm::ArrayRef<AsyncProduct> products);
 
+/// The most registers a thread may hold in flight where a deferred
+/// product's iteration computes its softmax: the accumulator and the
+/// register operand (P) of the product in flight, the first product's
+/// result (S) and the next register operand made from it. On the H200,
+/// flash attention's tutorial configs at 96-128 such registers ran 4-9%
+/// faster deferred, those at 160 (128x128 blocks of a 64-wide head) 5-8%
+/// slower: the softmax's own temporaries then crowd the 255.
+constexpr unsigned kDeferredProductRegisters = 128;
+
+/// Whether the carried product of `products` (findAsyncProducts') can be
+/// issued one iteration late, after the next iteration's first product:
+/// flash attention's O += P V, whose P comes from the softmax of this
+/// iteration's S = Q K^T. Then the softmax of S_j runs while the tensor cores
+/// compute P_{j-1} V_{j-1} (FlashAttention-3's overlap within a warpgroup),
+/// instead of waiting for both. Requires exactly two products, the first not
+/// carried, the second carried with its A operand in registers, its B
+/// operand a pipeline stage (`isStage`) and its accumulator computed in the
+/// body; and the registers in flight within kDeferredProductRegisters.
+/// Returns the carried product's index.
+std::optional<unsigned>
+findDeferrableProduct(llvm::ArrayRef<AsyncProduct> products,
+                      llvm::function_ref<bool(mlir::Value)> isStage);
+
+/// Defers `carried` (a product of `body`, B a view of a stage): right after
+/// `first` (the body's first product), the body issues the previous
+/// iteration's product into the carried accumulator,
+/// `previousA` x stage `previousStage` + the accumulator's iter_arg, and
+/// every other reader of that iter_arg reads this product instead (the
+/// ops that depend on it move to the end of the body, so that it is waited
+/// for as late as possible). `carried` is erased; its yield operand becomes
+/// its accumulator. Returns the new product and the A operand the body must
+/// yield for the next iteration (with the stage it reads this iteration).
+std::pair<WarpGroupDotOp, mlir::Value>
+deferCarriedProduct(mlir::Block *body, const AsyncProduct &carried,
+                    WarpGroupDotOp first, mlir::Value previousA,
+                    mlir::Value previousStage);
+
+/// Issues after `loop` the product its last iteration deferred (`deferred`,
+/// the body's product, into result `accIndex`, reading results `aIndex` and
+/// `stageIndex`) and waits for it, on the loop's own exit path (a guard
+/// skips a loop of zero iterations, whose results are its inits). Returns
+/// the op whose results replace the loop's.
+mlir::Operation *issueDeferredAfterLoop(mlir::scf::ForOp loop,
+                                        WarpGroupDotOp deferred,
+                                        unsigned accIndex, unsigned aIndex,
+                                        unsigned stageIndex);
+
 } // namespace tilelang::tilegpu
 
 #endif // TILELANG_LIB_DIALECT_TILEGPU_TRANSFORMS_ASYNCPRODUCTS_H

@@ -2,7 +2,8 @@
 //
 // Part of tilelang. The tilegpu-pipeline pass: turns the global loads that
 // feed tensor-core operands in a loop into asynchronous copies issued
-// num_stages - 1 iterations ahead into rotating shared-memory buffers
+// num_stages - 1 iterations ahead (num_stages - 2 where a product is
+// deferred) into rotating shared-memory buffers
 // (cp.async, or on sm_90 bulk tensor copies signalling one mbarrier per
 // stage), and keeps the loop's wgmma products in flight as long as their
 // readers allow (AsyncProducts.cpp). Copies of loop-invariant tensors to
@@ -386,11 +387,30 @@ void LoopPipeliner::rewrite() {
     BarrierOp::create(builder, loc);
   }
 
-  // Prologue: iterations 0 .. num_stages - 2 into stages 0 .. num_stages - 2.
+  // A carried product issued one iteration late (flash attention's P V,
+  // see findDeferrableProduct; its first issue has a zero register operand)
+  // reads the previous iteration's stage until late in the body, so the
+  // copies refill the stage read two iterations before, which every thread
+  // has finished with at the loop's first barrier: they run one iteration
+  // less ahead (three stages or more) and need no second barrier. Copies
+  // placed after that product's wait instead (the stage of the last
+  // iteration, as without deferral) left the tensor cores idle through the
+  // copies and both barriers, and ran slower than not deferring.
+  std::optional<unsigned> deferredIndex;
+  if (!bulk && numStages >= 3)
+    deferredIndex = findDeferrableProduct(products, [&](Value operand) {
+      return llvm::any_of(loads, [&](const OperandLoad &load) {
+        return load.consumer->getResult(0) == operand;
+      });
+    });
+  // How many iterations ahead the copies run.
+  unsigned distance = deferredIndex ? numStages - 2 : numStages - 1;
+
+  // Prologue: iterations 0 .. distance - 1 into stages 0 .. distance - 1.
   SmallVector<Value> ahead;
   for (unsigned index : carried)
     ahead.push_back(loop.getInitArgs()[index]);
-  for (unsigned stage = 0; stage + 1 < numStages; ++stage) {
+  for (unsigned stage = 0; stage < distance; ++stage) {
     Value ivValue = arith::AddIOp::create(
         builder, loc, loop.getLowerBound(),
         arith::MulIOp::create(builder, loc, loop.getStep(), ivConstant(stage)));
@@ -404,13 +424,20 @@ void LoopPipeliner::rewrite() {
       ahead[position] = mapping.lookupOrDefault(yield->getOperand(index));
   }
 
-  // The loop gains the ahead values and the read and write stages.
+  // The loop gains the ahead values and the read and write stages (and a
+  // deferred product's register operand and stage).
   SmallVector<Value> inits(loop.getInitArgs());
   llvm::append_range(inits, ahead);
   inits.push_back(i32Constant(0));
-  inits.push_back(i32Constant(numStages - 1));
+  inits.push_back(i32Constant(distance));
   if (bulk)
     inits.push_back(i32Constant(0)); // the read stage's barrier phase
+  if (deferredIndex) {
+    Type aType = products[*deferredIndex].dot.getA().getType();
+    inits.push_back(arith::ConstantOp::create(
+        builder, loc, cast<TypedAttr>(builder.getZeroAttr(aType))));
+    inits.push_back(i32Constant(0));
+  }
   auto newLoop =
       scf::ForOp::create(builder, loc, loop.getLowerBound(),
                          loop.getUpperBound(), loop.getStep(), inits);
@@ -423,14 +450,20 @@ void LoopPipeliner::rewrite() {
   BlockArgument writeStage = body->addArgument(builder.getI32Type(), loc);
   BlockArgument readPhase =
       bulk ? body->addArgument(builder.getI32Type(), loc) : BlockArgument();
+  BlockArgument previousA, previousStage;
+  if (deferredIndex) {
+    previousA = body->addArgument(inits[inits.size() - 2].getType(), loc);
+    previousStage = body->addArgument(builder.getI32Type(), loc);
+  }
 
   // Wait for this iteration's stage; the barrier also tells every thread
   // that all have finished reading the stage the copies below refill (with
   // a product carried in flight across iterations, the barrier after the
   // wait for it does).
-  bool carriesProducts = llvm::any_of(products, [](const AsyncProduct &p) {
-    return p.carriedIndex >= 0;
-  });
+  bool carriesProducts =
+      !deferredIndex && llvm::any_of(products, [](const AsyncProduct &p) {
+        return p.carriedIndex >= 0;
+      });
   builder.setInsertionPointToStart(body);
   if (bulk) {
     WaitBarrierOp::create(builder, loc, getStageBarrier(builder, loc, readStage),
@@ -439,7 +472,7 @@ void LoopPipeliner::rewrite() {
       BarrierOp::create(builder, loc);
   } else {
     AsyncWaitOp::create(builder, loc, AsyncTokenType::get(context),
-                        ValueRange(), numStages - 2);
+                        ValueRange(), distance - 1);
     BarrierOp::create(builder, loc);
   }
   Operation *lastRead = nullptr;
@@ -465,11 +498,23 @@ void LoopPipeliner::rewrite() {
       lastRead = read;
   }
 
-  // Then start the copies for iteration i + num_stages - 1, into the stage
-  // that iteration i - 1 read, while this iteration's products run: after
-  // its last product. Products carried in flight from iteration i - 1 may
-  // still read the stage: the copies also follow the wait that retires them
-  // and a barrier (for the other warpgroups' products).
+  WarpGroupDotOp deferred;
+  Value deferredA;
+  unsigned deferredAccumulator = 0;
+  if (deferredIndex) {
+    deferredAccumulator = products[*deferredIndex].carriedIndex;
+    std::tie(deferred, deferredA) =
+        deferCarriedProduct(body, products[*deferredIndex], products[0].dot,
+                            previousA, previousStage);
+    products[*deferredIndex] = AsyncProduct{deferred};
+  }
+
+  // Then start the copies for iteration i + distance, into the stage that
+  // iteration i + distance - num_stages read, while this iteration's
+  // products run: after its last product. Products carried in flight from
+  // iteration i - 1 may still read the stage: the copies also follow the
+  // wait that retires them and a barrier (for the other warpgroups'
+  // products).
   if (!products.empty()) {
     builder.setInsertionPointAfter(placeProductWaits(body, products));
     if (carriesProducts)
@@ -480,7 +525,7 @@ void LoopPipeliner::rewrite() {
   Value aheadIv = arith::AddIOp::create(
       builder, loc, newLoop.getInductionVar(),
       arith::MulIOp::create(builder, loc, newLoop.getStep(),
-                            ivConstant(numStages - 1)));
+                            ivConstant(distance)));
   IRMapping mapping;
   mapping.map(iv, aheadIv);
   for (auto [index, arg] : llvm::zip_equal(carried, aheadArgs))
@@ -507,11 +552,17 @@ void LoopPipeliner::rewrite() {
     yielded.push_back(
         arith::SelectOp::create(builder, loc, wrapped, flipped, readPhase));
   }
+  if (deferred) {
+    yielded.push_back(deferredA);
+    yielded.push_back(readStage);
+  }
   yield->setOperands(yielded);
 
   Operation *replacement =
-      products.empty() ? newLoop.getOperation()
-                       : waitAfterLoop(newLoop, products);
+      deferred ? issueDeferredAfterLoop(newLoop, deferred, deferredAccumulator,
+                                        inits.size() - 2, inits.size() - 1)
+      : products.empty() ? newLoop.getOperation()
+                         : waitAfterLoop(newLoop, products);
 
   // After the loop: drain the copies past the end (bulk copies past the end
   // were never issued, and every thread has passed its last barrier wait
