@@ -73,13 +73,8 @@ class ArithOps:
             data = np.broadcast_to(data, tuple(shape))
         return TValue(dt, data)
 
-    def cast(self, v, dt, bitcast=False):
-        dt = self.const_dtype(dt)
-        if is_const(v):
-            return self.constant(v, dt, ())
+    def _convert(self, v, dt, bitcast):
         src = v.dtype
-        if src == dt:
-            return v
         x = v.data
         if bitcast:
             if src.primitive_bitwidth != dt.primitive_bitwidth:
@@ -225,24 +220,11 @@ class ArithOps:
 
     # -- math --------------------------------------------------------------------
 
-    def math_unary(self, name, x):
-        x = tlc._unwrap(x)
-        if is_const(x) and isinstance(x, (int, float)) and name == "abs":
-            return abs(x)
-        v = self.require_value(x, f"tl.{name}'s operand")
-        dt = v.dtype
+    def _unary(self, name, v):
         if name == "abs":
-            if dt.is_floating():
-                return TValue(dt, np.abs(v.data))
-            if dt.is_int_signed():
-                return TValue(dt, np.abs(v.data))
-            if dt.is_int():
-                return v
-            self.error(f"tl.abs does not support {dt.name}")
-        if not dt.is_floating():
-            self.error(f"tl.{name} expects a floating-point operand, got {dt.name}")
+            return TValue(v.dtype, np.abs(v.data))
         with np.errstate(all="ignore"):
-            return TValue(dt, fit(dt, _UNARY[name](_float64(v))))
+            return TValue(v.dtype, fit(v.dtype, _UNARY[name](_float64(v))))
 
     def math_binary(self, name, x, y):
         x, y = tlc._unwrap(x), tlc._unwrap(y)

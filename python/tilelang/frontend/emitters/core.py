@@ -133,9 +133,14 @@ class SemanticCore:
         dt = self.const_dtype(dt)
         if is_const(v):
             return self.constant(v, dt, ())
-        src = v.dtype
-        if src == dt:
+        if v.dtype == dt:
             return v
+        return self._convert(v, dt, bitcast)
+
+    def _convert(self, v: Value, dt: dtype, bitcast: bool) -> Value:
+        """``cast`` of a run-time value to another type (the interpreter
+        converts NumPy values instead)."""
+        src = v.dtype
         tin, tout = v.type, type_str(dt, v.shape)
         if bitcast:
             if src.primitive_bitwidth != dt.primitive_bitwidth:

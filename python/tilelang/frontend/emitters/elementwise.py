@@ -76,15 +76,21 @@ class ElementwiseEmitter:
         v = self.require_value(x, f"tl.{name}'s operand")
         dt = v.dtype
         if name == "abs":
-            if dt.is_floating():
-                return self.b.op(f"math.absf {v.name} : {v.type}", dt, v.shape)
-            if dt.is_int_signed():
-                return self.b.op(f"math.absi {v.name} : {v.type}", dt, v.shape)
-            if dt.is_int():
+            if dt.is_int() and not dt.is_int_signed():
                 return v
-            self.error(f"tl.abs does not support {dt.name}")
-        if not dt.is_floating():
+            if not (dt.is_floating() or dt.is_int()):
+                self.error(f"tl.abs does not support {dt.name}")
+        elif not dt.is_floating():
             self.error(f"tl.{name} expects a floating-point operand, got {describe(dt, v.shape)}")
+        return self._unary(name, v)
+
+    def _unary(self, name: str, v: Value) -> Value:
+        """``math_unary``'s function on an operand it has checked (a float,
+        or a signed integer for abs); the interpreter computes it instead."""
+        dt = v.dtype
+        if name == "abs":
+            op = "math.absf" if dt.is_floating() else "math.absi"
+            return self.b.op(f"{op} {v.name} : {v.type}", dt, v.shape)
         if name == "sigmoid":
             neg = self.negate(v)
             e = self.b.op(f"math.exp {neg.name} : {v.type}", dt, v.shape)
