@@ -166,12 +166,18 @@ def configs(space: List[Dict[str, Any]], pre_hook: Optional[Callable[[Dict[str, 
 # one much narrower loops for nothing.
 # Widest blocks first, 8 warps first among them: the first config
 # prune_rows keeps (the whole row over 8 warps) is the one launched
-# untuned (TILELANG_OPS_AUTOTUNE=0).
-ROW_BLOCK_CAP = 8192
+# untuned (TILELANG_OPS_AUTOTUNE=0). Rows up to 16384 fit one block, so
+# that softmax keeps such a row in registers and reads it once (12288
+# went by in chunks, twice); a thread holds at most ROW_ELEMENTS_PER_THREAD
+# elements of a block, past which these kernels spill under the 128
+# registers their occupancy floor leaves (16384 over 4 warps: 300 B and
+# more).
+ROW_BLOCK_CAP = 16384
+ROW_ELEMENTS_PER_THREAD = 64
 ROWS: List[Dict[str, Any]] = [
     dict(BLOCK_SIZE=block, num_warps=warps)
-    for block in (8192, 4096, 2048, 1024, 512, 256) for warps in (8, 4, 16, 2)
-    if block >= 32 * warps
+    for block in (16384, 8192, 4096, 2048, 1024, 512, 256) for warps in (8, 4, 16, 2)
+    if 32 * warps <= block <= 32 * warps * ROW_ELEMENTS_PER_THREAD
 ]
 
 # The matmul config launched untuned (TILELANG_OPS_AUTOTUNE=0): one of

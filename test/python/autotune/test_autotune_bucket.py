@@ -62,9 +62,12 @@ def test_bucket_pow2(value, bucket):
 
 
 @pytest.mark.parametrize("n,blocks", [(1, [256]), (300, [512, 256]), (4096, [4096, 2048, 1024]),
-                                      (5000, [8192, 4096, 2048]), (100000, [8192, 4096, 2048])])
+                                      (5000, [8192, 4096, 2048]), (12288, [16384, 8192, 4096]),
+                                      (100000, [16384, 8192, 4096])])
 def test_row_blocks(n, blocks):
     assert spaces.row_blocks(n) == blocks
     kept = spaces.prune_rows("N")(spaces.configs(spaces.ROWS), {"N": n})
     assert sorted({c.kwargs["BLOCK_SIZE"] for c in kept}, reverse=True) == blocks
-    assert all(c.num_warps * 32 <= c.kwargs["BLOCK_SIZE"] for c in kept)
+    # Every thread holds 1 to 64 elements of a block (more spill).
+    assert all(c.num_warps * 32 <= c.kwargs["BLOCK_SIZE"] <= c.num_warps * 32 * 64 for c in kept)
+    assert [c.num_warps for c in kept if c.kwargs["BLOCK_SIZE"] == 16384] in ([], [8, 16])
