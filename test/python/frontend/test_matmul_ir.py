@@ -132,6 +132,32 @@ def test_matmul_space_keeps_wgmma_asynchronous(cfg, tmp_path):
         assert "C7511" in result.stdout + result.stderr  # insufficient register resources
 
 
+@pytest.mark.parametrize("block, warps, stages, early", [
+    ((256, 128, 64), 8, 4, True), ((128, 256, 64), 8, 4, True), ((256, 128, 64), 8, 3, False),
+    ((128, 128, 64), 4, 4, False), ((64, 256, 64), 4, 4, False)])
+def test_matmul_refills_early_where_the_work_ahead_hides_the_copies(block, warps, stages, early):
+    """The pipelined loop refills the stage read two iterations before right
+    after issuing its product (one barrier an iteration) where num_stages - 2
+    iterations hold 2^23 byte-MACs of tensor work or more (two 256x128x64
+    bf16 products); otherwise it refills the stage the previous product read,
+    after the wait that retires it and a second barrier. Either way the
+    product stays in flight (wait_group 1)."""
+    n = 4096
+    a, b, c = (FakeTensor(n, n, "bfloat16") for _ in range(3))
+    cfg = dict(BLOCK_SIZE_M=block[0], BLOCK_SIZE_N=block[1], BLOCK_SIZE_K=block[2], GROUP_SIZE_M=8,
+               num_warps=warps, num_stages=stages)
+    compiled = KERNELS["matmul_kernel"].warmup(*BENCH_KERNELS.matmul_args(a, b, c),
+                                               **BENCH_KERNELS.matmul_launch_options(cfg))
+    ir = compiled.to_ptx("sm_90a").asm["tilegpu"]
+    loop = ir[ir.index("scf.for"):]
+    loop = loop[:loop.index("scf.yield")]
+    assert loop.count("tilegpu.barrier") == (1 if early else 2), loop
+    first_copy = loop.index("tilegpu.async_copy_global_to_local")
+    wait = loop.index("tilegpu.warp_group_dot_wait")
+    assert "{pendings = 1 : i32}" in loop[wait:], loop
+    assert (first_copy < wait) == early, loop
+
+
 class FakeDescriptor:
     """A host tensor descriptor over a FakeTensor (what specialize() reads)."""
 

@@ -313,6 +313,30 @@ static Value viewOfStage(OpBuilder &builder, Value operand, Value stage) {
   return last->getResult(0);
 }
 
+bool tilelang::tilegpu::shouldRefillEarly(ArrayRef<AsyncProduct> products,
+                                          unsigned numStages) {
+  if (numStages < 3 || products.size() != 1 || products[0].carriedIndex < 0)
+    return false;
+  // Operands are tensors (A in registers) or shared-memory descriptors.
+  auto shapeOf = [](Type type) -> ArrayRef<int64_t> {
+    if (auto memdesc = dyn_cast<MemDescType>(type))
+      return memdesc.getShape();
+    return cast<RankedTensorType>(type).getShape();
+  };
+  int64_t byteMacs = 0;
+  for (AsyncProduct product : products) {
+    ArrayRef<int64_t> a = shapeOf(product.dot.getA().getType());
+    ArrayRef<int64_t> b = shapeOf(product.dot.getB().getType());
+    Type aType = product.dot.getA().getType();
+    Type element = isa<MemDescType>(aType)
+                       ? cast<MemDescType>(aType).getElementType()
+                       : cast<RankedTensorType>(aType).getElementType();
+    byteMacs += a[a.size() - 2] * a.back() * b.back() *
+                llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+  }
+  return int64_t(numStages - 2) * byteMacs >= kEarlyRefillByteMacs;
+}
+
 std::optional<unsigned>
 tilelang::tilegpu::findDeferrableProduct(ArrayRef<AsyncProduct> products,
                                          function_ref<bool(Value)> isStage) {

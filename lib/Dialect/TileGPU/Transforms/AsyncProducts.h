@@ -76,6 +76,26 @@ mlir::Operation *waitAfterLoop(mlir::scf::ForOp loop,
 /// slower: the softmax's own temporaries then crowd the 255.
 constexpr unsigned kDeferredProductRegisters = 128;
 
+/// The tensor work, in byte-MACs (multiply-accumulates times the operands'
+/// element bytes, which the tensor cores' rate is inverse to), that the
+/// copies of a loop must run ahead of its product to hide their latency when
+/// they run num_stages - 2 iterations ahead instead of num_stages - 1: two
+/// iterations of a 256x128x64 16-bit product. On the H200, refilling early
+/// made the tutorial matmul's 256x128x64 8-warp 4-stage config 8-17% faster
+/// (1.06x Triton's time), left 128x256x64 level, and made the configs with
+/// half that work ahead (128x128x64 and 64x256x64 on 4 warps, 4 stages) and
+/// every 3-stage config 15-30% slower.
+constexpr int64_t kEarlyRefillByteMacs = int64_t(1) << 23;
+
+/// Whether a loop whose one product is carried in flight (a matmul's)
+/// should refill the stage read two iterations before, right after issuing
+/// its product, instead of the stage the previous product read, after the
+/// wait that retires it and a second barrier: where num_stages - 2 of its
+/// iterations hold kEarlyRefillByteMacs of tensor work or more. The loop's
+/// first barrier then also tells every thread that the stage is free.
+bool shouldRefillEarly(llvm::ArrayRef<AsyncProduct> products,
+                       unsigned numStages);
+
 /// Whether the carried product of `products` (findAsyncProducts') can be
 /// issued one iteration late, after the next iteration's first product:
 /// flash attention's O += P V, whose P comes from the softmax of this

@@ -404,7 +404,14 @@ void LoopPipeliner::rewrite() {
       });
     });
   // How many iterations ahead the copies run.
-  unsigned distance = deferredIndex ? numStages - 2 : numStages - 1;
+  // Likewise a loop whose product is carried in flight (a matmul's) may
+  // refill the stage read two iterations before, right after its product,
+  // instead of waiting for the previous product and a second barrier
+  // (shouldRefillEarly): one barrier per iteration.
+  bool earlyCopies = !bulk && !deferredIndex &&
+                     shouldRefillEarly(products, numStages);
+  unsigned distance =
+      deferredIndex || earlyCopies ? numStages - 2 : numStages - 1;
 
   // Prologue: iterations 0 .. distance - 1 into stages 0 .. distance - 1.
   SmallVector<Value> ahead;
@@ -512,10 +519,13 @@ void LoopPipeliner::rewrite() {
   // Then start the copies for iteration i + distance, into the stage that
   // iteration i + distance - num_stages read, while this iteration's
   // products run: after its last product. Products carried in flight from
-  // iteration i - 1 may still read the stage: the copies also follow the
-  // wait that retires them and a barrier (for the other warpgroups'
-  // products).
-  if (!products.empty()) {
+  // iteration i - 1 may still read the stage: unless the copies refill the
+  // stage of iteration i - 2 (earlyCopies), they also follow the wait that
+  // retires them and a barrier (for the other warpgroups' products).
+  if (earlyCopies) {
+    placeProductWaits(body, products);
+    builder.setInsertionPointAfter(products.back().dot);
+  } else if (!products.empty()) {
     builder.setInsertionPointAfter(placeProductWaits(body, products));
     if (carriesProducts)
       BarrierOp::create(builder, loc);
