@@ -1,7 +1,8 @@
 //===- PTX.cpp - LLVM dialect to PTX --------------------------------------===//
 //
 // Part of tilelang. MLIR's LLVM dialect -> LLVM IR -> the O3 pipeline ->
-// NVPTX's assembly printer, then the rewrites of PTXPeephole.h. No CUDA
+// NVPTX's assembly printer (without its strength reduction on functions of
+// very many addresses), then the rewrites of PTXPeephole.h. No CUDA
 // toolkit is involved: the math lowering uses only NVVM intrinsics, so no
 // libdevice is linked.
 //
@@ -15,9 +16,12 @@
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/OptBisect.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
@@ -55,9 +59,66 @@ static constexpr llvm::StringLiteral kTriple = "nvptx64-nvidia-cuda";
 /// PTX ISA 8.4: covers sm_90a and loads on every driver of CUDA 12.4 on.
 static constexpr llvm::StringLiteral kPTXFeatures = "+ptx84";
 
+/// Address computations (getelementptr) past which a function is compiled
+/// without LLVM's straight-line strength reduction (the NVPTX code
+/// generator's "slsr"). That pass compares each address with the earlier
+/// ones of the same shape, looking for a difference it can reuse; when the
+/// differences are not constants (offsets from a program id, which may
+/// overflow), it compares all of them, so its time grows with the square of
+/// the count: one warp's masked 2^14-element copy (1,024 addresses a
+/// thread) spent 5 s in it, 2^16 elements over a minute, while its PTX was
+/// the same within a line. The project's kernels have at most about 500
+/// (tensor-core matmuls with epilogues, attention), and keep the pass.
+static constexpr unsigned kMaxStrengthReducedAddresses = 1024;
+
+/// The function attribute that says a function skips strength reduction;
+/// it shows in the "llvm-ir" stage, so that the choice can be read there.
+static constexpr llvm::StringLiteral kNoStrengthReduction =
+    "tilelang-no-strength-reduction";
+
+/// Marks each function of `module` with more than
+/// kMaxStrengthReducedAddresses address computations.
+static void markLongAddressChains(llvm::Module &module) {
+  for (llvm::Function &function : module) {
+    unsigned addresses = 0;
+    for (llvm::Instruction &inst : llvm::instructions(function))
+      addresses += llvm::isa<llvm::GetElementPtrInst>(inst);
+    if (addresses > kMaxStrengthReducedAddresses)
+      function.addFnAttr(kNoStrengthReduction);
+  }
+}
+
+namespace {
+/// Lets every pass run except strength reduction on the functions marked
+/// by markLongAddressChains. Installed on the translation's own context, so
+/// that concurrent translations and LLVM's global options are untouched.
+class StrengthReductionGate final : public llvm::OptPassGate {
+public:
+  explicit StrengthReductionGate(const llvm::Module &module)
+      : module(module) {}
+
+  bool shouldRunPass(llvm::StringRef pass,
+                     llvm::StringRef description) const override {
+    // Legacy function passes ask with their argument and "function (NAME)".
+    if (pass != "slsr" || !description.consume_front("function (") ||
+        !description.consume_back(")"))
+      return true;
+    const llvm::Function *function = module.getFunction(description);
+    return !function || !function->hasFnAttribute(kNoStrengthReduction);
+  }
+  bool isEnabled() const override { return true; }
+
+private:
+  const llvm::Module &module;
+};
+} // namespace
+
 /// Everything a translation allocates, declared in the order it is made so
 /// that each part is destroyed before what it refers to.
 struct PTXTranslator::State {
+  /// Consulted by the code generator's passes through the context, which
+  /// refers to it until it is destroyed.
+  std::unique_ptr<StrengthReductionGate> gate;
   llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> module;
   std::unique_ptr<llvm::TargetMachine> machine;
@@ -146,6 +207,9 @@ bool PTXTranslator::State::optimizeAndEmit(PTXOutput &output) {
   optimizer =
       passBuilder->buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
   optimizer.run(*module, moduleAnalyses);
+  markLongAddressChains(*module);
+  gate = std::make_unique<StrengthReductionGate>(*module);
+  context.setOptPassGate(*gate);
   {
     llvm::raw_string_ostream os(output.llvmIR);
     module->print(os, nullptr);

@@ -20,6 +20,7 @@ import importlib.util
 import pytest
 
 import tilelang
+import tilelang.language as tl
 
 LIMIT = 1024
 
@@ -120,3 +121,70 @@ def test_ir_past_the_limit_is_refused():
     diagnostic = info.value.diagnostics[0]
     assert (diagnostic.file, diagnostic.line) == ("k.py", LIMIT + 10), str(info.value)
     assert f"more than {LIMIT} run-time branches and loops" in diagnostic.message
+
+
+# -- many elements a thread ----------------------------------------------------------------
+# A tensor puts at most 1,024 elements in a thread (tile::kMaxElementsPerThread; the refusal
+# is tested in frontend/test_limits.py). Up to there the compile time must stay linear in
+# the count: the lowering unrolls per element, and LLVM's straight-line strength reduction
+# (slsr) compares each address computation with every earlier one of its shape when their
+# differences are not constants (offsets from a program id), so it ran for 20-70 s on one
+# warp's masked 2**15-2**16-element block. It is skipped on functions with more than 1,024
+# address computations, which the llvm-ir stage shows. Counted, not timed.
+
+PER_THREAD = 1024
+NO_SLSR = '"tilelang-no-strength-reduction"'
+
+
+@tilelang.jit
+def masked_scale(x, y, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(y + offs, tl.load(x + offs, mask=mask) * 2, mask=mask)
+
+
+@tilelang.jit
+def softmax_row(x, y, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    row = tl.load(x + tl.program_id(0) * n + offs, mask=offs < n, other=-float("inf"))
+    e = tl.exp(row - tl.max(row, axis=0))
+    tl.store(y + tl.program_id(0) * n + offs, e / tl.sum(e, axis=0), mask=offs < n)
+
+
+def _stages(kernel, block, num_warps=1):
+    compiled = kernel.compile("*fp32,*fp32,i32", constexprs={"BLOCK": block}, num_warps=num_warps)
+    compiled.to_ptx("sm_90a")
+    return compiled.asm
+
+
+def _addresses(llvm_ir):
+    return llvm_ir.count(" = getelementptr ")
+
+
+def test_long_address_chains_skip_strength_reduction():
+    """One warp's masked block at the per-thread limit (2 x 1,024 addresses a
+    thread) is compiled without slsr (before: 20-30 s in it here); an
+    ordinary block keeps it."""
+    at_limit = _stages(masked_scale, PER_THREAD * 32)
+    assert _addresses(at_limit["llvm-ir"]) > 1024
+    assert NO_SLSR in at_limit["llvm-ir"]
+    assert ".entry masked_scale(" in at_limit["ptx"]
+    ordinary = _stages(masked_scale, 1024, num_warps=4)
+    assert 0 < _addresses(ordinary["llvm-ir"]) <= 1024
+    assert NO_SLSR not in ordinary["llvm-ir"]
+
+
+@pytest.mark.parametrize("kernel", [masked_scale, softmax_row], ids=["masked_scale", "softmax_row"])
+def test_code_grows_linearly_with_elements_per_thread(kernel):
+    """From 128 to 1,024 elements a thread (one warp), each stage's text
+    grows in proportion: no lowering step makes per-element code that grows
+    faster than the count. (512 a thread is left out for time: the masked
+    block's 1,024 addresses are the most that still get slsr.)"""
+    sizes = {}
+    for per_thread in (128, 256, 1024):
+        asm = _stages(kernel, per_thread * 32)
+        sizes[per_thread] = {stage: asm[stage].count("\n") for stage in ("llvm", "llvm-ir", "ptx")}
+    for stage in ("llvm", "llvm-ir", "ptx"):
+        for small, large in ((128, 256), (256, 1024)):
+            ratio = sizes[large][stage] / sizes[small][stage]
+            assert ratio < 1.05 * large / small, (stage, sizes)

@@ -335,6 +335,8 @@ struct ConvertTileToTileGPUPass
     // Tensors are distributed to threads from here on.
     if (failed(tile::verifyTensorSizes(module)))
       return signalPassFailure();
+    if (failed(tile::verifyElementsPerThread(module, numWarps)))
+      return signalPassFailure();
     if (failed(tile::verifyControlFlowCount(module)))
       return signalPassFailure();
     Builder builder(context);

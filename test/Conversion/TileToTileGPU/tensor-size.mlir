@@ -1,6 +1,8 @@
 // Tensors hold at most 2^20 elements (Triton's cap): the lowering refuses
-// larger ones, at the op that makes them, before distributing them.
-// RUN: tilelang-opt %s --convert-tile-to-tilegpu=num-warps=4 -split-input-file -verify-diagnostics | FileCheck %s
+// larger ones, at the op that makes them, before distributing them. (At 32
+// warps a tensor of 2^20 elements puts the most a thread may hold in each:
+// elements-per-thread.mlir.)
+// RUN: tilelang-opt %s --convert-tile-to-tilegpu=num-warps=32 -split-input-file -verify-diagnostics | FileCheck %s
 
 // 2^20 elements are accepted.
 // CHECK-LABEL: func @at_the_cap

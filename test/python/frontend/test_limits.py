@@ -91,14 +91,107 @@ def _splat_kernel(numel):
 
 def test_compiler_library_holds_ir_to_the_same_cap():
     """IR given to the library directly meets the frontend's cap (one fact,
-    tl.TRITON_MAX_TENSOR_NUMEL = tile::kMaxTensorElements)."""
-    pipeline = "convert-tile-to-tilegpu{num-warps=4}"
+    tl.TRITON_MAX_TENSOR_NUMEL = tile::kMaxTensorElements). At 32 warps a
+    tensor of that size puts exactly the most elements a thread may hold
+    (below) in each thread."""
+    pipeline = "convert-tile-to-tilegpu{num-warps=32}"
     assert "tensor<1048576xf32" in tilelang.run_pipeline(_splat_kernel(tl.TRITON_MAX_TENSOR_NUMEL), pipeline)
     with pytest.raises(tilelang.CompilationError) as info:
         tilelang.run_pipeline(_splat_kernel(2 * tl.TRITON_MAX_TENSOR_NUMEL), pipeline)
     diagnostic = info.value.diagnostics[0]
     assert diagnostic.line == 2
     assert "has more than 1048576 (2^20) elements" in diagnostic.message
+
+
+# -- a tensor puts at most 1024 elements in each thread -------------------------------------
+# (tile::kMaxElementsPerThread: its element count over the program's 32 * num_warps
+# threads.) Past that a thread's values live in local memory and compile time grows
+# faster than the count: 2**20 elements at one warp compiled for over ten minutes.
+# The frontend does not know num_warps; the library refuses such a kernel before
+# choosing layouts, at the line that made the tensor.
+
+PER_THREAD = 1024
+
+
+@tilelang.jit
+def scaled_block(x, y, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)  # HERE:per-thread
+    mask = offs < n
+    tl.store(y + offs, tl.load(x + offs, mask=mask) * 2, mask=mask)
+
+
+@pytest.mark.parametrize("block, num_warps, needed", [(2**16, 1, 2), (2**20, 1, 32), (2**20, 16, 32),
+                                                      (2**17, 2, 4)])
+def test_tensor_over_the_per_thread_cap_is_refused_where_written(block, num_warps, needed):
+    kernel = scaled_block.compile("*fp32,*fp32,i32", constexprs={"BLOCK": block}, num_warps=num_warps)
+    with pytest.raises(tilelang.CompilationError) as info:
+        kernel.to_ptx("sm_90a")
+    err = info.value
+    per_thread = block // (32 * num_warps)
+    assert (err.file, err.line) == (FILE, where("per-thread")), str(err)
+    message = err.diagnostics[0].message
+    assert f"tensor<{block}xi32>" in message, message
+    assert f"puts {per_thread} elements in each thread at num_warps={num_warps}" in message, message
+    assert f"more than the {PER_THREAD} one tensor may put in a thread" in message, message
+    assert f"launch with num_warps={needed} or more, use a smaller block" in message, message
+    assert "internal" not in str(err)
+    # Refused before the lowering: no later stage was made.
+    assert "llvm" not in kernel.asm
+
+
+def _zeros_kernel(shape):
+    dims = "x".join(map(str, shape))
+    return (f"func.func @k() {{\n  %z = arith.constant dense<0.0> : tensor<{dims}xf32> loc(\"z.py\":3:7)\n"
+            f"  %s = arith.addf %z, %z : tensor<{dims}xf32> loc(\"z.py\":4:7)\n"
+            f"  return\n}}\n")
+
+
+def _splat_of(shape):
+    dims = "x".join(map(str, shape))
+    return (f"func.func @k(%x: f32) {{\n  %s = tile.splat %x : f32 -> tensor<{dims}xf32> loc(\"s.py\":2:9)\n"
+            f"  return\n}}\n")
+
+
+@pytest.mark.parametrize("shape, num_warps", [((2**15,), 1), ((64, 512), 1), ((2**16,), 2), ((256, 256), 2),
+                                              ((2**20,), 32), ((1024, 1024), 32), ((128, 256), 1)])
+def test_tensor_at_the_per_thread_cap_gets_layouts(shape, num_warps):
+    assert math.prod(shape) // (32 * num_warps) <= PER_THREAD
+    out = tilelang.run_pipeline(_splat_of(shape), f"convert-tile-to-tilegpu{{num-warps={num_warps}}}")
+    assert "#tilegpu.blocked" in out
+
+
+@pytest.mark.parametrize("shape, num_warps", [((2**16,), 1), ((64, 1024), 1), ((2**17,), 2),
+                                              ((512, 256), 2), ((2**20,), 16), ((2, 2**19), 8)])
+def test_library_refuses_ir_over_the_per_thread_cap(shape, num_warps):
+    """IR given directly (tilelang-opt, tilelang-compile, compile_ir) is held
+    to the same count, with the op's location."""
+    numel = math.prod(shape)
+    with pytest.raises(tilelang.CompilationError) as info:
+        tilelang.run_pipeline(_splat_of(shape), f"convert-tile-to-tilegpu{{num-warps={num_warps}}}")
+    diagnostic = info.value.diagnostics[0]
+    assert (diagnostic.file, diagnostic.line, diagnostic.column) == ("s.py", 2, 9)
+    per_thread = numel // (32 * num_warps)
+    assert f"puts {per_thread} elements in each thread at num_warps={num_warps} ({numel} elements over " \
+        f"{32 * num_warps} threads)" in diagnostic.message
+
+
+def test_per_thread_cap_points_past_hoisted_constants():
+    """A splat constant hoisted to the function's top is not where the shape
+    was chosen: the first other op over the count is named."""
+    with pytest.raises(tilelang.CompilationError) as info:
+        tilelang.run_pipeline(_zeros_kernel((65536,)), "convert-tile-to-tilegpu{num-warps=1}")
+    assert info.value.diagnostics[0].line == 4
+    only_constant = "func.func @k() {\n  %z = arith.constant dense<0.0> : tensor<65536xf32> loc(\"z.py\":3:7)\n" \
+        "  return\n}\n"
+    with pytest.raises(tilelang.CompilationError) as info:
+        tilelang.run_pipeline(only_constant, "convert-tile-to-tilegpu{num-warps=1}")
+    assert info.value.diagnostics[0].line == 3
+
+
+def test_block_at_the_per_thread_cap_compiles():
+    """1,024 elements a thread (2**15 at one warp) compile to PTX."""
+    kernel = block_at_the_cap.compile("*fp32", constexprs={"BLOCK": 2**15}, num_warps=1)
+    assert ".entry block_at_the_cap(" in kernel.to_ptx("sm_90a").ptx
 
 
 # -- constexpr arithmetic is bounded -----------------------------------------------------------

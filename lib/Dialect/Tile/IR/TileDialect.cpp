@@ -14,6 +14,7 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace tilelang::tile;
@@ -189,6 +190,79 @@ LogicalResult tilelang::tile::verifyTensorSizes(Operation *root) {
     return WalkResult::advance();
   });
   return failure(result.wasInterrupted());
+}
+
+/// Elements of `type` per thread when spread over `threads` threads, or 0
+/// for a type that is not a statically shaped tensor (verifyTensorSizes has
+/// bounded the product by then).
+static int64_t elementsPerThread(Type type, int64_t threads) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return 0;
+  return llvm::divideCeil(tensor.getNumElements(), threads);
+}
+
+LogicalResult tilelang::tile::verifyElementsPerThread(Operation *root,
+                                                      unsigned numWarps) {
+  const int64_t threads = int64_t(32) * numWarps;
+  auto report = [&](Operation *op, Type type, int64_t perThread,
+                    StringRef what) {
+    auto tensor = cast<RankedTensorType>(type);
+    // The fewest warps that bring it under the limit: a power of two, at
+    // most 32 because kMaxTensorElements = 32 * 32 * kMaxElementsPerThread.
+    uint64_t needed = llvm::PowerOf2Ceil(llvm::divideCeil(
+        tensor.getNumElements(), 32 * kMaxElementsPerThread));
+    op->emitError() << what << " " << type << " puts " << perThread
+                    << " elements in each thread at num_warps=" << numWarps
+                    << " (" << tensor.getNumElements() << " elements over "
+                    << threads << " threads), more than the "
+                    << kMaxElementsPerThread
+                    << " one tensor may put in a thread (a thread has at most "
+                       "255 registers; compile time grows faster than the "
+                       "count): launch with num_warps="
+                    << needed
+                    << " or more, use a smaller block, or loop over "
+                       "smaller blocks";
+  };
+  // A splat constant is hoisted to the top of the function, away from the
+  // line that chose the shape: it is reported only if no other op is over.
+  Operation *constant = nullptr;
+  Type constantType;
+  WalkResult result = root->walk([&](Operation *op) {
+    for (Type type : op->getResultTypes()) {
+      int64_t perThread = elementsPerThread(type, threads);
+      if (perThread <= kMaxElementsPerThread)
+        continue;
+      if (!op->hasTrait<OpTrait::ConstantLike>()) {
+        report(op, type, perThread, "this");
+        return WalkResult::interrupt();
+      }
+      if (!constant) {
+        constant = op;
+        constantType = type;
+      }
+    }
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (Type type : block.getArgumentTypes()) {
+          int64_t perThread = elementsPerThread(type, threads);
+          if (perThread > kMaxElementsPerThread) {
+            report(op, type, perThread,
+                   isa<FunctionOpInterface>(op) ? "an argument"
+                                                : "a loop-carried");
+            return WalkResult::interrupt();
+          }
+        }
+    return WalkResult::advance();
+  });
+  if (result.wasInterrupted())
+    return failure();
+  if (constant) {
+    report(constant, constantType,
+           elementsPerThread(constantType, threads), "this");
+    return failure();
+  }
+  return success();
 }
 
 LogicalResult tilelang::tile::verifyControlFlowCount(Operation *root) {

@@ -45,6 +45,27 @@ constexpr int64_t kMaxTensorElements = int64_t(1) << 20;
 /// tilelang-compile is refused before it is distributed to threads.
 mlir::LogicalResult verifyTensorSizes(mlir::Operation *root);
 
+/// The most elements one tensor value may put in each thread of a program:
+/// its element count over the program's 32 * num_warps threads (what an even
+/// distribution gives each; a layout never gives fewer). A thread has at
+/// most 255 32-bit registers, so a value past this count lives mostly in
+/// local memory, and its per-element code makes compile time grow faster
+/// than the count (ptxas allocating and spilling registers; LLVM's
+/// straight-line strength reduction, see lib/Target/PTX.cpp): a 2^16-element
+/// softmax row at one warp (2,048 per thread) took ptxas 40 s, 2^20 elements
+/// hours. Four times the register file, four times the largest count in the
+/// project's kernels (a 256x128 block at 4 warps: 256), and at 32 warps
+/// exactly kMaxTensorElements, so that every tensor that may exist fits some
+/// num_warps.
+constexpr int64_t kMaxElementsPerThread = 1024;
+
+/// Reports, at its op, the first value under `root` whose tensor type puts
+/// more than kMaxElementsPerThread elements in each of 32 * `numWarps`
+/// threads, saying which num_warps would hold it, and fails.
+/// convert-tile-to-tilegpu calls it before distributing tensors to threads.
+mlir::LogicalResult verifyElementsPerThread(mlir::Operation *root,
+                                            unsigned numWarps);
+
 /// The most run-time control-flow ops (scf.if, scf.for, scf.while,
 /// scf.index_switch) a module may hold. Their lowering takes time and memory
 /// that grow faster than their number: SCF to CF splits the block at each
