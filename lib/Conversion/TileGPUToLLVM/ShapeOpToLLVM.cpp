@@ -3,9 +3,9 @@
 // Part of tilelang. Lowers constants, splat, make_range, broadcast and
 // expand_dims (register moves within a thread), convert_layout between
 // layouts that give every thread the same elements (register moves too),
-// and other conversions, reshape and trans (a round trip through shared
-// memory: every thread writes its elements at their coordinates, then reads
-// the ones it needs).
+// and reshape, trans and the conversions ConvertLayoutToLLVM.cpp leaves
+// (a round trip through shared memory, element by element: every thread
+// writes its elements at their coordinates, then reads the ones it needs).
 //
 //===----------------------------------------------------------------------===//
 
@@ -232,7 +232,8 @@ Value redistribute(ConversionPatternRewriter &rewriter, Location loc,
   return packStruct(rewriter, loc, resultStructType, elements);
 }
 
-/// convert_layout, reshape and trans through shared memory.
+/// convert_layout (where ConvertLayoutToLLVM.cpp's vectors do not apply),
+/// reshape and trans through shared memory.
 template <typename OpT>
 struct RedistributeLowering : public ConvertOpToLLVMPattern<OpT> {
   using ConvertOpToLLVMPattern<OpT>::ConvertOpToLLVMPattern;

@@ -282,6 +282,10 @@ void populateMemoryOpToLLVMPatterns(TileGPUTypeConverter &converter,
                                     const ModuleAxisInfo &axisInfo);
 void populateShapeOpToLLVMPatterns(TileGPUTypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
+/// convert_layout through shared memory in vectors (and stmatrix on sm_90),
+/// between layouts with LayoutMaps; see ConvertLayoutToLLVM.cpp.
+void populateConvertLayoutToLLVMPatterns(TileGPUTypeConverter &converter,
+                                         mlir::RewritePatternSet &patterns);
 /// Lays out the kernel's shared memory by liveness and returns its size,
 /// the peak: every local_alloc buffer is live from its definition to the
 /// last use of any memdesc derived from it (through views and branches; an

@@ -78,6 +78,7 @@ struct ConvertTileGPUToLLVMPass
     populateFp8OpToLLVMPatterns(converter, patterns);
     populateMemoryOpToLLVMPatterns(converter, patterns, axisInfo);
     populateShapeOpToLLVMPatterns(converter, patterns);
+    populateConvertLayoutToLLVMPatterns(converter, patterns);
     populateDotOperandToLLVMPatterns(converter, patterns);
     populateDotOpToLLVMPatterns(converter, patterns);
     populateAsyncCopyToLLVMPatterns(converter, patterns, axisInfo);

@@ -78,14 +78,15 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_80"} {
   }
 
   // convert_layout goes through shared memory: a barrier, each thread
-  // stores its 4 elements, a barrier, each thread loads the 4 it needs.
-  // Unaligned pointers give scalar (4-byte) stores.
+  // stores its 4 consecutive elements as one vector, a barrier, each thread
+  // loads the 4 it needs (one per 128 elements). Unaligned pointers give
+  // scalar (4-byte) global stores.
   // CHECK-LABEL: llvm.func @convert
   // CHECK: %[[SMEM:.*]] = llvm.mlir.addressof @tilelang_smem : !llvm.ptr<3>
   // CHECK-NEXT: nvvm.barrier0
-  // CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+  // CHECK-COUNT-1: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
   // CHECK-NEXT: nvvm.barrier0
-  // CHECK-COUNT-4: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+  // CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
   // CHECK-NOT: nvvm.barrier0
   // CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<1xf32>, !llvm.ptr<1>
   // CHECK-NEXT: llvm.return
