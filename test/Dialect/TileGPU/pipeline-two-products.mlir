@@ -3,6 +3,7 @@
 // not change, then P = f(S), a rescale of the running O, and O += P V.
 // RUN: tilelang-opt %s --tilelang-tile-to-tilegpu="num-warps=4 num-stages=3 target=sm_90a" | FileCheck %s --check-prefix=DEFER
 // RUN: tilelang-opt %s --tilelang-tile-to-tilegpu="num-warps=4 num-stages=2 target=sm_90a" | FileCheck %s --check-prefix=CARRY
+// RUN: tilelang-opt %s --tilelang-tile-to-tilegpu="num-warps=4 num-stages=4 target=sm_90a" | FileCheck %s --check-prefix=DEFER4
 
 // Three stages: P V is deferred (findDeferrableProduct; 96 registers a
 // thread in flight over the softmax). Q goes to shared memory once, before
@@ -37,6 +38,27 @@
 // DEFER-NEXT: %[[LAST:.*]] = tilegpu.warp_group_dot %{{.*}}#7, %[[LAST_VIEW]], %{{.*}}#0 {isAsync}
 // DEFER-NEXT: %[[DONE:.*]] = tilegpu.warp_group_dot_wait %[[LAST]] {pendings = 0 : i32}
 // DEFER-NEXT: scf.yield %[[DONE]]
+
+// Four stages, deferred: the copies run num_stages - 2 = 2 iterations ahead
+// (two prologue groups into stages 0 and 1, the first refill into stage 2),
+// so the stage wait leaves distance - 1 = 1 group pending; a refill at
+// iteration i writes stage (i + 2) mod 4, the one iteration i - 2 read.
+// DEFER4-LABEL: func.func @two_products_kernel
+// DEFER4: %[[V:.*]] = tilegpu.local_alloc  : () -> !tilegpu.memdesc<4x64x64xf16, #shared, mutable>
+// DEFER4: tilegpu.memdesc_index %[[V]][%c0_i32]
+// DEFER4: tilegpu.async_commit_group
+// DEFER4: tilegpu.memdesc_index %[[V]][%c1_i32]
+// DEFER4: tilegpu.async_commit_group
+// DEFER4-NOT: tilegpu.async_commit_group
+// DEFER4: scf.for {{.*}} iter_args({{.*}}, %[[READ:[^ ]*]] = %c0_i32, %[[WRITE:[^ ]*]] = %c2_i32, %[[P:[^ ]*]] = %{{[^,]*}}, %[[STAGE:[^ ]*]] = %c0_i32)
+// DEFER4-NEXT: tilegpu.async_wait {pending = 1 : i32}
+// DEFER4-NEXT: tilegpu.barrier
+// DEFER4: tilegpu.warp_group_dot %[[P]], %{{.*}}, %{{.*}} {isAsync}
+// DEFER4-NOT: tilegpu.barrier
+// DEFER4: tilegpu.memdesc_index %[[V]][%[[WRITE]]]
+// DEFER4: tilegpu.async_commit_group
+// DEFER4-NOT: tilegpu.barrier
+// DEFER4: scf.yield
 
 // Two stages (deferring takes three): the first reader of S waits for it
 // and, with the same wait (groups retire in order), for the previous
