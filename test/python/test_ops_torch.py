@@ -142,6 +142,36 @@ def test_eager_autograd_goes_through_a_function_with_the_same_backward(op_calls)
     assert torch.equal(x.grad, torch.full_like(x, 3.0)) and op_calls == []
 
 
+def test_module_parameters_take_the_direct_path(op_calls):
+    # A module's weights are nn.Parameter, whose torch function handling is
+    # the plain tensor's: a norm with weights stays off the dispatcher.
+    weight = torch.nn.Parameter(torch.randn(5, 3))
+    y = _SCALE(weight, 3.0)
+    assert "tilelang_test_scale" in type(y.grad_fn).__name__ and op_calls == []
+    y.sum().backward()
+    assert torch.equal(weight.grad, torch.full_like(weight, 3.0))
+
+
+def _double_impl(x: torch.Tensor) -> torch.Tensor:
+    return x * 2
+
+
+_DOUBLE = _CpuOperator("tilelang_test::double", _double_impl, lambda x: torch.empty_like(x))
+
+
+def test_an_operator_without_backward_refuses_to_be_differentiated():
+    # The backward operators have no backward: under create_graph=True their
+    # result must not come back as a constant that drops the higher-order
+    # gradient, but as the custom operator's node that says so.
+    x = torch.randn(4, requires_grad=True)
+    y = _DOUBLE(x)
+    assert y.requires_grad
+    with pytest.raises(RuntimeError, match="no autograd formula"):
+        y.sum().backward()
+    with torch.no_grad():
+        assert not _DOUBLE(x).requires_grad
+
+
 def test_tracing_and_fake_tensors_see_the_custom_operator(op_calls):
     graph = make_fx(lambda x: _SCALE(x, 2.0))(torch.randn(4, 4))
     assert [str(n.target) for n in graph.graph.nodes if str(n.target).startswith("tilelang_test.")] == \

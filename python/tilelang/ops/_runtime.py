@@ -90,6 +90,12 @@ _function_modes = getattr(torch._C, "_is_torch_function_mode_enabled", lambda: T
 _functorch_transforms = getattr(torch._C, "_are_functorch_transforms_active", lambda: True)
 
 
+#: Tensor types an eager call may pass straight to the kernels: plain tensors
+#: and nn.Parameter (a module's weights), whose torch function handling is
+#: the plain tensor's; other subclasses go through the dispatcher.
+_PLAIN_TENSORS = (torch.Tensor, torch.nn.Parameter)
+
+
 class Operator:
     """A torch custom operator (``torch.library.custom_op`` named `name`
     over `impl`, with `fake` and, when `backward` is given, autograd by
@@ -133,11 +139,14 @@ class Operator:
             return self.op(*args)
         tensors = [a for a in args if isinstance(a, torch.Tensor)]
         for tensor in tensors:
-            if type(tensor) is not torch.Tensor or not getattr(tensor, self.device_attribute):
+            if type(tensor) not in _PLAIN_TENSORS or not getattr(tensor, self.device_attribute):
                 return self.op(*args)  # fake, meta and subclasses' tensors
-        if self.function is not None and torch.is_grad_enabled() and \
-                any(tensor.requires_grad for tensor in tensors):
-            return self.function.apply(*args)
+        if torch.is_grad_enabled() and any(tensor.requires_grad for tensor in tensors):
+            # Without a backward (the backward operators, called under
+            # create_graph=True) the custom operator records a node that
+            # refuses to be differentiated; the implementation alone would
+            # return a constant and drop the higher-order gradient silently.
+            return self.op(*args) if self.function is None else self.function.apply(*args)
         return self.impl(*args)
 
 
