@@ -158,6 +158,30 @@ def test_matmul_refills_early_where_the_work_ahead_hides_the_copies(block, warps
     assert (first_copy < wait) == early, loop
 
 
+@pytest.mark.parametrize("k", [0, 64, 128, 192, 1040])
+@pytest.mark.parametrize("block", [(256, 128, 64), (128, 256, 64)])
+def test_matmul_refills_early_at_the_gpu_tests_shapes(block, k):
+    """gpu/test_matmul.py::test_matmul_early_refill's launches (300 x 272 x K,
+    8 warps, 4 stages) take the early refill: a stage wait that leaves
+    num_stages - 3 = 1 group pending, the copies before the wait that
+    retires the previous product (pendings = 1), one barrier an iteration.
+    (A row of 270 elements is not 16-byte aligned: B would not be staged and
+    the product not carried, and the GPU test would miss the path.)"""
+    a, b, c = FakeTensor(300, k, "float16"), FakeTensor(k, 272, "float16"), FakeTensor(300, 272, "float16")
+    cfg = dict(BLOCK_SIZE_M=block[0], BLOCK_SIZE_N=block[1], BLOCK_SIZE_K=block[2], GROUP_SIZE_M=8,
+               num_warps=8, num_stages=4)
+    compiled = KERNELS["matmul_kernel"].warmup(*BENCH_KERNELS.matmul_args(a, b, c),
+                                               **BENCH_KERNELS.matmul_launch_options(cfg))
+    ir = compiled.to_ptx("sm_90a").asm["tilegpu"]
+    loop = ir[ir.index("scf.for"):]
+    loop = loop[:loop.index("scf.yield")]
+    assert loop.count("tilegpu.barrier") == 1, loop
+    assert re.findall(r"async_wait +\{pending = (\d+)", loop) == ["1"], loop
+    assert re.findall(r"warp_group_dot_wait [^{]*\{pendings = (\d+)", loop) == ["1"], loop
+    assert loop.count("tilegpu.async_copy_global_to_local") == 2, loop
+    assert loop.index("tilegpu.async_copy_global_to_local") < loop.index("tilegpu.warp_group_dot_wait"), loop
+
+
 class FakeDescriptor:
     """A host tensor descriptor over a FakeTensor (what specialize() reads)."""
 

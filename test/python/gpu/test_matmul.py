@@ -210,6 +210,23 @@ def test_matmul_configs(cfg):
     check_matmul(300, 270, 200, torch.float16, cfg)
 
 
+# Early refill (shouldRefillEarly, docs/lowering.md): these configs (num_stages
+# - 2 iterations of 2^23 byte-MACs or more) refill the stage read two
+# iterations before right after issuing the product, under one barrier an
+# iteration; frontend/test_matmul_ir.py checks that they do at these shapes.
+# N and K are multiples of 16 (16-byte cp.async rows); M, N and K are ragged
+# against the blocks, and K runs 0, 1, 2, 3 and 17 (the last partial) steps.
+EARLY_REFILL_CONFIGS = [config(256, 128, 64, 8, stages=4), config(128, 256, 64, 8, stages=4)]
+EARLY_REFILL_K = [0, 64, 128, 192, 1040]
+
+
+@pytest.mark.parametrize("k", EARLY_REFILL_K)
+@pytest.mark.parametrize("cfg", EARLY_REFILL_CONFIGS, ids=config_id)
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=NAMES.get)
+def test_matmul_early_refill(dtype, cfg, k):
+    check_matmul(300, 272, k, dtype, cfg)
+
+
 @pytest.mark.parametrize("cfg", [config(16, 16, 16, 1), config(64, 64, 32, 4), config(128, 256, 32, 8)],
                          ids=config_id)
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32], ids=NAMES.get)
