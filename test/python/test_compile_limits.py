@@ -129,8 +129,9 @@ def test_ir_past_the_limit_is_refused():
 # the count: the lowering unrolls per element, and LLVM's straight-line strength reduction
 # (slsr) compares each address computation with every earlier one of its shape when their
 # differences are not constants (offsets from a program id), so it ran for 20-70 s on one
-# warp's masked 2**15-2**16-element block. It is skipped on functions with more than 1,024
-# address computations, which the llvm-ir stage shows. Counted, not timed.
+# warp's masked 2**15-2**16-element block. It is skipped on functions with more than 1,536
+# address computations (the project's kernels have at most 1,191), which the llvm-ir stage
+# shows. Counted, not timed.
 
 PER_THREAD = 1024
 NO_SLSR = '"tilelang-no-strength-reduction"'
@@ -166,11 +167,11 @@ def test_long_address_chains_skip_strength_reduction():
     thread) is compiled without slsr (before: 20-30 s in it here); an
     ordinary block keeps it."""
     at_limit = _stages(masked_scale, PER_THREAD * 32)
-    assert _addresses(at_limit["llvm-ir"]) > 1024
+    assert _addresses(at_limit["llvm-ir"]) > 1536
     assert NO_SLSR in at_limit["llvm-ir"]
     assert ".entry masked_scale(" in at_limit["ptx"]
     ordinary = _stages(masked_scale, 1024, num_warps=4)
-    assert 0 < _addresses(ordinary["llvm-ir"]) <= 1024
+    assert 0 < _addresses(ordinary["llvm-ir"]) <= 1536
     assert NO_SLSR not in ordinary["llvm-ir"]
 
 
@@ -179,7 +180,7 @@ def test_code_grows_linearly_with_elements_per_thread(kernel):
     """From 128 to 1,024 elements a thread (one warp), each stage's text
     grows in proportion: no lowering step makes per-element code that grows
     faster than the count. (512 a thread is left out for time: the masked
-    block's 1,024 addresses are the most that still get slsr.)"""
+    block's 1,024 addresses still get slsr.)"""
     sizes = {}
     for per_thread in (128, 256, 1024):
         asm = _stages(kernel, per_thread * 32)
