@@ -45,12 +45,21 @@ cl::opt<std::string>
                cl::cat(toolOptions),
                cl::desc("target GPU: sm_80, sm_86, sm_89, sm_90, sm_90a "
                         "(default sm_90a)"));
-cl::opt<unsigned> numWarpsOption(
-    "num-warps", cl::value_desc("n"), cl::init(4), cl::cat(toolOptions),
-    cl::desc("warps per CTA, a power of two up to 32 (default 4)"));
-cl::opt<unsigned> numStagesOption(
-    "num-stages", cl::value_desc("n"), cl::init(3), cl::cat(toolOptions),
-    cl::desc("software-pipelining depth (default 3)"));
+// The help names the defaults defined once (tilelang/Support/LaunchDefaults.h);
+// cl::desc keeps a reference, so the texts live as long as the options.
+const std::string numWarpsHelp =
+    "warps per CTA, a power of two up to 32 (default " +
+    std::to_string(tilelang::kDefaultNumWarps) + ")";
+const std::string numStagesHelp = "software-pipelining depth (default " +
+                                  std::to_string(tilelang::kDefaultNumStages) +
+                                  ")";
+cl::opt<unsigned> numWarpsOption("num-warps", cl::value_desc("n"),
+                                 cl::init(tilelang::kDefaultNumWarps),
+                                 cl::cat(toolOptions), cl::desc(numWarpsHelp));
+cl::opt<unsigned> numStagesOption("num-stages", cl::value_desc("n"),
+                                  cl::init(tilelang::kDefaultNumStages),
+                                  cl::cat(toolOptions),
+                                  cl::desc(numStagesHelp));
 cl::opt<unsigned> maxnregOption(
     "maxnreg", cl::value_desc("n"), cl::init(0), cl::cat(toolOptions),
     cl::desc("registers a thread may use at most, 16 to 255 (PTX .maxnreg; "

@@ -12,6 +12,7 @@
 #define TILELANG_COMPILER_COMPILER_H
 
 #include "tilelang/Support/Export.h"
+#include "tilelang/Support/LaunchDefaults.h"
 #include "tilelang/Support/TensorMapEncoding.h"
 
 #include <string>
@@ -80,9 +81,9 @@ struct CompileOptions {
   /// Target GPU: sm_80, sm_86, sm_89, sm_90 or sm_90a.
   std::string arch = "sm_90a";
   /// Warps per CTA (a power of two from 1 to kMaxWarps).
-  unsigned numWarps = 4;
+  unsigned numWarps = kDefaultNumWarps;
   /// Software-pipelining depth of loops feeding dots (0 and 1: none).
-  unsigned numStages = 3;
+  unsigned numStages = kDefaultNumStages;
   /// Registers a thread may use at most (PTX .maxnreg, Triton's maxnreg),
   /// from kMinMaxRegisters to kMaxMaxRegisters; 0 leaves it to ptxas and,
   /// for kernels without tensor-core products, to the occupancy floor and

@@ -8,6 +8,8 @@
 #ifndef TILELANG_CONVERSION_PASSES_H
 #define TILELANG_CONVERSION_PASSES_H
 
+#include "tilelang/Support/LaunchDefaults.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Pass/Pass.h"

@@ -24,7 +24,7 @@ def ConvertTileToTileGPU : Pass<"convert-tile-to-tilegpu", "mlir::ModuleOp"> {
     `tilegpu.target`.
   }];
   let options = [
-    Option<"numWarps", "num-warps", "unsigned", "4",
+    Option<"numWarps", "num-warps", "unsigned", "::tilelang::kDefaultNumWarps",
            "Warps per CTA (a power of two from 1 to 32)">,
     Option<"target", "target", "std::string", "\"sm_90a\"",
            "Target GPU, e.g. sm_80 or sm_90a">

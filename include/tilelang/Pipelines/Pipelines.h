@@ -10,6 +10,8 @@
 #ifndef TILELANG_PIPELINES_PIPELINES_H
 #define TILELANG_PIPELINES_PIPELINES_H
 
+#include "tilelang/Support/LaunchDefaults.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -23,11 +25,11 @@ struct TileToTileGPUPipelineOptions
     : public mlir::PassPipelineOptions<TileToTileGPUPipelineOptions> {
   Option<unsigned> numWarps{*this, "num-warps",
                             llvm::cl::desc("Warps per CTA"),
-                            llvm::cl::init(4)};
+                            llvm::cl::init(kDefaultNumWarps)};
   Option<unsigned> numStages{
       *this, "num-stages",
       llvm::cl::desc("Shared-memory buffers per pipelined load"),
-      llvm::cl::init(3)};
+      llvm::cl::init(kDefaultNumStages)};
   Option<std::string> target{*this, "target",
                              llvm::cl::desc("Target GPU, e.g. sm_80 or sm_90a"),
                              llvm::cl::init("sm_90a")};

@@ -7,6 +7,8 @@
 #ifndef TILELANG_DIALECT_TILEGPU_TRANSFORMS_PASSES_H
 #define TILELANG_DIALECT_TILEGPU_TRANSFORMS_PASSES_H
 
+#include "tilelang/Support/LaunchDefaults.h"
+
 #include "mlir/Pass/Pass.h"
 
 namespace tilelang::tilegpu {

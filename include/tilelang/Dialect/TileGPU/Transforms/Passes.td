@@ -110,7 +110,9 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::ModuleOp"> {
     to an mma.sync operand or writes it to a shared tile for wgmma
     (local_alloc), the load becomes an asynchronous copy (cp.async)
     into one of `num-stages` shared-memory buffers, issued `num-stages - 1`
-    iterations ahead: a prologue fills the first stages, and each iteration
+    iterations ahead (`num-stages - 2` where a product is deferred or the
+    stage is refilled early, docs/lowering.md): a prologue fills the first
+    stages, and each iteration
     waits for its own stage, reads it with local_load (ldmatrix) or hands it
     to wgmma directly, then
     starts the copy for iteration i + num-stages - 1 into the stage the
@@ -174,7 +176,7 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::ModuleOp"> {
     tilegpu-lower-descriptor-accesses.
   }];
   let options = [
-    Option<"numStages", "num-stages", "unsigned", "3",
+    Option<"numStages", "num-stages", "unsigned", "::tilelang::kDefaultNumStages",
            "Shared-memory buffers per pipelined load (loads in flight + 1)">
   ];
   let dependentDialects = ["::tilelang::tilegpu::TileGPUDialect"];
