@@ -19,7 +19,9 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
 using namespace tilelang;
@@ -357,6 +359,22 @@ tilelang::tilegpu::findDeferrableProduct(ArrayRef<AsyncProduct> products,
   for (Value operand : first->getOperands())
     if (operand == carriedArg || operand == carried.getA())
       return std::nullopt;
+  // What reads the accumulator moves to the end of the body when deferred:
+  // only ops without memory effects may move past the rest.
+  SmallVector<Value> worklist{carriedArg};
+  llvm::SmallPtrSet<Operation *, 8> readers;
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      Operation *reader = body->findAncestorOpInBlock(*user);
+      if (!reader || reader == carried.getOperation() ||
+          reader == body->getTerminator() || !readers.insert(reader).second)
+        continue;
+      if (!isMemoryEffectFree(reader))
+        return std::nullopt;
+      llvm::append_range(worklist, reader->getResults());
+    }
+  }
   unsigned registers = registersPerThread(carried.getD().getType()) +
                        registersPerThread(first.getD().getType()) +
                        2 * registersPerThread(carried.getA().getType());

@@ -104,7 +104,8 @@ bool shouldRefillEarly(llvm::ArrayRef<AsyncProduct> products,
 /// instead of waiting for both. Requires exactly two products, the first not
 /// carried, the second carried with its A operand in registers, its B
 /// operand a pipeline stage (`isStage`) and its accumulator computed in the
-/// body; and the registers in flight within kDeferredProductRegisters.
+/// body by ops without memory effects (they move to the end of the body);
+/// and the registers in flight within kDeferredProductRegisters.
 /// Returns the carried product's index.
 std::optional<unsigned>
 findDeferrableProduct(llvm::ArrayRef<AsyncProduct> products,
