@@ -13,6 +13,7 @@
 #include "Recovery.h"
 #include "tilelang/Dialect/Tile/IR/TileOps.h"
 #include "tilelang/Dialect/TileGPU/IR/TileGPUDialect.h"
+#include "tilelang/Support/ParserGuard.h"
 #include "tilelang/InitAllDialects.h"
 #include "tilelang/InitAllPasses.h"
 #include "tilelang/Pipelines/Pipelines.h"
@@ -60,6 +61,15 @@ public:
 
   /// Parses and verifies `source` into `module`; null on failure.
   ModuleOp parse(const std::string &source, const std::string &sourceName) {
+    if (auto where = findIndexDenseArray(source)) {
+      Diagnostic diagnostic;
+      diagnostic.file = sourceName;
+      diagnostic.line = where->first;
+      diagnostic.column = where->second;
+      diagnostic.message = kIndexDenseArrayMessage;
+      diagnostics.push_back(std::move(diagnostic));
+      return nullptr;
+    }
     auto sourceMgr = std::make_shared<llvm::SourceMgr>();
     sourceMgr->AddNewSourceBuffer(
         llvm::MemoryBuffer::getMemBufferCopy(source, sourceName),
