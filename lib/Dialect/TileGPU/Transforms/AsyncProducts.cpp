@@ -21,7 +21,6 @@
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
-#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
 using namespace tilelang;
@@ -320,23 +319,43 @@ bool tilelang::tilegpu::shouldRefillEarly(ArrayRef<AsyncProduct> products,
   if (numStages < 3 || products.size() != 1 || products[0].carriedIndex < 0)
     return false;
   // Operands are tensors (A in registers) or shared-memory descriptors.
-  auto shapeOf = [](Type type) -> ArrayRef<int64_t> {
+  auto shapeAndElement = [](Type type) -> std::pair<ArrayRef<int64_t>, Type> {
     if (auto memdesc = dyn_cast<MemDescType>(type))
-      return memdesc.getShape();
-    return cast<RankedTensorType>(type).getShape();
+      return {memdesc.getShape(), memdesc.getElementType()};
+    auto tensor = cast<RankedTensorType>(type);
+    return {tensor.getShape(), tensor.getElementType()};
   };
   int64_t byteMacs = 0;
   for (AsyncProduct product : products) {
-    ArrayRef<int64_t> a = shapeOf(product.dot.getA().getType());
-    ArrayRef<int64_t> b = shapeOf(product.dot.getB().getType());
-    Type aType = product.dot.getA().getType();
-    Type element = isa<MemDescType>(aType)
-                       ? cast<MemDescType>(aType).getElementType()
-                       : cast<RankedTensorType>(aType).getElementType();
+    auto [a, element] = shapeAndElement(product.dot.getA().getType());
+    ArrayRef<int64_t> b = shapeAndElement(product.dot.getB().getType()).first;
     byteMacs += a[a.size() - 2] * a.back() * b.back() *
                 llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
   }
   return int64_t(numStages - 2) * byteMacs >= kEarlyRefillByteMacs;
+}
+
+/// The ops of `body` that read `value`, directly or through each other's
+/// results (an op nested in one counts as that op), except `skip` and the
+/// terminator, in block order.
+static SmallVector<Operation *> readersInBody(Block *body, Value value,
+                                              Operation *skip) {
+  SetVector<Operation *> readers;
+  SmallVector<Value> worklist{value};
+  while (!worklist.empty()) {
+    Value next = worklist.pop_back_val();
+    for (Operation *user : next.getUsers()) {
+      Operation *reader = body->findAncestorOpInBlock(*user);
+      if (reader && reader != skip && reader != body->getTerminator() &&
+          readers.insert(reader))
+        llvm::append_range(worklist, reader->getResults());
+    }
+  }
+  SmallVector<Operation *> ordered(readers.begin(), readers.end());
+  llvm::sort(ordered, [](Operation *x, Operation *y) {
+    return x->isBeforeInBlock(y);
+  });
+  return ordered;
 }
 
 std::optional<unsigned>
@@ -361,20 +380,9 @@ tilelang::tilegpu::findDeferrableProduct(ArrayRef<AsyncProduct> products,
       return std::nullopt;
   // What reads the accumulator moves to the end of the body when deferred:
   // only ops without memory effects may move past the rest.
-  SmallVector<Value> worklist{carriedArg};
-  llvm::SmallPtrSet<Operation *, 8> readers;
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    for (Operation *user : value.getUsers()) {
-      Operation *reader = body->findAncestorOpInBlock(*user);
-      if (!reader || reader == carried.getOperation() ||
-          reader == body->getTerminator() || !readers.insert(reader).second)
-        continue;
-      if (!isMemoryEffectFree(reader))
-        return std::nullopt;
-      llvm::append_range(worklist, reader->getResults());
-    }
-  }
+  if (!llvm::all_of(readersInBody(body, carriedArg, carried),
+                    [](Operation *op) { return isMemoryEffectFree(op); }))
+    return std::nullopt;
   unsigned registers = registersPerThread(carried.getD().getType()) +
                        registersPerThread(first.getD().getType()) +
                        2 * registersPerThread(carried.getA().getType());
@@ -406,21 +414,7 @@ tilelang::tilegpu::deferCarriedProduct(Block *body, const AsyncProduct &carried,
 
   // What reads the deferred product (the accumulator's rescaling) moves to
   // the end of the body: its wait comes after everything else.
-  SetVector<Operation *> readers;
-  SmallVector<Value> worklist(deferred->getResults());
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    for (Operation *user : value.getUsers()) {
-      Operation *reader = body->findAncestorOpInBlock(*user);
-      if (reader && reader != yield && readers.insert(reader))
-        llvm::append_range(worklist, reader->getResults());
-    }
-  }
-  SmallVector<Operation *> moved(readers.begin(), readers.end());
-  llvm::sort(moved, [](Operation *x, Operation *y) {
-    return x->isBeforeInBlock(y);
-  });
-  for (Operation *op : moved)
+  for (Operation *op : readersInBody(body, deferred.getD(), deferred))
     op->moveBefore(yield);
   return {deferred, a};
 }

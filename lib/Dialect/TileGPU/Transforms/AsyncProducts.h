@@ -70,21 +70,20 @@ mlir::Operation *waitAfterLoop(mlir::scf::ForOp loop,
 /// The most registers a thread may hold in flight where a deferred
 /// product's iteration computes its softmax: the accumulator and the
 /// register operand (P) of the product in flight, the first product's
-/// result (S) and the next register operand made from it. On the H200,
-/// flash attention's tutorial configs at 96-128 such registers ran 4-9%
-/// faster deferred, those at 160 (128x128 blocks of a 64-wide head) 5-8%
-/// slower: the softmax's own temporaries then crowd the 255.
+/// result (S) and the next register operand made from it. Beyond this the
+/// softmax's own temporaries crowd the 255 and deferring costs more than it
+/// overlaps (flash attention's tutorial configs, bench/parity/results,
+/// 2026-11-25, run 15).
 constexpr unsigned kDeferredProductRegisters = 128;
 
 /// The tensor work, in byte-MACs (multiply-accumulates times the operands'
 /// element bytes, which the tensor cores' rate is inverse to), that the
 /// copies of a loop must run ahead of its product to hide their latency when
 /// they run num_stages - 2 iterations ahead instead of num_stages - 1: two
-/// iterations of a 256x128x64 16-bit product. On the H200, refilling early
-/// made the tutorial matmul's 256x128x64 8-warp 4-stage config 8-17% faster
-/// (1.06x Triton's time), left 128x256x64 level, and made the configs with
-/// half that work ahead (128x128x64 and 64x256x64 on 4 warps, 4 stages) and
-/// every 3-stage config 15-30% slower.
+/// iterations of a 256x128x64 16-bit product. Less work ahead left the
+/// copies exposed: the tutorial matmul's configs with half of it ran slower
+/// refilled early, those with this much faster (bench/parity/results,
+/// 2026-11-25, run 16).
 constexpr int64_t kEarlyRefillByteMacs = int64_t(1) << 23;
 
 /// Whether a loop whose one product is carried in flight (a matmul's)

@@ -91,6 +91,13 @@ private:
                                            Operation *consumer,
                                            SharedEncodingAttr encoding,
                                            RankedTensorType type);
+  /// Whether `operand` is what a pipelined load hands its consumer (its
+  /// tile, to become a view of a stage).
+  bool isStageOperand(Value operand) const {
+    return llvm::any_of(loads, [&](const OperandLoad &load) {
+      return load.consumer->getResult(0) == operand;
+    });
+  }
   /// Adds the ops computing `value` in the loop body to the slice; false if
   /// one of them cannot be recomputed for another iteration.
   bool addToSlice(Value value);
@@ -274,11 +281,8 @@ bool LoopPipeliner::analyze() {
     for (Value operand : load.load->getOperands())
       if (!addToSlice(operand))
         return false;
-  products = findAsyncProducts(loop, [&](Value operand) {
-    return llvm::any_of(loads, [&](const OperandLoad &load) {
-      return load.consumer->getResult(0) == operand;
-    });
-  });
+  products = findAsyncProducts(
+      loop, [&](Value operand) { return isStageOperand(operand); });
   return true;
 }
 
@@ -392,24 +396,20 @@ void LoopPipeliner::rewrite() {
   // reads the previous iteration's stage until late in the body, so the
   // copies refill the stage read two iterations before, which every thread
   // has finished with at the loop's first barrier: they run one iteration
-  // less ahead (three stages or more) and need no second barrier. Copies
-  // placed after that product's wait instead (the stage of the last
-  // iteration, as without deferral) left the tensor cores idle through the
-  // copies and both barriers, and ran slower than not deferring.
+  // less ahead (three stages or more) and need no second barrier (copies
+  // after that product's wait would leave the tensor cores idle through
+  // them and both barriers).
   std::optional<unsigned> deferredIndex;
   if (!bulk && numStages >= 3)
-    deferredIndex = findDeferrableProduct(products, [&](Value operand) {
-      return llvm::any_of(loads, [&](const OperandLoad &load) {
-        return load.consumer->getResult(0) == operand;
-      });
-    });
-  // How many iterations ahead the copies run.
+    deferredIndex = findDeferrableProduct(
+        products, [&](Value operand) { return isStageOperand(operand); });
   // Likewise a loop whose product is carried in flight (a matmul's) may
   // refill the stage read two iterations before, right after its product,
   // instead of waiting for the previous product and a second barrier
   // (shouldRefillEarly): one barrier per iteration.
   bool earlyCopies = !bulk && !deferredIndex &&
                      shouldRefillEarly(products, numStages);
+  // How many iterations ahead the copies run.
   unsigned distance =
       deferredIndex || earlyCopies ? numStages - 2 : numStages - 1;
 
