@@ -70,23 +70,23 @@ def cases():
     w, b = Operand((n,)), Operand((n,))
     stats = Operand((m,), "float32")
     rows, row_options = first_config(spaces.ROWS, spaces.prune_rows("N"), N=n)
-    groups = 64
+    groups = spaces.norm_bwd_programs(m, 132)  # an H100/H200's multiprocessors
     partial = Operand((groups, n), "float32")
-    dwdb, dwdb_options = first_config(spaces.NORM_DWDB)
+    fused, fused_options = first_config(spaces.NORM_BWD, spaces.prune_norm_bwd, N=n)
     a, bb, c, bias = Operand((4096, 4096)), Operand((4096, 4096)), Operand((4096, 4096)), Operand((4096,))
     mm, mm_options = first_config(spaces.MATMUL, untuned=spaces.MATMUL_UNTUNED)
     fits = {"ROW_FITS": n <= rows["BLOCK_SIZE"]}
     yield ("matmul (bias, gelu)", "matmul_epilogue_kernel",
            package.matmul_args(a, bb, c, bias), dict(mm, HAS_BIAS=True, ACTIVATION="gelu", EVEN_K=True, **mm_options))
-    yield ("layer_norm", "layer_norm_fwd", (x, y, w, b, stats, stats, n, n, 1e-5), dict(rows, **row_options))
-    yield ("layer_norm backward: dx", "norm_bwd_dx", (x, dy, x, w, stats, stats, n, n),
-           dict(rows, RMS=False, **row_options))
-    yield ("layer_norm backward: dw, db", "norm_bwd_dwdb", (partial, partial, dy, x, stats, stats, n, m, n, m // groups),
-           dict(dwdb, RMS=False, HAS_BIAS=True, **dwdb_options))
-    yield ("layer_norm backward: sum", "column_sum", (w, partial, groups, n), dict(BLOCK_G=32, BLOCK_N=128, num_warps=4))
-    yield ("rms_norm", "rms_norm_fwd", (x, y, w, stats, n, n, 1e-6), dict(rows, **row_options))
-    yield ("rms_norm backward: dx", "norm_bwd_dx", (x, dy, x, w, stats, stats, n, n),
-           dict(rows, RMS=True, **row_options))
+    grads = dict(INPUT_GRAD=True, WEIGHT_GRAD=True)
+    yield ("layer_norm", "layer_norm_fwd", (x, y, w, b, stats, stats, n, n, 1e-5), dict(rows, **fits, **row_options))
+    yield ("layer_norm backward: dx, dw, db", "norm_bwd_fused", (x, partial, partial, dy, x, w, stats, stats, n, m, n),
+           dict(fused, RMS=False, HAS_BIAS=True, **grads, **fused_options))
+    yield ("layer_norm backward: sums", "column_sum", (w, partial, b, partial, groups, n),
+           dict(TWO=True, BLOCK_G=64, BLOCK_N=32, num_warps=4))
+    yield ("rms_norm", "rms_norm_fwd", (x, y, w, stats, n, n, 1e-6), dict(rows, **fits, **row_options))
+    yield ("rms_norm backward: dx, dw", "norm_bwd_fused", (x, partial, partial, dy, x, w, stats, stats, n, m, n),
+           dict(fused, RMS=True, HAS_BIAS=False, **grads, **fused_options))
     yield ("softmax", "softmax_fwd", (y, x, n, n, n), dict(rows, **fits, **row_options))
     yield ("softmax backward", "softmax_bwd", (x, dy, y, n, n, n, n), dict(rows, **fits, **row_options))
 

@@ -75,10 +75,11 @@ def _traced_ops(fn, *shapes):
 
 
 def test_backward_graphs_use_the_backward_kernels():
+    # The norms' backward is one operator (dx, dw and db from one read of x and dy).
     assert _traced_ops(lambda x, w, b: ops.layer_norm(x, w, b), (7, 33), (33,), (33,)) == [
-        "tilelang.layer_norm_fwd.default", "tilelang.norm_bwd_dx.default", "tilelang.norm_bwd_dwdb.default"]
+        "tilelang.layer_norm_fwd.default", "tilelang.norm_bwd.default"]
     assert _traced_ops(lambda x, w: ops.rms_norm(x, w), (7, 33), (33,)) == [
-        "tilelang.rms_norm_fwd.default", "tilelang.norm_bwd_dx.default", "tilelang.norm_bwd_dwdb.default"]
+        "tilelang.rms_norm_fwd.default", "tilelang.norm_bwd.default"]
     assert _traced_ops(lambda x: ops.softmax(x), (7, 33)) == [
         "tilelang.softmax_fwd.default", "tilelang.softmax_bwd.default"]
     # The matmul backward is two products through the same operator.
@@ -195,8 +196,42 @@ def test_weight_gradients_come_in_the_parameters_dtype():
     with FakeTensorMode():
         x = torch.empty(7, 33, device="cuda", dtype=torch.bfloat16)
         stats = torch.empty(7, device="cuda")
-        dw, db = torch.ops.tilelang.norm_bwd_dwdb(x, x, stats, stats, False, True)
+        dx, dw, db = torch.ops.tilelang.norm_bwd(x, x, x[0], stats, stats, False, True, True, True)
         assert (dw.dtype, db.dtype, dw.shape, db.shape) == (torch.bfloat16, torch.bfloat16, (33,), (33,))
+        assert dx.shape == x.shape
+
+
+@pytest.mark.parametrize("input_grad,weight_grad,has_bias", [(True, True, True), (True, True, False),
+                                                             (True, False, False), (False, True, True)])
+def test_norm_backward_returns_what_is_asked_for(input_grad, weight_grad, has_bias):
+    # One operator for every backward of the norms: what is not asked for comes back empty.
+    with FakeTensorMode():
+        x = torch.empty(3, 7, 33, device="cuda", dtype=torch.float16)
+        stats = torch.empty(21, device="cuda")
+        dx, dw, db = torch.ops.tilelang.norm_bwd(x, x, None, None, stats, True, input_grad, weight_grad, has_bias)
+        assert dx.shape == ((3, 7, 33) if input_grad else (0,))
+        assert dw.shape == ((33,) if weight_grad else (0,))
+        assert db.shape == ((33,) if weight_grad and has_bias else (0,))
+
+
+def test_norm_backward_asks_for_the_gradients_that_are_needed():
+    # x without requires_grad: no input gradient computed; weight and bias
+    # without: neither partial sums nor column sums.
+    def traced(fn, needs):
+        inputs = [torch.empty(*shape, dtype=torch.float16, device="meta", requires_grad=need)
+                  for shape, need in zip(((7, 33), (33,), (33,)), needs)]
+
+        def step(*args):
+            out = fn(*args)
+            return torch.autograd.grad(out.float().sum(), [a for a in args if a.requires_grad])
+
+        graph = make_fx(step)(*inputs)
+        return [node.args[5:] for node in graph.graph.nodes if str(node.target) == "tilelang.norm_bwd.default"]
+
+    assert traced(lambda x, w, b: ops.layer_norm(x, w, b), (False, True, True)) == [(False, False, True, True)]
+    assert traced(lambda x, w, b: ops.layer_norm(x, w, b), (True, False, False)) == [(False, True, False, True)]
+    assert traced(lambda x, w, b: ops.layer_norm(x, w, b), (True, False, True)) == [(False, True, True, True)]
+    assert traced(lambda x, w, b: ops.rms_norm(x, w), (True, True, False)) == [(True, True, True, False)]
 
 
 def test_operands_are_copied_to_aligned_rows_only_when_they_need_it():

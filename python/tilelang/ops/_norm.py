@@ -1,10 +1,13 @@
 """tilelang.ops.layer_norm and tilelang.ops.rms_norm: normalization over
 the last dimension as torch custom operators, with fake implementations
 (shapes only, for torch.compile) and autograd. The forward saves each
-row's mean and 1/std (fp32); the backward is norm_bwd_dx (the input
-gradient, one row per program) and, for the weight and bias gradients,
-a two-stage column reduction: norm_bwd_dwdb sums groups of rows into
-fp32 partial sums, column_sum adds the groups up."""
+row's mean and 1/std (fp32); the backward is one operator, norm_bwd.
+Where a row fits a block (up to spaces.NORM_BWD_BLOCK_CAP), one kernel,
+norm_bwd_fused, reads x and dy once, writes dx and sums the weight and
+bias gradients over each program's rows into fp32 partial sums, and
+column_sum adds those up (two launches in all). Longer rows take
+norm_bwd_dx (the input gradient, one row per program, in chunks) and
+norm_bwd_dwdb (partial sums over groups of rows), then column_sum."""
 
 from typing import List, Optional, Tuple
 
@@ -14,18 +17,38 @@ from torch import Tensor
 from tilelang.ops import spaces
 from tilelang.ops._runtime import FLOATS, Operator, Tuned, check_same, check_tensor, kernels
 
-_LAYER_NORM_FWD = Tuned("layer_norm_fwd", spaces.ROWS, key=["N"], prune=spaces.prune_rows("N"))
-_RMS_NORM_FWD = Tuned("rms_norm_fwd", spaces.ROWS, key=["N"], prune=spaces.prune_rows("N"))
+
+def _row_fits(args) -> bool:
+    return args["N"] <= args["BLOCK_SIZE"]
+
+
+_LAYER_NORM_FWD = Tuned("layer_norm_fwd", spaces.ROWS, key=["N"], prune=spaces.prune_rows("N"),
+                        heuristics={"ROW_FITS": _row_fits})
+_RMS_NORM_FWD = Tuned("rms_norm_fwd", spaces.ROWS, key=["N"], prune=spaces.prune_rows("N"),
+                      heuristics={"ROW_FITS": _row_fits})
 _NORM_BWD_DX = Tuned("norm_bwd_dx", spaces.ROWS, key=["N", "RMS"], bucket={"N": spaces.bucket_pow2},
                      prune=spaces.prune_rows("N"))
 _NORM_BWD_DWDB = Tuned("norm_bwd_dwdb", spaces.NORM_DWDB, key=["M", "N", "RMS", "HAS_BIAS"],
                        bucket={"M": spaces.bucket_pow2, "N": spaces.bucket_pow2})
+_NORM_BWD_FUSED = Tuned("norm_bwd_fused", spaces.NORM_BWD,
+                        key=["M", "N", "RMS", "INPUT_GRAD", "WEIGHT_GRAD", "HAS_BIAS"],
+                        bucket={"M": spaces.bucket_pow2, "N": spaces.bucket_pow2}, prune=spaces.prune_norm_bwd)
 
 # Row groups of the weight gradient's first stage: enough programs to fill
 # a GPU (together with the column blocks), few enough that the second stage
 # reads little.
 _MAX_ROW_GROUPS = 256
 _ROWS_PER_GROUP = 64
+
+# Multiprocessors per device index (norm_bwd_fused's program count).
+_SM_COUNT = {}
+
+
+def _multiprocessors(device) -> int:
+    sms = _SM_COUNT.get(device.index)
+    if sms is None:
+        sms = _SM_COUNT[device.index] = torch.cuda.get_device_properties(device).multi_processor_count
+    return sms
 
 
 def _rows(x: Tensor) -> Tensor:
@@ -75,60 +98,81 @@ def _rms_norm_fwd_fake(x, weight, eps):
 # -- backward ---------------------------------------------------------------------------
 
 
-def _norm_bwd_dx(dy: Tensor, x: Tensor, weight: Optional[Tensor], mean: Optional[Tensor], rstd: Tensor,
-                 rms: bool) -> Tensor:
+def _norm_bwd(dy: Tensor, x: Tensor, weight: Optional[Tensor], mean: Optional[Tensor], rstd: Tensor, rms: bool,
+              input_grad: bool, weight_grad: bool, has_bias: bool) -> Tuple[Tensor, Tensor, Tensor]:
+    """(dx, dw, db) of layer norm (rms false) or RMS norm: dx like x where
+    input_grad; dw = sum over rows of dy * x_hat and, with has_bias,
+    db = sum of dy, where weight_grad, each (N,) in x's dtype (the
+    parameters'), summed in fp32. What is not asked for comes back empty."""
     x2, dy2 = _rows(x), _rows(dy)
     m, n = x2.shape
-    dx = torch.empty_like(x2)
+    dx = torch.empty_like(x2) if input_grad else x.new_empty(0)
+    dw = x.new_empty(n if weight_grad else 0)
+    db = x.new_empty(n if weight_grad and has_bias else 0)
+    if not (m and n):
+        return dx.view(x.shape) if input_grad else dx, dw.zero_(), db.zero_()
     w = weight if weight is not None else torch.ones(n, device=x.device, dtype=x.dtype)
-    if m and n:
-        _NORM_BWD_DX((m,), dx, dy2, x2, w, rstd if mean is None else mean, rstd, x2.stride(0), n, RMS=rms)
-    return dx.view(x.shape)
+    stats = rstd if mean is None else mean
+    if n > spaces.NORM_BWD_BLOCK_CAP:
+        if input_grad:
+            _NORM_BWD_DX((m,), dx, dy2, x2, w, stats, rstd, x2.stride(0), n, RMS=rms)
+        if weight_grad:
+            _norm_bwd_dwdb(dw, db, dy2, x2, stats, rstd, rms, has_bias)
+        return dx.view(x.shape) if input_grad else dx, dw, db
+    if not weight_grad:
+        _NORM_BWD_FUSED(lambda meta: (-(-m // meta["ROWS"]),), dx, dx, dx, dy2, x2, w, stats, rstd, x2.stride(0),
+                        m, n, RMS=rms, INPUT_GRAD=input_grad, WEIGHT_GRAD=False, HAS_BIAS=False)
+        return dx.view(x.shape), dw, db
+    groups = spaces.norm_bwd_programs(m, _multiprocessors(x.device))
+    partial_w = torch.empty((groups, n), device=x.device, dtype=torch.float32)
+    partial_b = torch.empty((groups, n), device=x.device, dtype=torch.float32) if has_bias else partial_w
+    _NORM_BWD_FUSED((groups,), dx if input_grad else partial_w, partial_w, partial_b, dy2, x2, w, stats, rstd,
+                    x2.stride(0), m, n, RMS=rms, INPUT_GRAD=input_grad, WEIGHT_GRAD=True, HAS_BIAS=has_bias)
+    _column_sums(dw, partial_w, db, partial_b, groups, n, has_bias)
+    return dx.view(x.shape) if input_grad else dx, dw, db
 
 
-def _norm_bwd_dx_fake(dy, x, weight, mean, rstd, rms):
-    return torch.empty_like(x, memory_format=torch.contiguous_format)
+def _column_sums(dw: Tensor, partial_w: Tensor, db: Tensor, partial_b: Tensor, groups: int, n: int,
+                 has_bias: bool) -> None:
+    """dw (and db, has_bias) = the column sums of the (groups x n) fp32
+    partial sums, converted to their dtype: one launch for both."""
+    kernels()["column_sum"][(-(-n // _COLUMN_BLOCK),)](dw, partial_w, db if has_bias else dw, partial_b, groups, n,
+                                                       TWO=has_bias, BLOCK_G=64, BLOCK_N=_COLUMN_BLOCK,
+                                                       num_warps=4)
 
 
-_OP_NORM_BWD_DX = Operator("tilelang::norm_bwd_dx", _norm_bwd_dx, _norm_bwd_dx_fake)
+# column_sum's columns per program: 32 fp32 (128 bytes) per row of partial
+# sums, so that a 1024-wide row still spreads over 32 programs.
+_COLUMN_BLOCK = 32
 
 
-def _norm_bwd_dwdb(dy: Tensor, x: Tensor, mean: Optional[Tensor], rstd: Tensor, rms: bool,
-                   has_bias: bool) -> Tuple[Tensor, Tensor]:
-    """(sum over rows of dy * x_hat, sum over rows of dy), summed in fp32
-    and returned in x's dtype (the parameters'), (N,) each; the second is
-    empty without has_bias. column_sum writes every column and converts:
-    no zero fill and no cast kernel besides."""
-    x2, dy2 = _rows(x), _rows(dy)
+def _norm_bwd_dwdb(dw: Tensor, db: Tensor, dy2: Tensor, x2: Tensor, stats: Tensor, rstd: Tensor, rms: bool,
+                   has_bias: bool) -> None:
+    """dw and db (has_bias) of rows too long for norm_bwd_fused: norm_bwd_dwdb
+    sums groups of rows of BLOCK_N-wide strips into fp32 partial sums,
+    column_sum adds them up."""
     m, n = x2.shape
-    if not m:
-        return x.new_zeros(n), x.new_zeros(n if has_bias else 0)
-    dw = x.new_empty(n)
-    db = x.new_empty(n if has_bias else 0)
-    if n:
-        groups = max(1, min(_MAX_ROW_GROUPS, -(-m // _ROWS_PER_GROUP)))
-        rows_per_group = -(-m // groups)
-        groups = -(-m // rows_per_group)
-        partial_w = torch.empty((groups, n), device=x.device, dtype=torch.float32)
-        partial_b = torch.empty((groups, n) if has_bias else (1, 1), device=x.device, dtype=torch.float32)
+    groups = max(1, min(_MAX_ROW_GROUPS, -(-m // _ROWS_PER_GROUP)))
+    rows_per_group = -(-m // groups)
+    groups = -(-m // rows_per_group)
+    partial_w = torch.empty((groups, n), device=x2.device, dtype=torch.float32)
+    partial_b = torch.empty((groups, n), device=x2.device, dtype=torch.float32) if has_bias else partial_w
 
-        def grid(meta):
-            return (-(-n // meta["BLOCK_N"]), groups)
+    def grid(meta):
+        return (-(-n // meta["BLOCK_N"]), groups)
 
-        _NORM_BWD_DWDB(grid, partial_w, partial_b, dy2, x2, rstd if mean is None else mean, rstd, x2.stride(0),
-                       m, n, rows_per_group, RMS=rms, HAS_BIAS=has_bias)
-        column_sum = kernels()["column_sum"]
-        for out, partial in ((dw, partial_w), (db, partial_b)) if has_bias else ((dw, partial_w),):
-            column_sum[(-(-n // 128),)](out, partial, groups, n, BLOCK_G=32, BLOCK_N=128, num_warps=4)
-    return dw, db
+    _NORM_BWD_DWDB(grid, partial_w, partial_b, dy2, x2, stats, rstd, x2.stride(0), m, n, rows_per_group, RMS=rms,
+                   HAS_BIAS=has_bias)
+    _column_sums(dw, partial_w, db, partial_b, groups, n, has_bias)
 
 
-def _norm_bwd_dwdb_fake(dy, x, mean, rstd, rms, has_bias):
+def _norm_bwd_fake(dy, x, weight, mean, rstd, rms, input_grad, weight_grad, has_bias):
     n = x.shape[-1]
-    return x.new_empty(n), x.new_empty(n if has_bias else 0)
+    dx = torch.empty_like(x, memory_format=torch.contiguous_format) if input_grad else x.new_empty(0)
+    return dx, x.new_empty(n if weight_grad else 0), x.new_empty(n if weight_grad and has_bias else 0)
 
 
-_OP_NORM_BWD_DWDB = Operator("tilelang::norm_bwd_dwdb", _norm_bwd_dwdb, _norm_bwd_dwdb_fake)
+_OP_NORM_BWD = Operator("tilelang::norm_bwd", _norm_bwd, _norm_bwd_fake)
 
 
 # -- autograd ---------------------------------------------------------------------------
@@ -143,16 +187,15 @@ def _setup_layer_norm(ctx, inputs, output):
 
 def _backward_layer_norm(ctx, dy, _dmean, _drstd):
     x, weight, mean, rstd = ctx.saved_tensors
-    dx = dw = db = None
-    if ctx.needs_input_grad[0]:
-        dx = _OP_NORM_BWD_DX(dy, x, weight, mean, rstd, False)
-    if (weight is not None and ctx.needs_input_grad[1]) or (ctx.has_bias and ctx.needs_input_grad[2]):
-        sum_w, sum_b = _OP_NORM_BWD_DWDB(dy, x, mean, rstd, False, ctx.has_bias)
-        if weight is not None and ctx.needs_input_grad[1]:
-            dw = sum_w.to(weight.dtype)
-        if ctx.has_bias and ctx.needs_input_grad[2]:
-            db = sum_b.to(dy.dtype)
-    return dx, dw, db, None
+    input_grad = ctx.needs_input_grad[0]
+    weight_grad = weight is not None and ctx.needs_input_grad[1]
+    bias_grad = ctx.has_bias and ctx.needs_input_grad[2]
+    if not (input_grad or weight_grad or bias_grad):
+        return None, None, None, None
+    dx, sum_w, sum_b = _OP_NORM_BWD(dy, x, weight, mean, rstd, False, input_grad, weight_grad or bias_grad,
+                                    ctx.has_bias)
+    return (dx if input_grad else None, sum_w.to(weight.dtype) if weight_grad else None,
+            sum_b.to(dy.dtype) if bias_grad else None, None)
 
 
 _OP_LAYER_NORM_FWD = Operator("tilelang::layer_norm_fwd", _layer_norm_fwd, _layer_norm_fwd_fake,
@@ -167,12 +210,12 @@ def _setup_rms_norm(ctx, inputs, output):
 
 def _backward_rms_norm(ctx, dy, _drstd):
     x, weight, rstd = ctx.saved_tensors
-    dx = dw = None
-    if ctx.needs_input_grad[0]:
-        dx = _OP_NORM_BWD_DX(dy, x, weight, None, rstd, True)
-    if weight is not None and ctx.needs_input_grad[1]:
-        dw = _OP_NORM_BWD_DWDB(dy, x, None, rstd, True, False)[0].to(weight.dtype)
-    return dx, dw, None
+    input_grad = ctx.needs_input_grad[0]
+    weight_grad = weight is not None and ctx.needs_input_grad[1]
+    if not (input_grad or weight_grad):
+        return None, None, None
+    dx, sum_w, _ = _OP_NORM_BWD(dy, x, weight, None, rstd, True, input_grad, weight_grad, False)
+    return dx if input_grad else None, sum_w.to(weight.dtype) if weight_grad else None, None
 
 
 _OP_RMS_NORM_FWD = Operator("tilelang::rms_norm_fwd", _rms_norm_fwd, _rms_norm_fwd_fake, _setup_rms_norm,

@@ -159,11 +159,11 @@ def configs(space: List[Dict[str, Any]], pre_hook: Optional[Callable[[Dict[str, 
 # -- tilelang.ops ---------------------------------------------------------------------------
 
 # Row kernels of tilelang.ops (layer/RMS norm forward and input gradient,
-# softmax forward and backward): one row per program, the row in chunks of
-# BLOCK_SIZE. prune_rows keeps, for the row length at hand, the blocks from
-# the whole row (rounded up to a power of two, at most ROW_BLOCK_CAP) down
-# to a quarter of it: a block much wider than the row idles its threads,
-# one much narrower loops for nothing.
+# softmax forward and backward): one row per program, the whole row in
+# registers where it fits a block (ROW_FITS), else in chunks of BLOCK_SIZE.
+# prune_rows keeps, for the row length at hand, the whole row's block
+# (rounded up to a power of two) where it is at most ROW_BLOCK_CAP, else
+# ROW_BLOCK_CAP down to a quarter of it (row_blocks).
 # Widest blocks first, 8 warps first among them: the first config
 # prune_rows keeps (the whole row over 8 warps) is the one launched
 # untuned (TILELANG_OPS_AUTOTUNE=0). Rows up to 16384 fit one block, so
@@ -196,10 +196,23 @@ def bucket_pow2(value: int) -> int:
     return bucket
 
 
+def whole_row_block(n: int) -> int:
+    """The block that holds a row of `n` elements: the next power of two,
+    at least 256."""
+    return max(bucket_pow2(n), 256)
+
+
 def row_blocks(n: int) -> List[int]:
-    """The BLOCK_SIZE values prune_rows keeps for rows of `n` elements."""
-    whole = min(max(bucket_pow2(n), 256), ROW_BLOCK_CAP)
-    return [b for b in (whole, whole // 2, whole // 4) if b >= 256]
+    """The BLOCK_SIZE values prune_rows keeps for rows of `n` elements: the
+    whole row's block where it is at most ROW_BLOCK_CAP (the row is then
+    read once and kept in registers; a narrower block would go by in
+    chunks, reading the row two or three times), else ROW_BLOCK_CAP and
+    its half and quarter (chunks: more, narrower ones over fewer warps
+    each)."""
+    whole = whole_row_block(n)
+    if whole <= ROW_BLOCK_CAP:
+        return [whole]
+    return [ROW_BLOCK_CAP, ROW_BLOCK_CAP // 2, ROW_BLOCK_CAP // 4]
 
 
 def prune_rows(length_arg: str):
@@ -220,3 +233,50 @@ NORM_DWDB: List[Dict[str, Any]] = [
     dict(BLOCK_M=bm, BLOCK_N=bn, num_warps=warps)
     for bm, bn, warps in [(32, 64, 4), (32, 128, 4), (64, 64, 4), (16, 256, 4), (32, 128, 8), (64, 128, 8)]
 ]
+
+
+# The norms' backward for rows that fit a block (norm_bwd_fused): tiles of
+# ROWS whole rows (BLOCK_SIZE >= N), the input gradient and the weight and
+# bias partial sums in one pass. A thread holds 4 to
+# NORM_BWD_ELEMENTS_PER_THREAD elements of a tile (x, dy and the two fp32
+# partial sums each: 4 elements are one 16-byte load of fp32, 16 keep
+# the kernel under 128 registers; 32, a 16384-element row over 16 warps,
+# spills), so rows up to NORM_BWD_BLOCK_CAP take it; longer ones take
+# norm_bwd_dx and norm_bwd_dwdb. Several rows a tile keep a short row's
+# program busy (a 1024-element row over 4 warps is one load a thread).
+# Widest blocks first, one row a tile first: the first config
+# prune_norm_bwd keeps is the one launched untuned.
+NORM_BWD_ELEMENTS_PER_THREAD = 16
+NORM_BWD_BLOCK_CAP = 8192
+NORM_BWD: List[Dict[str, Any]] = [
+    dict(ROWS=rows, BLOCK_SIZE=block, num_warps=warps)
+    for block in (8192, 4096, 2048, 1024, 512, 256) for rows in (1, 2, 4) for warps in (8, 4, 16)
+    if 32 * warps * 4 <= rows * block <= 32 * warps * NORM_BWD_ELEMENTS_PER_THREAD
+]
+#: The most rows a tile of NORM_BWD holds: with at most rows / this many
+#: programs, every program has a tile under any config.
+NORM_BWD_MAX_ROWS = max(entry["ROWS"] for entry in NORM_BWD)
+# Programs of norm_bwd_fused with weight gradients, per multiprocessor: each
+# writes one row of partial sums per gradient (4 bytes an element, read
+# again by column_sum), so few, each over many rows; two per
+# multiprocessor keep x and dy of one tile in flight in one while the
+# other reduces.
+NORM_BWD_PROGRAMS_PER_SM = 2
+
+
+def norm_bwd_programs(rows: int, multiprocessors: int) -> int:
+    """norm_bwd_fused's programs (and rows of partial sums) for `rows` rows
+    with weight gradients: NORM_BWD_PROGRAMS_PER_SM per multiprocessor, at
+    most rows / NORM_BWD_MAX_ROWS, so that each program has a tile of rows
+    under any config (none writes partial sums of nothing), at least one.
+    It depends on no config: the partial sums are allocated before the
+    tuner picks one."""
+    return max(1, min(NORM_BWD_PROGRAMS_PER_SM * multiprocessors, rows // NORM_BWD_MAX_ROWS))
+
+
+def prune_norm_bwd(configs, named_args: Dict[str, Any], **kwargs) -> list:
+    """early_config_prune of norm_bwd_fused: the configs whose block is
+    the whole row's (whole_row_block of argument N)."""
+    whole = whole_row_block(dict(named_args, **kwargs)["N"])
+    kept = [c for c in configs if _meta(c)["BLOCK_SIZE"] == whole]
+    return kept or list(configs)

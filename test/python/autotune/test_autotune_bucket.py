@@ -61,8 +61,10 @@ def test_bucket_pow2(value, bucket):
     assert spaces.bucket_pow2(value) == bucket
 
 
-@pytest.mark.parametrize("n,blocks", [(1, [256]), (300, [512, 256]), (4096, [4096, 2048, 1024]),
-                                      (5000, [8192, 4096, 2048]), (12288, [16384, 8192, 4096]),
+# A row that fits a block (up to 16384) keeps only the whole row's block:
+# the row is then read once (a narrower block reads it two or three times).
+@pytest.mark.parametrize("n,blocks", [(1, [256]), (300, [512]), (1024, [1024]), (4096, [4096]), (5000, [8192]),
+                                      (12288, [16384]), (16384, [16384]), (16385, [16384, 8192, 4096]),
                                       (100000, [16384, 8192, 4096])])
 def test_row_blocks(n, blocks):
     assert spaces.row_blocks(n) == blocks
@@ -71,3 +73,33 @@ def test_row_blocks(n, blocks):
     # Every thread holds 1 to 64 elements of a block (more spill).
     assert all(c.num_warps * 32 <= c.kwargs["BLOCK_SIZE"] <= c.num_warps * 32 * 64 for c in kept)
     assert [c.num_warps for c in kept if c.kwargs["BLOCK_SIZE"] == 16384] in ([], [8, 16])
+    # Several warp counts to choose from at every length.
+    assert len({c.num_warps for c in kept}) >= 2
+
+
+@pytest.mark.parametrize("n", [1, 33, 256, 300, 1000, 1024, 1025, 4097, 8192])
+def test_norm_backward_space(n):
+    """norm_bwd_fused keeps the whole row's block (n <= 8192), over 4 to 16
+    elements a thread of a tile of 1, 2 or 4 rows; the first config is the
+    untuned one."""
+    kept = spaces.prune_norm_bwd(spaces.configs(spaces.NORM_BWD), {"N": n})
+    block = max(spaces.bucket_pow2(n), 256)
+    assert kept and all(c.kwargs["BLOCK_SIZE"] == block >= n for c in kept)
+    for c in kept:
+        elements = c.kwargs["ROWS"] * block // (32 * c.num_warps)
+        assert 4 <= elements <= 16 and c.kwargs["ROWS"] in (1, 2, 4)
+    assert spaces.NORM_BWD_BLOCK_CAP == 8192 and spaces.NORM_BWD_MAX_ROWS == 4
+
+
+@pytest.mark.parametrize("sms", [1, 78, 132])
+def test_norm_backward_programs(sms):
+    """Every program of norm_bwd_fused has a tile of rows under every config
+    of the space (no program writes partial sums of nothing), at most two
+    per multiprocessor, at least one."""
+    for rows in list(range(1, 70)) + [263, 264, 1000, 1055, 1056, 1057, 4096, 100000]:
+        programs = spaces.norm_bwd_programs(rows, sms)
+        assert 1 <= programs <= 2 * sms
+        for entry in spaces.NORM_BWD:
+            assert programs <= max(1, -(-rows // entry["ROWS"]))
+        if rows >= 8 * sms:
+            assert programs == 2 * sms

@@ -26,16 +26,24 @@ def t(shape, dtype):
 
 def row_cases(dtype):
     x, w, r, part = t((M, N), dtype), t((N,), dtype), t((M,), "float32"), t((8, N), "float32")
+    fused = ("norm_bwd_fused", (x, part, part, x, x, w, r, r, N, M, N))
     return [
         ("layer_norm_fwd", (x, x, w, w, r, r, N, N, 1e-5), dict(BLOCK_SIZE=1024)),
+        ("layer_norm_fwd", (x, x, w, w, r, r, N, N, 1e-5), dict(BLOCK_SIZE=1024, ROW_FITS=True)),
         ("rms_norm_fwd", (x, x, w, r, N, N, 1e-6), dict(BLOCK_SIZE=512)),
+        ("rms_norm_fwd", (x, x, w, r, N, N, 1e-6), dict(BLOCK_SIZE=1024, ROW_FITS=True)),
         ("norm_bwd_dx", (x, x, x, w, r, r, N, N), dict(RMS=False, BLOCK_SIZE=1024)),
         ("norm_bwd_dx", (x, x, x, w, r, r, N, N), dict(RMS=True, BLOCK_SIZE=256)),
+        (*fused, dict(RMS=False, INPUT_GRAD=True, WEIGHT_GRAD=True, HAS_BIAS=True, ROWS=4, BLOCK_SIZE=1024)),
+        (*fused, dict(RMS=True, INPUT_GRAD=True, WEIGHT_GRAD=True, HAS_BIAS=False, ROWS=1, BLOCK_SIZE=1024)),
+        (*fused, dict(RMS=False, INPUT_GRAD=True, WEIGHT_GRAD=False, HAS_BIAS=False, ROWS=2, BLOCK_SIZE=1024)),
+        (*fused, dict(RMS=False, INPUT_GRAD=False, WEIGHT_GRAD=True, HAS_BIAS=True, ROWS=2, BLOCK_SIZE=1024)),
         ("norm_bwd_dwdb", (part, part, x, x, r, r, N, M, N, 125), dict(RMS=False, HAS_BIAS=True, BLOCK_M=32,
                                                                        BLOCK_N=128)),
         ("norm_bwd_dwdb", (part, part, x, x, r, r, N, M, N, 125), dict(RMS=True, HAS_BIAS=False, BLOCK_M=64,
                                                                        BLOCK_N=64)),
-        ("column_sum", (w, part, 8, N), dict(BLOCK_G=32, BLOCK_N=128)),
+        ("column_sum", (w, part, w, part, 8, N), dict(TWO=True, BLOCK_G=64, BLOCK_N=32)),
+        ("column_sum", (w, part, w, part, 8, N), dict(TWO=False, BLOCK_G=32, BLOCK_N=128)),
         ("softmax_fwd", (x, x, N, N, N), dict(ROW_FITS=True, BLOCK_SIZE=1024)),
         ("softmax_fwd", (x, x, N, N, N), dict(ROW_FITS=False, BLOCK_SIZE=256)),
         ("softmax_bwd", (x, x, x, N, N, N, N), dict(ROW_FITS=True, BLOCK_SIZE=1024)),
@@ -53,9 +61,9 @@ def test_row_kernels_compile(dtype, name, args, constexprs):
     for arch in ("sm_90a", "sm_80"):
         assert ".entry" in compiled.to_ptx(arch).ptx
     ir = compiled.asm["tile"]
-    looped = not constexprs.get("ROW_FITS", False) and name != "column_sum"
-    # The chunked forms loop over the row (or the rows); the register forms do not.
-    assert ("scf.for" in ir) == (looped or name == "column_sum")
+    # The chunked forms loop over the row (or the rows); the register forms
+    # (ROW_FITS) do not; the fused backward loops over its tiles of rows.
+    assert ("scf.for" in ir) == (not constexprs.get("ROW_FITS", False))
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])

@@ -36,7 +36,10 @@ from tilelang.ops.kernels import attention as attention_family  # noqa: E402
 
 F = torch.nn.functional
 TOLERANCE = {torch.float32: 1e-4, torch.float16: 4e-3, torch.bfloat16: 3e-2}
-ROWS = [(1, 1000), (37, 33), (37, 4097), (300, 1000), (3, 20000)]  # 20000: longer than the widest block (16384)
+# 20000: longer than the widest block (16384); 9000: longer than the fused norm
+# backward's widest (8192); 2000 rows: each program of the fused norm backward
+# takes several tiles of rows.
+ROWS = [(1, 1000), (37, 33), (37, 4097), (300, 1000), (2000, 300), (3, 9000), (3, 20000)]
 
 
 def tuners():
@@ -132,6 +135,32 @@ def test_layer_norm(dtype, m, n):
     refs = torch.autograd.grad(yr, (xr, wr, br), dy.double())
     assert y.dtype == dtype
     check([y, *grads], [yr, *refs], dtype, f"layer_norm {m}x{n}")
+
+
+@pytest.mark.parametrize("n", [300, 9000])
+@pytest.mark.parametrize("needs", [(False, True, True), (True, False, False), (True, False, True),
+                                   (False, True, False)])
+def test_norm_gradients_of_some_inputs(needs, n):
+    """Only the gradients asked for (the backward computes no input gradient
+    where x needs none, no partial sums where neither weight nor bias needs
+    them), each right; rms_norm the same way."""
+    x = torch.randn(300, n, device="cuda", dtype=torch.float16)
+    w = torch.rand(n, device="cuda", dtype=torch.float16) + 0.5
+    b = torch.randn(n, device="cuda", dtype=torch.float16)
+    dy = torch.randn(300, n, device="cuda", dtype=torch.float16)
+    mine = [t.detach().clone().requires_grad_(need) for t, need in zip((x, w, b), needs)]
+    refs = [t.detach().double().requires_grad_(need) for t, need in zip((x, w, b), needs)]
+    wanted = [t for t, need in zip(mine, needs) if need]
+    wanted_refs = [t for t, need in zip(refs, needs) if need]
+    grads = torch.autograd.grad(ops.layer_norm(*mine), wanted, dy)
+    expected = torch.autograd.grad(F.layer_norm(refs[0], (n,), refs[1], refs[2]), wanted_refs, dy.double())
+    check(grads, expected, torch.float16, f"layer_norm gradients {needs}")
+    if needs[0] or needs[1]:
+        wanted = [t for t, need in zip(mine[:2], needs) if need]
+        wanted_refs = [t for t, need in zip(refs[:2], needs) if need]
+        grads = torch.autograd.grad(ops.rms_norm(mine[0], mine[1]), wanted, dy)
+        expected = torch.autograd.grad(F.rms_norm(refs[0], (n,), refs[1], 1e-6), wanted_refs, dy.double())
+        check(grads, expected, torch.float16, f"rms_norm gradients {needs[:2]}")
 
 
 def test_layer_norm_without_affine_parameters_and_3d():
@@ -269,16 +298,16 @@ def test_opcheck():
         (torch.ops.tilelang.layer_norm_fwd, (x, w, b, 1e-5)),
         (torch.ops.tilelang.layer_norm_fwd, (x, None, None, 1e-5)),
         (torch.ops.tilelang.rms_norm_fwd, (x, w, 1e-6)),
-        (torch.ops.tilelang.norm_bwd_dx, (dy, x, w, mean, rstd, False)),
-        (torch.ops.tilelang.norm_bwd_dwdb, (dy, x, mean, rstd, False, True)),
-        (torch.ops.tilelang.norm_bwd_dwdb, (dy, x, None, rstd, True, False)),
+        (torch.ops.tilelang.norm_bwd, (dy, x, w, mean, rstd, False, True, True, True)),
+        (torch.ops.tilelang.norm_bwd, (dy, x, None, mean, rstd, False, True, False, False)),
+        (torch.ops.tilelang.norm_bwd, (dy, x, w, None, rstd, True, False, True, False)),
         (torch.ops.tilelang.softmax_fwd, (h(37, 300, dtype=torch.float32),)),
         (torch.ops.tilelang.softmax_bwd, (dy, torch.softmax(x.float(), -1).half())),
         (torch.ops.tilelang.attention_fwd, (h(1, 2, 100, 64), h(1, 2, 100, 64), h(1, 2, 100, 64), True, 0.125)),
     ]
     for op, args in cases:
-        differentiable = op not in (torch.ops.tilelang.norm_bwd_dx, torch.ops.tilelang.norm_bwd_dwdb,
-                                    torch.ops.tilelang.softmax_bwd, torch.ops.tilelang.attention_fwd)
+        differentiable = op not in (torch.ops.tilelang.norm_bwd, torch.ops.tilelang.softmax_bwd,
+                                    torch.ops.tilelang.attention_fwd)
         if differentiable:
             args = tuple(a.detach().requires_grad_() if isinstance(a, torch.Tensor) else a for a in args)
         result = torch.library.opcheck(op, args)

@@ -143,3 +143,87 @@ def test_layernorm_and_rmsnorm(rows, cols, block):
     run(KERNELS["rms_norm_fwd"], (rows,), x, y2, w, rstd, cols, cols, eps, BLOCK_SIZE=block)
     r2 = 1 / np.sqrt((x64 ** 2).mean(axis=1, keepdims=True) + eps)
     np.testing.assert_allclose(y2.astype(np.float64), x64 * r2 * w.astype(np.float64), rtol=2e-3, atol=2e-3)
+    # The row kept in registers (ROW_FITS, one read of the row), where it fits the block.
+    if cols <= block:
+        y, mean, rstd = np.full_like(x, np.nan), np.zeros(rows, np.float32), np.zeros(rows, np.float32)
+        run(KERNELS["layer_norm_fwd"], (rows,), x, y, w, b, mean, rstd, cols, cols, eps, BLOCK_SIZE=block,
+            ROW_FITS=True)
+        np.testing.assert_allclose(mean, mu[:, 0], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(rstd, r[:, 0], rtol=1e-4)
+        np.testing.assert_allclose(y.astype(np.float64), want, rtol=2e-3, atol=2e-3)
+        run(KERNELS["rms_norm_fwd"], (rows,), x, y2, w, rstd, cols, cols, eps, BLOCK_SIZE=block, ROW_FITS=True)
+        np.testing.assert_allclose(rstd, r2[:, 0], rtol=1e-4)
+        np.testing.assert_allclose(y2.astype(np.float64), x64 * r2 * w.astype(np.float64), rtol=2e-3, atol=2e-3)
+
+
+def _norm_backward_reference(x, dy, w, rms, eps):
+    """float64 (dx, dw, db, mean, rstd) of layer norm (rms false) or RMS norm."""
+    x, dy, w = (a.astype(np.float64) for a in (x, dy, w))
+    mean = np.zeros((x.shape[0], 1)) if rms else x.mean(axis=1, keepdims=True)
+    rstd = 1 / np.sqrt(((x - mean) ** 2).mean(axis=1, keepdims=True) + eps)
+    x_hat = (x - mean) * rstd
+    g = w * dy
+    dx = g - x_hat * (x_hat * g).mean(axis=1, keepdims=True)
+    if not rms:
+        dx -= g.mean(axis=1, keepdims=True)
+    return dx * rstd, (dy * x_hat).sum(axis=0), dy.sum(axis=0), mean[:, 0], rstd[:, 0]
+
+
+@pytest.mark.parametrize("rms", [False, True], ids=["layer", "rms"])
+@pytest.mark.parametrize("rows,cols,tile,block,programs", [(1, 33, 2, 256, 1), (37, 300, 4, 512, 9),
+                                                           (50, 1000, 1, 1024, 7), (64, 129, 2, 256, 5)])
+def test_norm_backward_fused(rms, rows, cols, tile, block, programs):
+    """norm_bwd_fused (tiles of `tile` rows, `programs` programs each over
+    several tiles) and column_sum against float64: dx, and dw and db from
+    the partial sums; what is not asked for is not written."""
+    x = (RNG.standard_normal((rows, cols)) * 2 + 0.5).astype(np.float16)
+    dy = RNG.standard_normal((rows, cols)).astype(np.float16)
+    w = (RNG.random(cols) + 0.5).astype(np.float16)
+    dx_ref, dw_ref, db_ref, mean, rstd = _norm_backward_reference(x, dy, w, rms, 1e-5)
+    mean, rstd = mean.astype(np.float32), rstd.astype(np.float32)
+    has_bias = not rms
+    for input_grad, weight_grad in ((True, True), (True, False), (False, True)):
+        dx = np.full_like(x, np.nan)
+        pw, pb = np.full((programs, cols), np.nan, np.float32), np.full((programs, cols), np.nan, np.float32)
+        run(KERNELS["norm_bwd_fused"], (programs,), dx, pw, pb, dy, x, w, mean, rstd, cols, rows, cols, RMS=rms,
+            INPUT_GRAD=input_grad, WEIGHT_GRAD=weight_grad, HAS_BIAS=has_bias, ROWS=tile, BLOCK_SIZE=block)
+        if input_grad:
+            np.testing.assert_allclose(dx.astype(np.float64), dx_ref, rtol=0, atol=4e-3 * np.abs(dx_ref).max())
+        else:
+            assert np.isnan(dx).all()
+        if not weight_grad:
+            assert np.isnan(pw).all() and np.isnan(pb).all()
+            continue
+        assert np.isnan(pb).all() != has_bias
+        dw, db = np.full(cols, np.nan, np.float16), np.full(cols, np.nan, np.float16)
+        run(KERNELS["column_sum"], (tilelang.cdiv(cols, 64),), dw, pw, db, pb, programs, cols, TWO=has_bias,
+            BLOCK_G=4, BLOCK_N=64)
+        np.testing.assert_allclose(dw.astype(np.float64), dw_ref, rtol=0, atol=4e-3 * np.abs(dw_ref).max())
+        if has_bias:
+            np.testing.assert_allclose(db.astype(np.float64), db_ref, rtol=0, atol=4e-3 * np.abs(db_ref).max())
+        else:
+            assert np.isnan(db).all()
+
+
+@pytest.mark.parametrize("rms", [False, True], ids=["layer", "rms"])
+def test_norm_backward_of_long_rows(rms):
+    """The path of rows longer than norm_bwd_fused's widest block, at small
+    blocks: norm_bwd_dx in chunks, norm_bwd_dwdb's partial sums over groups
+    of rows, column_sum of both in one launch."""
+    rows, cols, groups = 37, 300, 3
+    x = (RNG.standard_normal((rows, cols)) * 2 + 0.5).astype(np.float16)
+    dy = RNG.standard_normal((rows, cols)).astype(np.float16)
+    w = (RNG.random(cols) + 0.5).astype(np.float16)
+    dx_ref, dw_ref, db_ref, mean, rstd = _norm_backward_reference(x, dy, w, rms, 1e-5)
+    mean, rstd = mean.astype(np.float32), rstd.astype(np.float32)
+    dx = np.full_like(x, np.nan)
+    run(KERNELS["norm_bwd_dx"], (rows,), dx, dy, x, w, mean, rstd, cols, cols, RMS=rms, BLOCK_SIZE=128)
+    np.testing.assert_allclose(dx.astype(np.float64), dx_ref, rtol=0, atol=4e-3 * np.abs(dx_ref).max())
+    pw, pb = np.full((groups, cols), np.nan, np.float32), np.full((groups, cols), np.nan, np.float32)
+    run(KERNELS["norm_bwd_dwdb"], (tilelang.cdiv(cols, 64), groups), pw, pb, dy, x, mean, rstd, cols, rows, cols,
+        13, RMS=rms, HAS_BIAS=True, BLOCK_M=8, BLOCK_N=64)
+    dw, db = np.zeros(cols, np.float16), np.zeros(cols, np.float16)
+    run(KERNELS["column_sum"], (tilelang.cdiv(cols, 32),), dw, pw, db, pb, groups, cols, TWO=True, BLOCK_G=2,
+        BLOCK_N=32)
+    np.testing.assert_allclose(dw.astype(np.float64), dw_ref, rtol=0, atol=4e-3 * np.abs(dw_ref).max())
+    np.testing.assert_allclose(db.astype(np.float64), db_ref, rtol=0, atol=4e-3 * np.abs(db_ref).max())
