@@ -15,7 +15,7 @@ import torch
 from torch import Tensor
 
 from tilelang.ops import spaces
-from tilelang.ops._runtime import FLOATS, Operator, Tuned, check_same, check_tensor, kernels
+from tilelang.ops._runtime import FLOATS, Operator, Tuned, as_rows, check_same, check_tensor, eager, kernels
 
 
 def _row_fits(args) -> bool:
@@ -61,16 +61,16 @@ def _rows(x: Tensor) -> Tensor:
 
 def _layer_norm_fwd(x: Tensor, weight: Optional[Tensor], bias: Optional[Tensor],
                     eps: float) -> Tuple[Tensor, Tensor, Tensor]:
-    x2 = _rows(x)
-    m, n = x2.shape
-    y = torch.empty_like(x2)
-    mean = torch.empty(m, device=x.device, dtype=torch.float32)
-    rstd = torch.empty(m, device=x.device, dtype=torch.float32)
-    w = weight if weight is not None else torch.ones(n, device=x.device, dtype=x.dtype)
-    b = bias if bias is not None else torch.zeros(n, device=x.device, dtype=x.dtype)
+    x, m, n = as_rows(x)
+    y = torch.empty_like(x)
+    device = x.device
+    mean = torch.empty(m, device=device, dtype=torch.float32)
+    rstd = torch.empty(m, device=device, dtype=torch.float32)
+    w = weight if weight is not None else torch.ones(n, device=device, dtype=x.dtype)
+    b = bias if bias is not None else torch.zeros(n, device=device, dtype=x.dtype)
     if m and n:
-        _LAYER_NORM_FWD((m,), x2, y, w, b, mean, rstd, x2.stride(0), n, eps)
-    return y.view(x.shape), mean, rstd
+        _LAYER_NORM_FWD.launch((n, x.dtype, w.dtype, b.dtype), (m,), x, y, w, b, mean, rstd, n, n, eps)
+    return y, mean, rstd
 
 
 def _layer_norm_fwd_fake(x, weight, bias, eps):
@@ -80,14 +80,13 @@ def _layer_norm_fwd_fake(x, weight, bias, eps):
 
 
 def _rms_norm_fwd(x: Tensor, weight: Optional[Tensor], eps: float) -> Tuple[Tensor, Tensor]:
-    x2 = _rows(x)
-    m, n = x2.shape
-    y = torch.empty_like(x2)
+    x, m, n = as_rows(x)
+    y = torch.empty_like(x)
     rstd = torch.empty(m, device=x.device, dtype=torch.float32)
     w = weight if weight is not None else torch.ones(n, device=x.device, dtype=x.dtype)
     if m and n:
-        _RMS_NORM_FWD((m,), x2, y, w, rstd, x2.stride(0), n, eps)
-    return y.view(x.shape), rstd
+        _RMS_NORM_FWD.launch((n, x.dtype, w.dtype), (m,), x, y, w, rstd, n, n, eps)
+    return y, rstd
 
 
 def _rms_norm_fwd_fake(x, weight, eps):
@@ -247,6 +246,9 @@ def layer_norm(x: Tensor, weight: Optional[Tensor] = None, bias: Optional[Tensor
     fp32), times weight, plus bias. x: fp16, bf16 or fp32 on a CUDA device;
     weight and bias: (N,) of x's dtype, or None. Differentiable in x,
     weight and bias."""
+    recorded = eager(x, FLOATS, weight, bias)
+    if recorded is not None and eps > 0:
+        return _OP_LAYER_NORM_FWD.direct(recorded, x, weight, bias, float(eps))[0]
     _check("layer_norm", x, [("weight", weight), ("bias", bias)], eps)
     return _OP_LAYER_NORM_FWD(x, weight, bias, float(eps))[0]
 
@@ -256,5 +258,8 @@ def rms_norm(x: Tensor, weight: Optional[Tensor] = None, eps: float = 1e-6) -> T
     of x's last dimension divided by sqrt(mean(x^2) + eps) (in fp32), times
     weight. x: fp16, bf16 or fp32 on a CUDA device; weight: (N,) of x's
     dtype, or None. Differentiable in x and weight."""
+    recorded = eager(x, FLOATS, weight)
+    if recorded is not None and eps > 0:
+        return _OP_RMS_NORM_FWD.direct(recorded, x, weight, float(eps))[0]
     _check("rms_norm", x, [("weight", weight)], eps)
     return _OP_RMS_NORM_FWD(x, weight, float(eps))[0]

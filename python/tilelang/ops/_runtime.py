@@ -20,6 +20,9 @@ from tilelang.ops import spaces
 
 _KERNELS: Dict[str, Any] = {}
 
+#: Keys a Tuned kernel's launch table holds before starting over.
+_LAUNCH_LIMIT = 4096
+
 
 def kernels() -> Dict[str, Any]:
     """The package's kernels (tilelang.ops.kernels) under tilelang.jit,
@@ -52,7 +55,7 @@ def check_tensor(op: str, name: str, tensor, dtypes: Sequence[torch.dtype], dims
         raise TypeError(f"tilelang.ops.{op}: {name} has dtype {_names([tensor.dtype])}; "
                         f"supported: {_names(dtypes)}")
     # Fake and meta tensors (torch.compile's tracing) carry the device they stand for.
-    if tensor.device.type not in ("cuda", "meta"):
+    if not (getattr(tensor, Operator.device_attribute) or tensor.is_meta):
         raise ValueError(f"tilelang.ops.{op}: {name} is on {tensor.device}; tilelang's kernels run on CUDA "
                          f"tensors (move it with .cuda())")
     if dims is not None and tensor.dim() != dims:
@@ -77,6 +80,16 @@ def check_same(op: str, reference_name: str, reference, others: Dict[str, Any]) 
                              f"{reference.device}")
 
 
+def as_rows(x):
+    """(x, or a contiguous copy of it, its number of rows, the row length)
+    for the row kernels: the rows of a contiguous tensor are the row length
+    apart, so the kernels take it in its own shape, with no (rows, N) view
+    to make on every call."""
+    x = x.contiguous()
+    n = x.shape[-1]
+    return x, x.numel() // n if n else 0, n
+
+
 def _tracing() -> bool:
     """Whether torch is tracing or transforming the calls made now
     (torch.compile, make_fx and other dispatch modes, torch function modes,
@@ -96,6 +109,32 @@ _functorch_transforms = getattr(torch._C, "_are_functorch_transforms_active", la
 _PLAIN_TENSORS = (torch.Tensor, torch.nn.Parameter)
 
 
+def eager(x, dtypes: Sequence[torch.dtype], *params) -> Optional[bool]:
+    """How a row operator's call on `x` and its 1-D parameters `params`
+    (or None) may run at once, skipping its checks and the dispatcher:
+    None when it may not (something traces, a tensor is not a plain one on
+    the kernels' device, or the call is not a valid one: then the full
+    checks say what is wrong, and the Operator decides), else whether
+    autograd records it. Valid: x has at least one dimension and a dtype
+    of `dtypes`; each parameter has x's dtype and device, one dimension,
+    x's row length. The same rules as check_tensor and check_same, in the
+    cheapest form."""
+    attribute = Operator.device_attribute
+    if type(x) not in _PLAIN_TENSORS or not getattr(x, attribute) or x.dtype not in dtypes or not x.dim() \
+            or _tracing():
+        return None
+    recorded = x.requires_grad
+    if params:
+        dtype, device, n = x.dtype, x.get_device(), x.shape[-1]
+        for param in params:
+            if param is not None:
+                if type(param) not in _PLAIN_TENSORS or param.dtype is not dtype or not getattr(param, attribute) \
+                        or param.get_device() != device or param.dim() != 1 or param.shape[0] != n:
+                    return None
+                recorded = recorded or param.requires_grad
+    return recorded and torch.is_grad_enabled()
+
+
 class Operator:
     """A torch custom operator (``torch.library.custom_op`` named `name`
     over `impl`, with `fake` and, when `backward` is given, autograd by
@@ -109,7 +148,8 @@ class Operator:
     operator itself."""
 
     #: The tensor attribute that is true on the device the kernels run on
-    #: (the CPU tests of the dispatch use "is_cpu").
+    #: (the CPU tests of the dispatch use "is_cpu"); check_tensor and eager
+    #: read this class's.
     device_attribute = "is_cuda"
 
     def __init__(self, name: str, impl: Callable, fake: Callable, setup_context: Optional[Callable] = None,
@@ -134,14 +174,25 @@ class Operator:
             self.function = type(name.replace("::", "_"), (torch.autograd.Function,),
                                  {"forward": staticmethod(forward), "backward": staticmethod(backward)})
 
+    def direct(self, recorded: bool, *args):
+        """The eager call of __call__ where the caller has found (eager())
+        that every tensor argument is a plain one on the kernels' device
+        and nothing traces; `recorded`: whether autograd records the call."""
+        if recorded:
+            return self.op(*args) if self.function is None else self.function.apply(*args)
+        return self.impl(*args)
+
     def __call__(self, *args):
         if _tracing():
             return self.op(*args)
-        tensors = [a for a in args if isinstance(a, torch.Tensor)]
-        for tensor in tensors:
-            if type(tensor) not in _PLAIN_TENSORS or not getattr(tensor, self.device_attribute):
-                return self.op(*args)  # fake, meta and subclasses' tensors
-        if torch.is_grad_enabled() and any(tensor.requires_grad for tensor in tensors):
+        attribute = self.device_attribute
+        recorded = False
+        for arg in args:
+            if isinstance(arg, torch.Tensor):
+                if type(arg) not in _PLAIN_TENSORS or not getattr(arg, attribute):
+                    return self.op(*args)  # fake, meta and subclasses' tensors
+                recorded = recorded or arg.requires_grad
+        if recorded and torch.is_grad_enabled():
             # Without a backward (the backward operators, called under
             # create_graph=True) the custom operator records a node that
             # refuses to be differentiated; the implementation alone would
@@ -169,6 +220,9 @@ class Tuned:
         self.prune, self.heuristics, self.work = prune, heuristics, work
         self._kernel = None
         self._tuner = None
+        # launch(): key -> (the tuner's cache it was found in, the kernel
+        # to launch, its keywords).
+        self._launches: Dict[Any, tuple] = {}
 
     def _build(self):
         import tilelang
@@ -193,6 +247,47 @@ class Tuned:
         if knobs.ops_autotune():
             tuner.run(*args, grid=grid, **kwargs)
             return
+        self._kernel[grid](*args, **kwargs, **self._untuned_config(tuner, args, kwargs).all_kwargs())
+
+    def _untuned_config(self, tuner, args, kwargs):
+        """The config launched with TILELANG_OPS_AUTOTUNE=0: `untuned` if
+        the pruning keeps it, else the first config it keeps."""
         kept = tuner._space(tuner._nargs(args, kwargs))
         preferred = [c for c in kept if self.untuned is not None and c.all_kwargs() == self.untuned]
-        self._kernel[grid](*args, **kwargs, **(preferred or kept)[0].all_kwargs())
+        return (preferred or kept)[0]
+
+    def launch(self, key: tuple, grid, *args, **kwargs) -> None:
+        """What calling it does, through a table: `key` is a tuple the
+        caller builds of everything that decides the config (the key
+        arguments' exact values, the tensors' dtypes, the keywords), so that
+        calls with equal keys launch the same kernel with the same keywords.
+        A call whose key is known launches the kernel under the tuner with
+        the keywords recorded (the config's, the heuristics' values, the
+        caller's): nothing is keyed, pruned or merged again, and no knob is
+        read. An unknown key goes through __call__ (which tunes a new
+        bucket, or takes the untuned config under TILELANG_OPS_AUTOTUNE=0)
+        and is recorded. A callable grid is given the launch's keywords.
+        Entries are trusted only while the tuner's cache is the one they
+        came from: replacing it (as the tests do) tunes again."""
+        entry = self._launches.get(key)
+        if entry is not None and entry[0] is self._tuner.cache:
+            keywords = entry[2]
+            entry[1][grid(keywords) if callable(grid) else grid](*args, **keywords)
+            return
+        self._record(key, grid, args, kwargs)
+
+    def _record(self, key: tuple, grid, args, kwargs) -> None:
+        """launch() of an unknown key: the launch __call__ makes, with the
+        config it chose kept under `key`."""
+        self(grid, *args, **kwargs)
+        tuner = self._tuner
+        config = tuner.best_config if knobs.ops_autotune() else self._untuned_config(tuner, args, kwargs)
+        if config.pre_hook is not None:
+            return  # a hook runs before each launch: always through __call__
+        keywords = dict(kwargs, **config.all_kwargs())
+        if self.heuristics:
+            keywords.update(self._kernel._extra(args, keywords))
+        kernel = self._kernel.fn if self.heuristics else self._kernel
+        if len(self._launches) >= _LAUNCH_LIMIT:  # sizes without end (dynamic shapes)
+            self._launches.clear()
+        self._launches[key] = (tuner.cache, kernel, keywords)

@@ -8,7 +8,7 @@ import torch
 from torch import Tensor
 
 from tilelang.ops import spaces
-from tilelang.ops._runtime import FLOATS, Operator, Tuned, check_tensor
+from tilelang.ops._runtime import FLOATS, Operator, Tuned, as_rows, check_tensor, eager
 
 
 def _row_fits(args) -> bool:
@@ -21,18 +21,13 @@ _SOFTMAX_BWD = Tuned("softmax_bwd", spaces.ROWS, key=["n_cols"], prune=spaces.pr
                      heuristics={"ROW_FITS": _row_fits})
 
 
-def _rows(x: Tensor) -> Tensor:
-    return x.contiguous().view(-1, x.shape[-1])
-
-
 def _softmax_fwd(x: Tensor) -> Tensor:
     """Softmax along the last dimension."""
-    x2 = _rows(x)
-    m, n = x2.shape
-    y = torch.empty_like(x2)
+    x, m, n = as_rows(x)
+    y = torch.empty_like(x)
     if m and n:
-        _SOFTMAX_FWD((m,), y, x2, x2.stride(0), y.stride(0), n)
-    return y.view(x.shape)
+        _SOFTMAX_FWD.launch((n, x.dtype), (m,), y, x, n, n, n)
+    return y
 
 
 def _softmax_fwd_fake(x):
@@ -40,12 +35,12 @@ def _softmax_fwd_fake(x):
 
 
 def _softmax_bwd(dy: Tensor, y: Tensor) -> Tensor:
-    y2, dy2 = _rows(y), _rows(dy)
-    m, n = y2.shape
-    dx = torch.empty_like(y2)
+    y, m, n = as_rows(y)
+    dy = dy.contiguous()
+    dx = torch.empty_like(y)
     if m and n:
-        _SOFTMAX_BWD((m,), dx, dy2, y2, dx.stride(0), dy2.stride(0), y2.stride(0), n)
-    return dx.view(y.shape)
+        _SOFTMAX_BWD.launch((n, y.dtype, dy.dtype), (m,), dx, dy, y, n, n, n, n)
+    return dx
 
 
 def _softmax_bwd_fake(dy, y):
@@ -61,7 +56,7 @@ def _setup(ctx, inputs, output):
 
 def _backward(ctx, dy):
     (y,) = ctx.saved_tensors
-    return _OP_SOFTMAX_BWD(dy.to(y.dtype), y)
+    return _OP_SOFTMAX_BWD(dy if dy.dtype is y.dtype else dy.to(y.dtype), y)
 
 
 _OP_SOFTMAX_FWD = Operator("tilelang::softmax_fwd", _softmax_fwd, _softmax_fwd_fake, _setup, _backward)
@@ -72,6 +67,9 @@ def softmax(x: Tensor, dim: int = -1) -> Tensor:
     x: fp16, bf16 or fp32 on a CUDA device. Along a dimension other than
     the last, x is moved so that the dimension is last (a copy).
     Differentiable in x."""
+    recorded = eager(x, FLOATS)
+    if recorded is not None and (dim == -1 or dim == x.dim() - 1):
+        return _OP_SOFTMAX_FWD.direct(recorded, x)
     check_tensor("softmax", "x", x, FLOATS, min_dims=1)
     if not -x.dim() <= dim < x.dim():
         raise IndexError(f"tilelang.ops.softmax: dim {dim} is out of range for a tensor of {x.dim()} "

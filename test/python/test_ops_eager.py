@@ -1,0 +1,177 @@
+"""The host path of tilelang.ops' eager calls, without a GPU (torch on the
+CPU; skipped without torch): CPU tensors stand for the kernels' device
+(Operator.device_attribute), the kernels' launches are recorded instead of
+made, and tuning times every config with a stand-in timer. Checked: a
+repeated launch of a tuned kernel comes from the launch table of its
+`Tuned` (no autotuner, knob or pruning on the way) with the keywords the
+autotuner chose; the table starts over with the tuner's cache; the
+untuned setting; the eager row operators pass their tensors to the kernels
+as they are (no views, no copies of contiguous inputs); `eager` lets only
+valid calls on plain tensors skip the checks, so that errors keep their
+messages."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import tilelang.ops as ops  # noqa: E402
+from tilelang.autotune import core  # noqa: E402
+from tilelang.jit import JITFunction  # noqa: E402
+from tilelang.ops import _norm, _runtime, _softmax, spaces  # noqa: E402
+from tilelang.ops._runtime import Operator, Tuned, eager  # noqa: E402
+
+FAKE_DEVICE = {"name": "stand-in", "arch": "sm_90a", "max_threads_per_block": 1024, "max_shared_memory": 232448}
+
+
+class Launches(list):
+    """The kernels' launches, recorded as (kernel name, grid, args, keywords)."""
+
+    def names(self):
+        return [name for name, _, _, _ in self]
+
+
+@pytest.fixture
+def launches(tmp_path, monkeypatch):
+    """CPU tensors as the kernels' device, launches recorded, sweeps timed
+    by a stand-in (each config's time its position in the space: the first
+    config kept wins), a store of the test's own; every tuner of the
+    operators starts with an empty cache."""
+    monkeypatch.setenv("TILELANG_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(Operator, "device_attribute", "is_cpu")
+    monkeypatch.setattr(core, "device_properties", lambda: dict(FAKE_DEVICE))
+    recorded = Launches()
+
+    def subscript(kernel, grid):
+        def launch(*args, **kwargs):
+            recorded.append((kernel.__name__, grid, args, kwargs))
+
+        return launch
+
+    monkeypatch.setattr(JITFunction, "__getitem__", subscript)
+
+    def sweep(self, configs, grid, args, kwargs, nargs, device):
+        core.stats.sweeps += 1
+        return {c.ident(): {"id": c.ident(), "config": str(c), "kwargs": dict(c.kwargs), "num_warps": c.num_warps,
+                            "num_stages": c.num_stages, "time_ms": 1.0 + index, "status": "ok", "reason": None,
+                            "timestamp": "2026-11-25T00:00:00Z"} for index, c in enumerate(configs)}
+
+    monkeypatch.setattr(core.Autotuner, "_sweep", sweep)
+    for module in (_norm, _softmax):
+        for value in vars(module).values():
+            if isinstance(value, Tuned):
+                monkeypatch.setattr(value.tuner, "cache", {})
+    return recorded
+
+
+def _refuse(*args, **kwargs):
+    raise AssertionError("a repeated launch went through the autotuner")
+
+
+def test_a_known_key_launches_what_the_autotuner_chose(launches, monkeypatch):
+    tuned = Tuned("softmax_fwd", spaces.ROWS, key=["n_cols"], prune=spaces.prune_rows("n_cols"),
+                  heuristics={"ROW_FITS": _softmax._row_fits})
+    x, y = torch.empty(3, 300), torch.empty(3, 300)
+    sweeps = core.stats.sweeps
+    tuned.launch((300, torch.float32), (3,), y, x, 300, 300, 300)
+    assert core.stats.sweeps == sweeps + 1
+    first = launches[-1]
+    monkeypatch.setattr(core.Autotuner, "run", _refuse)
+    monkeypatch.setattr(_runtime.knobs, "ops_autotune", _refuse)
+    tuned.launch((300, torch.float32), (5,), y, x, 300, 300, 300)
+    name, grid, args, keywords = launches[-1]
+    assert (name, args) == ("softmax_fwd", (y, x, 300, 300, 300)) and grid == (5,)
+    # The config's keywords and the heuristic's value, as the autotuner launched them.
+    assert keywords == first[3] and keywords["ROW_FITS"] is True and keywords["BLOCK_SIZE"] == 512
+    assert keywords == dict(tuned.tuner.best_config.all_kwargs(), ROW_FITS=True)
+
+
+def test_a_callable_grid_gets_the_launch_keywords(launches):
+    tuned = Tuned("softmax_fwd", spaces.ROWS, key=["n_cols"], prune=spaces.prune_rows("n_cols"),
+                  heuristics={"ROW_FITS": _softmax._row_fits})
+    x = torch.empty(2, 3000)
+    for _ in range(2):
+        tuned.launch((3000, torch.float32), lambda meta: (meta["BLOCK_SIZE"] // 1024, 7), x, x, 3000, 3000, 3000)
+    assert launches[-1][1] == (4, 7)
+
+
+def test_replacing_the_tuners_cache_tunes_again(launches, monkeypatch):
+    tuned = Tuned("softmax_fwd", spaces.ROWS, key=["n_cols"], prune=spaces.prune_rows("n_cols"),
+                  heuristics={"ROW_FITS": _softmax._row_fits})
+    x = torch.empty(2, 1000)
+    tuned.launch((1000, torch.float32), (2,), x, x, 1000, 1000, 1000)
+    runs = []
+    run = core.Autotuner.run
+    monkeypatch.setattr(core.Autotuner, "run", lambda self, *a, **k: runs.append(1) or run(self, *a, **k))
+    tuned.launch((1000, torch.float32), (2,), x, x, 1000, 1000, 1000)
+    assert runs == []
+    tuned.tuner.cache = {}  # what the GPU tests of tilelang.ops do to tune again
+    tuned.launch((1000, torch.float32), (2,), x, x, 1000, 1000, 1000)
+    assert runs == [1]
+
+
+def test_the_untuned_setting_is_taken_at_a_keys_first_launch(launches, monkeypatch):
+    monkeypatch.setenv("TILELANG_OPS_AUTOTUNE", "0")
+    tuned = Tuned("softmax_fwd", spaces.ROWS, key=["n_cols"], prune=spaces.prune_rows("n_cols"),
+                  heuristics={"ROW_FITS": _softmax._row_fits})
+    x = torch.empty(2, 5000)
+    sweeps = core.stats.sweeps
+    for _ in range(2):
+        tuned.launch((5000, torch.float32), (2,), x, x, 5000, 5000, 5000)
+    assert core.stats.sweeps == sweeps
+    untuned = spaces.configs(spaces.ROWS)
+    first_kept = spaces.prune_rows("n_cols")(untuned, {"n_cols": 5000})[0]
+    assert [k for _, _, _, k in launches] == [dict(first_kept.all_kwargs(), ROW_FITS=True)] * 2
+
+
+def test_eager_row_operators_pass_their_tensors_as_they_are(launches):
+    x = torch.randn(2, 3, 40)
+    w, b = torch.rand(40) + 0.5, torch.randn(40)
+    for _ in range(2):  # the first call tunes, the second comes from the launch table
+        y = ops.layer_norm(x, w, b)
+        name, grid, args, _ = launches[-1]
+        assert name == "layer_norm_fwd" and grid == (6,)
+        assert args[0] is x and args[1] is y and args[2] is w and args[3] is b and args[6:] == (40, 40, 1e-5)
+        assert y.shape == x.shape and y.is_contiguous()
+        y = ops.softmax(x)
+        name, grid, args, _ = launches[-1]
+        assert name == "softmax_fwd" and grid == (6,) and args[:2] == (y, x) and args[2:] == (40, 40, 40)
+    # A non-contiguous input is copied once, into rows the row length apart.
+    t = torch.randn(40, 6).t()
+    ops.rms_norm(t, w)
+    name, grid, args, _ = launches[-1]
+    assert name == "rms_norm_fwd" and grid == (6,) and args[0].is_contiguous() and torch.equal(args[0], t)
+    assert args[4:6] == (40, 40)
+
+
+def test_eager_admits_only_valid_calls_on_plain_tensors(monkeypatch):
+    monkeypatch.setattr(Operator, "device_attribute", "is_cpu")
+    x = torch.randn(4, 8, dtype=torch.float16)
+    w = torch.randn(8, dtype=torch.float16)
+    assert eager(x, _runtime.FLOATS, w, None) is False
+    assert eager(x, _runtime.FLOATS, w.clone().requires_grad_()) is True
+    assert eager(torch.nn.Parameter(x), _runtime.FLOATS) is True
+    with torch.no_grad():
+        assert eager(x.clone().requires_grad_(), _runtime.FLOATS) is False
+    refused = [
+        (x.int(), ()), (x, (w.float(),)), (x, (w[:7],)), (x, (w.view(2, 4),)), (torch.tensor(1.0), ()),
+        (x, (torch.empty(8, dtype=torch.float16, device="meta"),)), (torch.empty(4, 8, device="meta"), ()),
+    ]
+    for tensor, params in refused:
+        assert eager(tensor, _runtime.FLOATS, *params) is None, (tensor, params)
+    monkeypatch.setattr(Operator, "device_attribute", "is_cuda")
+    assert eager(x, _runtime.FLOATS) is None
+
+
+def test_refused_calls_keep_their_messages(launches):
+    x = torch.randn(4, 16, dtype=torch.float16)
+    with pytest.raises(ValueError, match="tilelang.ops.layer_norm: weight has 15 elements, x's last dimension 16"):
+        ops.layer_norm(x, torch.empty(15, dtype=torch.float16))
+    with pytest.raises(TypeError, match="tilelang.ops.rms_norm: weight has dtype float32 but x has float16"):
+        ops.rms_norm(x, torch.empty(16))
+    with pytest.raises(ValueError, match="eps must be positive"):
+        ops.layer_norm(x, eps=0.0)
+    with pytest.raises(TypeError, match="tilelang.ops.softmax: x has dtype int32"):
+        ops.softmax(x.int())
+    with pytest.raises(IndexError, match="dim 2 is out of range"):
+        ops.softmax(x, 2)
+    assert launches == []
