@@ -16,7 +16,9 @@ A sweep, for a key it has not seen in this process:
    default), a progress bar showing the sweep; with several devices asked
    for (``devices=`` or TILELANG_AUTOTUNE_DEVICES), one thread per device
    times the configs in parallel, each on its own copy of the arguments;
-5. the records are merged into the store under its lock, and the best config
+5. with the default timer, the near-tied fastest configs are timed again in
+   rotating order (the runoff, see RUNOFF_MARGIN);
+6. the records are merged into the store under its lock, and the best config
    is remembered in memory for the key.
 """
 
@@ -44,6 +46,18 @@ from tilelang.options import DEFAULT_OPTIONS
 
 MAX_THREADS_PER_BLOCK = 1024
 
+#: The runoff that ends a sweep timed with the default timer: the configs
+#: that came within RUNOFF_MARGIN of the fastest (at most RUNOFF_SIZE of
+#: them) are timed again, RUNOFF_ROUNDS times each in rotating order, and
+#: keep the median of those rounds. One pass in order hands the GPU's clock
+#: drift to the configs' positions: the first config timed after an idle
+#: spell runs at ramping clocks, later ones under the heat of the earlier
+#: (several percent on an H200, as much as near-tied configs differ: an
+#: attention config 4% slower than the first one won a sweep that way).
+RUNOFF_MARGIN = 0.10
+RUNOFF_SIZE = 4
+RUNOFF_ROUNDS = 3
+
 
 @dataclass
 class Stats:
@@ -51,6 +65,7 @@ class Stats:
 
     sweeps: int = 0  # sweeps that timed or pruned at least one config
     benchmarks: int = 0  # configs timed with do_bench
+    runoffs: int = 0  # sweeps that ended in a runoff between near-tied configs
     compiled: int = 0  # configs compiled for a sweep
     reused: int = 0  # config records reused from the store
     store_errors: List[str] = field(default_factory=list)
@@ -648,7 +663,41 @@ class Autotuner:
                     bar.update(1)
         finally:
             bar.close()
+        if self._do_bench is None:
+            self._runoff(runnable, records, grid, args, kwargs, nargs, saved)
         return records
+
+    def _runoff(self, timed: List[Config], records: Dict[str, dict], grid, args, kwargs, nargs, saved) -> None:
+        """Times again the configs of ``timed`` whose records came within
+        RUNOFF_MARGIN of the fastest, in RUNOFF_ROUNDS rounds of rotating
+        order on the arguments' device, and gives each the median of its
+        rounds (see RUNOFF_MARGIN). A config that fails in the runoff keeps
+        its failure. Only for the default timer: a do_bench given to the
+        autotuner is taken as it measures."""
+        ok = sorted((c for c in timed if records[c.ident()]["status"] == "ok"),
+                    key=lambda c: records[c.ident()]["time_ms"])
+        if len(ok) < 2:
+            return
+        fastest = records[ok[0].ident()]["time_ms"]
+        finalists = [c for c in ok if records[c.ident()]["time_ms"] <= fastest * (1 + RUNOFF_MARGIN)][:RUNOFF_SIZE]
+        if len(finalists) < 2:
+            return
+        stats.runoffs += 1
+        rounds: Dict[Config, List[float]] = {c: [] for c in finalists}
+        for index in range(RUNOFF_ROUNDS):
+            shift = index % len(finalists)
+            for config in finalists[shift:] + finalists[:shift]:
+                if rounds[config] is None:
+                    continue
+                status, time_ms, reason = self._time_config(config, grid, args, kwargs, nargs, saved)
+                if status != "ok":
+                    records[config.ident()].update(status=status, time_ms=None, reason=reason)
+                    rounds[config] = None
+                else:
+                    rounds[config].append(time_ms)
+        for config, times in rounds.items():
+            if times:
+                records[config.ident()]["time_ms"] = sorted(times)[len(times) // 2]
 
     def _time_config(self, config: Config, grid, args, kwargs, nargs, saved):
         """Times one config: ("ok", ms, None) or ("failed", None, reason);
