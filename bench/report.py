@@ -21,11 +21,14 @@ import pathlib
 from tilelang.testing import markdown_table
 
 # Column order of the implementations, and how the tables name them.
-IMPLS = ("tilelang", "torch", "torch-flash", "torch-cudnn", "triton")
+IMPLS = ("tilelang", "torch", "torch-flash", "torch-cudnn", "triton", "triton-tutorial")
 IMPL_NAMES = {"tilelang": "tilelang", "torch": "torch", "torch-flash": "torch SDPA (flash)",
-              "torch-cudnn": "torch SDPA (cuDNN)", "triton": "Triton"}
-RATIO_NOTE = ("`tilelang / Triton` is tilelang's time over Triton's (ms per call, or us per launch): "
-              "below 1, tilelang is faster.")
+              "torch-cudnn": "torch SDPA (cuDNN)", "triton": "Triton",
+              "triton-tutorial": "Triton, tutorial form"}
+RATIO_NOTE = ("`tilelang / Triton` is tilelang's time over Triton's on the same source (ms per call, or us per "
+              "launch): below 1, tilelang is faster. `tilelang / Triton, tutorial form` (attention): over Triton's "
+              "on the kernel in the form of its fused-attention tutorial (bench/parity/corpus/attention.py), the "
+              "best of that tutorial's configs.")
 
 
 def _ordered(values):
@@ -66,9 +69,9 @@ def _time(row):
     return row.get("us", row.get("ms"))
 
 
-def ratio(by_impl):
-    """tilelang's time over Triton's for one shape, or None."""
-    mine, theirs = _time(by_impl.get("tilelang")), _time(by_impl.get("triton"))
+def ratio(by_impl, other="triton"):
+    """tilelang's time over `other`'s (Triton's) for one shape, or None."""
+    mine, theirs = _time(by_impl.get("tilelang")), _time(by_impl.get(other))
     if not mine or not theirs:
         return None
     return mine / theirs
@@ -92,11 +95,14 @@ def markdown(result):
         lines += [f"## {kernel}", ""]
         if shapes:
             impls = _impls_of(shapes)
-            header = ["shape"] + [IMPL_NAMES.get(impl, impl) for impl in impls] + ["tilelang / Triton"]
+            others = ["triton"] + (["triton-tutorial"] if "triton-tutorial" in impls else [])
+            header = ["shape"] + [IMPL_NAMES.get(impl, impl) for impl in impls] + \
+                [f"tilelang / {IMPL_NAMES[other]}" for other in others]
             cells = []
             for shape, by_impl in shapes.items():
-                r = ratio(by_impl)
-                cells.append([shape] + [_cell(by_impl.get(impl)) for impl in impls] + [f"{r:.2f}" if r else "n/a"])
+                ratios = [ratio(by_impl, other) for other in others]
+                cells.append([shape] + [_cell(by_impl.get(impl)) for impl in impls] +
+                             [f"{r:.2f}" if r else "n/a" for r in ratios])
             lines += markdown_table(header, cells).splitlines() + [""]
         failed = [e for e in errors if e["kernel"] == kernel]
         if failed:
@@ -125,7 +131,7 @@ def plot(result, path):
     fig, axes = plt.subplots(1, len(grouped), figsize=(2.0 + 1.3 * sum(widths), 4.8),
                              gridspec_kw={"width_ratios": widths}, squeeze=False)
     colors = {"tilelang": "tab:blue", "torch": "tab:orange", "torch-flash": "tab:orange", "torch-cudnn": "tab:red",
-              "triton": "tab:green"}
+              "triton": "tab:green", "triton-tutorial": "tab:olive"}
     for ax, (kernel, shapes) in zip(axes[0], grouped.items()):
         impls = _impls_of(shapes)
         rows = [row for by_impl in shapes.values() for row in by_impl.values()]

@@ -483,6 +483,36 @@ def attention_tuners(tl_kernels, tt_kernels):
     return tuners[0], tuners[1]
 
 
+def tutorial_attention():
+    """The flash-attention forward in the form of Triton's tutorial
+    (bench/parity/corpus/attention.py) under Triton, or None without
+    Triton: issue 19 measures the bundled kernel against it."""
+    if triton is None:
+        return None
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "parity"))
+    import parity  # noqa: E402 - bench/parity, only with Triton
+
+    return parity.load("attention", "triton")
+
+
+def tutorial_best(tutorial, q, k, v, causal, scale, rep_ms):
+    """(fn, config) of the tutorial-form kernel under the fastest of its
+    configs (the five a Hopper user tunes over, timed in alternation), or
+    (None, None) where it cannot run: full attention needs N_CTX to be a
+    multiple of every config's BLOCK_N."""
+    if not causal and any(q.shape[2] % config["BLOCK_N"] for config in tutorial.CONFIGS):
+        return None, None
+    fns = {}
+    for index, config in enumerate(tutorial.CONFIGS):
+        def fn(config=config):
+            return tutorial.attention(q, k, v, causal, scale, config)
+        fn()
+        fns[index] = fn
+    samples = bench_interleaved(fns, rep_ms=rep_ms)
+    best = min(samples, key=lambda index: statistics.median(samples[index]))
+    return fns[best], tutorial.CONFIGS[best]
+
+
 def config_label(config):
     options = bench_kernels.attention_launch_options(config)
     return f"{options['BLOCK_M']}x{options['BLOCK_N']} w{options['num_warps']} s{options['num_stages']}"
@@ -499,6 +529,7 @@ def attention(run, tl_kernels, tt_kernels):
     if note:
         log(f"  {note}: tilelang and Triton only")
     tl_tuned, tt_tuned = attention_tuners(tl_kernels, tt_kernels)
+    tutorial = tutorial_attention()
     for dtype in ATTENTION_DTYPES:
         for batch, heads, n_ctx, head_dim, causal in ATTENTION_SHAPES:
             shape = f"B{batch} H{heads} N{n_ctx} D{head_dim} {'causal' if causal else 'full'} {DTYPE_NAMES[dtype]}"
@@ -549,6 +580,16 @@ def attention(run, tl_kernels, tt_kernels):
             if "triton" in configs:
                 impls["triton"] = lambda: bench_kernels.attention(
                     q, k, v, causal, scale, tt_kernels["attention_fwd_kernel"], configs["triton"], out=o_tt)
+            if tutorial is not None:
+                try:
+                    start = time.perf_counter()
+                    fn, config = tutorial_best(tutorial, q, k, v, causal, scale, max(20.0, run.rep_ms / 5))
+                    if fn is not None:
+                        impls["triton-tutorial"], configs["triton-tutorial"] = fn, config
+                        log(f"    {shape:<16} Triton's tutorial form: best of its configs in "
+                            f"{time.perf_counter() - start:.1f} s: {config_label(config)}")
+                except Exception as exc:  # noqa: BLE001
+                    run.fail("attention", shape, "triton-tutorial", exc)
             flops = 4.0 * batch * heads * n_ctx * n_ctx * head_dim / (2 if causal else 1)
             run.throughput("attention", shape, impls, flops, check)
             for row in run.rows:
