@@ -165,15 +165,17 @@ def configs(space: List[Dict[str, Any]], pre_hook: Optional[Callable[[Dict[str, 
 # (rounded up to a power of two) where it is at most ROW_BLOCK_CAP, else
 # ROW_BLOCK_CAP down to a quarter of it (row_blocks).
 # Widest blocks first, 8 warps first among them: the first config
-# prune_rows keeps (the whole row over 8 warps) is the one launched
-# untuned (TILELANG_OPS_AUTOTUNE=0). Rows up to 16384 fit one block, so
-# that softmax keeps such a row in registers and reads it once (12288
-# went by in chunks, twice); a thread holds at most ROW_ELEMENTS_PER_THREAD
-# elements of a block, past which these kernels spill under the 128
-# registers their occupancy floor leaves (16384 over 4 warps: 300 B and
-# more).
+# prune_rows keeps (the whole row over 8 warps where a thread's share
+# allows it) is the one launched untuned (TILELANG_OPS_AUTOTUNE=0). Rows
+# up to 16384 fit one block, so that softmax keeps such a row in registers
+# and reads it once (12288 went by in chunks, twice); a thread holds at
+# most ROW_ELEMENTS_PER_THREAD elements of a block, past which these
+# kernels spill under the 128 registers their occupancy floor leaves: at
+# 64 (16384 over 8 warps, 4096 over 2), layer_norm_fwd's row in registers
+# with its weight and bias spills 132-440 B, softmax_bwd's two rows 24-52 B,
+# the chunked online softmax 768-804 B (sm_90a, fp16 and fp32); at 32, none.
 ROW_BLOCK_CAP = 16384
-ROW_ELEMENTS_PER_THREAD = 64
+ROW_ELEMENTS_PER_THREAD = 32
 ROWS: List[Dict[str, Any]] = [
     dict(BLOCK_SIZE=block, num_warps=warps)
     for block in (16384, 8192, 4096, 2048, 1024, 512, 256) for warps in (8, 4, 16, 2)

@@ -134,3 +134,51 @@ def test_matmul_loop_keeps_its_async_copies_at_a_ragged_k():
     ragged = _epilogue_loop(1000, 1008, EVEN_K=False)
     assert even["cp_async"] == 12 and even["local"] == 0, even
     assert [ragged[f] for f in fields] == [even[f] for f in fields], (ragged, even)
+
+
+def _ptxstats():
+    from tilelang_testing import REPO_ROOT, load_module
+
+    return load_module("ptxstats", REPO_ROOT / "bench" / "parity" / "ptxstats.py")
+
+
+def _spills(name, args, **options):
+    ptxstats = _ptxstats()
+    ptx = KERNELS[name].warmup(*args, **options).to_ptx("sm_90a").ptx
+    return ptxstats.resources(ptx, "sm_90a")["spill_stores"]
+
+
+@pytest.mark.skipif(_ptxstats().find_ptxas() is None, reason="needs ptxas")
+@pytest.mark.parametrize("n", [4096, 16384, 20000])
+def test_row_kernels_do_not_spill_under_the_configs_they_are_tuned_over(n):
+    """fp32 rows (the most registers a row takes), every config prune_rows
+    keeps, each row kernel in the form its config selects: no local memory
+    (at 64 elements a thread, layer_norm_fwd's row spilled 440 B and the
+    chunked softmax 768 B)."""
+    from tilelang.ops import spaces
+
+    x, w, r = t((64, n), "float32"), t((n,), "float32"), t((64,), "float32")
+    for config in spaces.prune_rows("N")(spaces.configs(spaces.ROWS), {"N": n}):
+        block, warps = config.kwargs["BLOCK_SIZE"], config.num_warps
+        fits = dict(ROW_FITS=n <= block)
+        cases = [("softmax_fwd", (x, x, n, n, n), fits), ("softmax_bwd", (x, x, x, n, n, n, n), fits),
+                 ("layer_norm_fwd", (x, x, w, w, r, r, n, n, 1e-5), fits),
+                 ("rms_norm_fwd", (x, x, w, r, n, n, 1e-6), fits)]
+        if n > block:
+            cases.append(("norm_bwd_dx", (x, x, x, w, r, r, n, n), dict(RMS=False)))
+        for name, args, flags in cases:
+            assert _spills(name, args, num_warps=warps, BLOCK_SIZE=block, **flags) == 0, (name, block, warps)
+
+
+@pytest.mark.skipif(_ptxstats().find_ptxas() is None, reason="needs ptxas")
+@pytest.mark.parametrize("n", [1024, 4096, 8192])
+def test_fused_norm_backward_does_not_spill(n):
+    """norm_bwd_fused, fp32, layer norm with bias (the most registers), every
+    config prune_norm_bwd keeps: no local memory (a 16384-wide row over 16
+    warps, 32 elements a thread, spilled 592 B)."""
+    from tilelang.ops import spaces
+
+    x, w, r, part = t((64, n), "float32"), t((n,), "float32"), t((64,), "float32"), t((16, n), "float32")
+    for config in spaces.prune_norm_bwd(spaces.configs(spaces.NORM_BWD), {"N": n}):
+        assert _spills("norm_bwd_fused", (x, part, part, x, x, w, r, r, n, 64, n), num_warps=config.num_warps,
+                       RMS=False, INPUT_GRAD=True, WEIGHT_GRAD=True, HAS_BIAS=True, **config.kwargs) == 0, config
