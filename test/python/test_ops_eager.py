@@ -63,6 +63,10 @@ def launches(tmp_path, monkeypatch):
     return recorded
 
 
+def same_bits(a, b) -> bool:
+    return torch.equal(a.view(torch.int16), b.view(torch.int16))
+
+
 def _refuse(*args, **kwargs):
     raise AssertionError("a repeated launch went through the autotuner")
 
@@ -175,3 +179,29 @@ def test_refused_calls_keep_their_messages(launches):
     with pytest.raises(IndexError, match="dim 2 is out of range"):
         ops.softmax(x, 2)
     assert launches == []
+
+
+def test_a_backward_step_launches_its_kernels_from_the_tables(launches, monkeypatch):
+    monkeypatch.setattr(_norm, "_multiprocessors", lambda device: 132)
+    x = torch.randn(300, 1000, dtype=torch.float16, requires_grad=True)
+    w = (torch.rand(1000, dtype=torch.float16) + 0.5).requires_grad_()
+    b = torch.randn(1000, dtype=torch.float16, requires_grad=True)
+    dy = torch.randn(300, 1000, dtype=torch.float16)
+    ops.layer_norm(x, w, b).backward(dy)  # tunes
+    assert launches.names() == ["layer_norm_fwd", "norm_bwd_fused", "column_sum"]
+    monkeypatch.setattr(core.Autotuner, "run", _refuse)
+    del launches[:]
+    x.grad = w.grad = b.grad = None
+    ops.layer_norm(x, w, b).backward(dy)
+    assert launches.names() == ["layer_norm_fwd", "norm_bwd_fused", "column_sum"]
+    _, grid, args, keywords = launches[1]
+    # dx, the partial sums of dw and db, then dy and x as they are (rows 1000 apart). The
+    # gradients (never written: nothing ran) are compared bit for bit: autograd keeps a copy
+    # of a result referenced elsewhere.
+    assert same_bits(args[0], x.grad) and args[3] is dy and args[4].data_ptr() == x.data_ptr()
+    assert args[8:] == (1000, 300, 1000) and grid == (spaces.norm_bwd_programs(300, 132),)
+    assert keywords["INPUT_GRAD"] and keywords["WEIGHT_GRAD"] and keywords["HAS_BIAS"]
+    _, _, args, _ = launches[2]
+    # column_sum writes the gradients in the parameters' dtype: nothing converts them afterwards.
+    assert args[0].dtype == args[2].dtype == torch.float16
+    assert same_bits(args[0], w.grad) and same_bits(args[2], b.grad)

@@ -51,11 +51,6 @@ def _multiprocessors(device) -> int:
     return sms
 
 
-def _rows(x: Tensor) -> Tensor:
-    """x as a contiguous (rows, N) matrix."""
-    return x.contiguous().view(-1, x.shape[-1])
-
-
 # -- forward ----------------------------------------------------------------------------
 
 
@@ -103,32 +98,34 @@ def _norm_bwd(dy: Tensor, x: Tensor, weight: Optional[Tensor], mean: Optional[Te
     input_grad; dw = sum over rows of dy * x_hat and, with has_bias,
     db = sum of dy, where weight_grad, each (N,) in x's dtype (the
     parameters'), summed in fp32. What is not asked for comes back empty."""
-    x2, dy2 = _rows(x), _rows(dy)
-    m, n = x2.shape
-    dx = torch.empty_like(x2) if input_grad else x.new_empty(0)
+    x, m, n = as_rows(x)
+    dy = dy.contiguous()
+    dx = torch.empty_like(x) if input_grad else x.new_empty(0)
     dw = x.new_empty(n if weight_grad else 0)
     db = x.new_empty(n if weight_grad and has_bias else 0)
     if not (m and n):
-        return dx.view(x.shape) if input_grad else dx, dw.zero_(), db.zero_()
+        return dx, dw.zero_(), db.zero_()
     w = weight if weight is not None else torch.ones(n, device=x.device, dtype=x.dtype)
     stats = rstd if mean is None else mean
+    # What decides the tuned configs besides the flags: the sizes and the dtypes.
+    key = (m, n, rms, input_grad, weight_grad, has_bias, x.dtype, dy.dtype, w.dtype, stats.dtype, rstd.dtype)
     if n > spaces.NORM_BWD_BLOCK_CAP:
         if input_grad:
-            _NORM_BWD_DX((m,), dx, dy2, x2, w, stats, rstd, x2.stride(0), n, RMS=rms)
+            _NORM_BWD_DX.launch(key, (m,), dx, dy, x, w, stats, rstd, n, n, RMS=rms)
         if weight_grad:
-            _norm_bwd_dwdb(dw, db, dy2, x2, stats, rstd, rms, has_bias)
-        return dx.view(x.shape) if input_grad else dx, dw, db
+            _norm_bwd_dwdb(key, dw, db, dy, x, m, n, stats, rstd, rms, has_bias)
+        return dx, dw, db
     if not weight_grad:
-        _NORM_BWD_FUSED(lambda meta: (-(-m // meta["ROWS"]),), dx, dx, dx, dy2, x2, w, stats, rstd, x2.stride(0),
-                        m, n, RMS=rms, INPUT_GRAD=input_grad, WEIGHT_GRAD=False, HAS_BIAS=False)
-        return dx.view(x.shape), dw, db
+        _NORM_BWD_FUSED.launch(key, lambda meta: (-(-m // meta["ROWS"]),), dx, dx, dx, dy, x, w, stats, rstd, n, m,
+                               n, RMS=rms, INPUT_GRAD=input_grad, WEIGHT_GRAD=False, HAS_BIAS=False)
+        return dx, dw, db
     groups = spaces.norm_bwd_programs(m, _multiprocessors(x.device))
     partial_w = torch.empty((groups, n), device=x.device, dtype=torch.float32)
     partial_b = torch.empty((groups, n), device=x.device, dtype=torch.float32) if has_bias else partial_w
-    _NORM_BWD_FUSED((groups,), dx if input_grad else partial_w, partial_w, partial_b, dy2, x2, w, stats, rstd,
-                    x2.stride(0), m, n, RMS=rms, INPUT_GRAD=input_grad, WEIGHT_GRAD=True, HAS_BIAS=has_bias)
+    _NORM_BWD_FUSED.launch(key, (groups,), dx if input_grad else partial_w, partial_w, partial_b, dy, x, w, stats,
+                           rstd, n, m, n, RMS=rms, INPUT_GRAD=input_grad, WEIGHT_GRAD=True, HAS_BIAS=has_bias)
     _column_sums(dw, partial_w, db, partial_b, groups, n, has_bias)
-    return dx.view(x.shape) if input_grad else dx, dw, db
+    return dx, dw, db
 
 
 def _column_sums(dw: Tensor, partial_w: Tensor, db: Tensor, partial_b: Tensor, groups: int, n: int,
@@ -145,12 +142,11 @@ def _column_sums(dw: Tensor, partial_w: Tensor, db: Tensor, partial_b: Tensor, g
 _COLUMN_BLOCK = 32
 
 
-def _norm_bwd_dwdb(dw: Tensor, db: Tensor, dy2: Tensor, x2: Tensor, stats: Tensor, rstd: Tensor, rms: bool,
-                   has_bias: bool) -> None:
+def _norm_bwd_dwdb(key: tuple, dw: Tensor, db: Tensor, dy2: Tensor, x2: Tensor, m: int, n: int, stats: Tensor,
+                   rstd: Tensor, rms: bool, has_bias: bool) -> None:
     """dw and db (has_bias) of rows too long for norm_bwd_fused: norm_bwd_dwdb
     sums groups of rows of BLOCK_N-wide strips into fp32 partial sums,
-    column_sum adds them up."""
-    m, n = x2.shape
+    column_sum adds them up. x2 and dy2: contiguous, m rows of n."""
     groups = max(1, min(_MAX_ROW_GROUPS, -(-m // _ROWS_PER_GROUP)))
     rows_per_group = -(-m // groups)
     groups = -(-m // rows_per_group)
@@ -160,8 +156,8 @@ def _norm_bwd_dwdb(dw: Tensor, db: Tensor, dy2: Tensor, x2: Tensor, stats: Tenso
     def grid(meta):
         return (-(-n // meta["BLOCK_N"]), groups)
 
-    _NORM_BWD_DWDB(grid, partial_w, partial_b, dy2, x2, stats, rstd, x2.stride(0), m, n, rows_per_group, RMS=rms,
-                   HAS_BIAS=has_bias)
+    _NORM_BWD_DWDB.launch(key, grid, partial_w, partial_b, dy2, x2, stats, rstd, n, m, n, rows_per_group, RMS=rms,
+                          HAS_BIAS=has_bias)
     _column_sums(dw, partial_w, db, partial_b, groups, n, has_bias)
 
 
@@ -175,6 +171,12 @@ _OP_NORM_BWD = Operator("tilelang::norm_bwd", _norm_bwd, _norm_bwd_fake)
 
 
 # -- autograd ---------------------------------------------------------------------------
+
+
+def _in(tensor: Tensor, dtype: torch.dtype) -> Tensor:
+    """`tensor` in `dtype`: the gradients come in the parameters' dtype
+    already, and .to() costs a call even when it has nothing to do."""
+    return tensor if tensor.dtype is dtype else tensor.to(dtype)
 
 
 def _setup_layer_norm(ctx, inputs, output):
@@ -193,8 +195,8 @@ def _backward_layer_norm(ctx, dy, _dmean, _drstd):
         return None, None, None, None
     dx, sum_w, sum_b = _OP_NORM_BWD(dy, x, weight, mean, rstd, False, input_grad, weight_grad or bias_grad,
                                     ctx.has_bias)
-    return (dx if input_grad else None, sum_w.to(weight.dtype) if weight_grad else None,
-            sum_b.to(dy.dtype) if bias_grad else None, None)
+    return (dx if input_grad else None, _in(sum_w, weight.dtype) if weight_grad else None,
+            _in(sum_b, dy.dtype) if bias_grad else None, None)
 
 
 _OP_LAYER_NORM_FWD = Operator("tilelang::layer_norm_fwd", _layer_norm_fwd, _layer_norm_fwd_fake,
@@ -214,7 +216,7 @@ def _backward_rms_norm(ctx, dy, _drstd):
     if not (input_grad or weight_grad):
         return None, None, None
     dx, sum_w, _ = _OP_NORM_BWD(dy, x, weight, None, rstd, True, input_grad, weight_grad, False)
-    return dx if input_grad else None, sum_w.to(weight.dtype) if weight_grad else None, None
+    return dx if input_grad else None, _in(sum_w, weight.dtype) if weight_grad else None, None
 
 
 _OP_RMS_NORM_FWD = Operator("tilelang::rms_norm_fwd", _rms_norm_fwd, _rms_norm_fwd_fake, _setup_rms_norm,

@@ -186,13 +186,16 @@ class Operator:
         if _tracing():
             return self.op(*args)
         attribute = self.device_attribute
+        # Under no_grad (a backward without create_graph) nothing is recorded.
+        recording = torch.is_grad_enabled()
         recorded = False
         for arg in args:
             if isinstance(arg, torch.Tensor):
                 if type(arg) not in _PLAIN_TENSORS or not getattr(arg, attribute):
                     return self.op(*args)  # fake, meta and subclasses' tensors
-                recorded = recorded or arg.requires_grad
-        if recorded and torch.is_grad_enabled():
+                if recording and not recorded:
+                    recorded = arg.requires_grad
+        if recorded:
             # Without a backward (the backward operators, called under
             # create_graph=True) the custom operator records a node that
             # refuses to be differentiated; the implementation alone would
