@@ -205,3 +205,20 @@ def test_a_backward_step_launches_its_kernels_from_the_tables(launches, monkeypa
     # column_sum writes the gradients in the parameters' dtype: nothing converts them afterwards.
     assert args[0].dtype == args[2].dtype == torch.float16
     assert same_bits(args[0], w.grad) and same_bits(args[2], b.grad)
+
+
+def test_a_repeated_matmul_launches_from_the_table(launches, monkeypatch):
+    a = torch.randn(37, 64, dtype=torch.float16)
+    b = torch.randn(50, 64, dtype=torch.float16).t()  # column-major, columns 64 apart
+    bias = torch.randn(50, dtype=torch.float16)
+    ops.matmul(a, b, bias, activation="gelu")
+    first = launches[-1]
+    monkeypatch.setattr(core.Autotuner, "run", _refuse)
+    out = ops.matmul(a, b, bias, activation="gelu")
+    name, grid, args, keywords = launches[-1]
+    assert name == "matmul_epilogue_kernel" and keywords == first[3] and grid == first[1](keywords)
+    assert args[0] is a and args[1] is b and args[2] is bias and args[3] is out
+    assert args[4:] == (37, 50, 64, 64, 1, 1, 64, 50, 1)
+    assert keywords["ACTIVATION"] == "gelu" and keywords["HAS_BIAS"] and keywords["EVEN_K"] is True
+    rows = -(-37 // keywords["BLOCK_SIZE_M"]) * -(-50 // keywords["BLOCK_SIZE_N"])
+    assert grid == (rows,)

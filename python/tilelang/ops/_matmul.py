@@ -67,9 +67,11 @@ def _matmul(a: Tensor, b: Tensor, bias: Optional[Tensor], activation: str) -> Te
         def grid(meta):
             return (-(-m // meta["BLOCK_SIZE_M"]) * -(-n // meta["BLOCK_SIZE_N"]),)
 
-        _MATMUL(grid, a, b, bias if bias is not None else out, out, m, n, k, a.stride(0), a.stride(1),
-                b.stride(0), b.stride(1), out.stride(0), out.stride(1), HAS_BIAS=bias is not None,
-                ACTIVATION=activation)
+        # The config depends on the sizes (EVEN_K on k exactly), the dtypes and the epilogue.
+        key = (m, n, k, a.dtype, b.dtype, None if bias is None else bias.dtype, activation)
+        a_strides, b_strides = a.stride(), b.stride()
+        _MATMUL.launch(key, grid, a, b, bias if bias is not None else out, out, m, n, k, a_strides[0], a_strides[1],
+                       b_strides[0], b_strides[1], n, 1, HAS_BIAS=bias is not None, ACTIVATION=activation)
     return out
 
 
@@ -149,6 +151,8 @@ def matmul(a: Tensor, b: Tensor, bias: Optional[Tensor] = None, activation: Opti
         raise ValueError(f"tilelang.ops.matmul: shapes {tuple(a.shape)} and {tuple(b.shape)} do not multiply")
     if bias is not None and bias.shape[0] != n:
         raise ValueError(f"tilelang.ops.matmul: bias has {bias.shape[0]} elements, the product {n} columns")
+    if a.dim() == 2:
+        return _OP_MATMUL(a, b, bias, activation)
     lead = a.shape[:-1]
     out = _OP_MATMUL(a.reshape(-1, k), b, bias, activation)
     return out.reshape(*lead, n)
