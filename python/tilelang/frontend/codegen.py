@@ -1441,6 +1441,22 @@ class CodeGenerator(ast.NodeVisitor):
             return self.sem.device_print(prefix, [a for a in args if not isinstance(a, str)], False)
         if fn is builtins.getattr and all(is_const(a) for a in args):
             return getattr(*args)
+        if fn is builtins.isinstance and len(args) == 2 and not kwargs and is_const(tlc._unwrap(args[1])):
+            # Whether a value is a number or a tensor is known at compile time
+            # (a function written in the language takes both: language/random.py).
+            try:
+                return isinstance(tlc._unwrap(args[0]), tlc._unwrap(args[1]))
+            except TypeError as exc:
+                raise self.error(node, f"isinstance(): {exc}") from None
+        if inspect.ismethod(fn) and isinstance(fn.__self__, tlc.dtype):
+            # A dtype's predicates (x.dtype.is_int(), is_floating(), ...), as in Triton.
+            vals = [tlc._unwrap(a) for a in args]
+            if not all(is_const(v) for v in vals) or kwargs:
+                raise self.error(node, f"dtype.{fn.__name__}() takes constexpr arguments only")
+            try:
+                return fn(*vals)
+            except Exception as exc:  # noqa: BLE001
+                raise self.error(node, f"dtype.{fn.__name__}(): {type(exc).__name__}: {exc}") from None
         pure = fn in _CONST_FUNCS or fn in (py_cdiv, next_power_of_2)
         if pure:
             vals = [tlc._unwrap(a) for a in args]

@@ -18,7 +18,6 @@ from tilelang.frontend.emitters.core import SemanticCore
 from tilelang.frontend.emitters.dot import DotEmitter
 from tilelang.frontend.emitters.elementwise import ElementwiseEmitter
 from tilelang.frontend.emitters.memory import MemoryEmitter
-from tilelang.frontend.emitters.random import RandomEmitter
 from tilelang.frontend.emitters.reductions import ReductionEmitter
 from tilelang.frontend.emitters.shapes import ShapeEmitter
 from tilelang.frontend.values import (  # noqa: F401 - also importable from here, as before the split
@@ -28,8 +27,7 @@ from tilelang.frontend.values import (  # noqa: F401 - also importable from here
 from tilelang.language import core as tlc
 
 
-class Semantic(MemoryEmitter, DotEmitter, ShapeEmitter, ElementwiseEmitter, RandomEmitter, ReductionEmitter,
-               SemanticCore):
+class Semantic(MemoryEmitter, DotEmitter, ShapeEmitter, ElementwiseEmitter, ReductionEmitter, SemanticCore):
     """Emits the IR of the language's operations with Triton's type rules."""
 
     def debug_barrier(self):

@@ -30,7 +30,6 @@ from tilelang.interpreter.arith import ArithOps
 from tilelang.interpreter.atomics import AtomicOps
 from tilelang.interpreter.dot import DotOps
 from tilelang.interpreter.memory import Descriptor, Memory, MemoryOps
-from tilelang.interpreter.random import RandomOps
 from tilelang.interpreter.reductions import ReduceOps
 from tilelang.interpreter.shapes import ShapeOps
 from tilelang.interpreter.values import TValue, active, current_semantic, storage  # noqa: F401 - re-exported
@@ -52,7 +51,7 @@ class _NoIR:
     op = emit = fresh = capture = append_region = _gap
 
 
-class InterpreterSemantic(MemoryOps, AtomicOps, DotOps, ReduceOps, ShapeOps, RandomOps, ArithOps, Semantic):
+class InterpreterSemantic(MemoryOps, AtomicOps, DotOps, ReduceOps, ShapeOps, ArithOps, Semantic):
     """The frontend's semantic layer with NumPy values instead of IR."""
 
     def __init__(self, memory: Memory, grid, debug: bool):

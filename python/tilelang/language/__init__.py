@@ -4,6 +4,8 @@ Everything here is used inside ``@tilelang.jit`` functions; see
 docs/language.md for the supported subset and the type rules.
 """
 
+import sys as _sys
+
 from tilelang.language import extra, math
 from tilelang.language.core import *  # noqa: F401,F403
 from tilelang.language.core import (  # noqa: F401
@@ -16,9 +18,29 @@ from tilelang.language.core import (  # noqa: F401
     permute, pointer_type, program_id, range, reduce, reshape, rsqrt, sigmoid, sin, softmax,
     sort, split, sqrt, sqrt_rn, static_assert, static_print, static_range, store, store_tensor_descriptor, sum, trans, uint8,
     topk, uint16, uint32, uint64, view, where, xor_sum, zeros, zeros_like,
-    debug_barrier, pair_uniform_to_normal, philox, rand, rand4x, randint, randint4x, randn,
-    randn4x, uint_to_uniform_float, umulhi,
+    debug_barrier, umulhi,
 )
+
+# The random numbers (tl.rand and friends) are @jit functions written in the
+# language (random.py), which needs tilelang.jit, which needs this package's
+# core: they are imported on first use, when everything below them is loaded.
+_RANDOM_NAMES = ("pair_uniform_to_normal", "philox", "rand", "rand4x", "randint", "randint4x", "randn",
+                 "randn4x", "uint_to_uniform_float")
+
+
+def __getattr__(name):
+    if name in _RANDOM_NAMES or name == "random":
+        # Not `from tilelang.language import random`: that asks this
+        # function for the name before it imports the module.
+        import tilelang.language.random
+
+        random = _sys.modules["tilelang.language.random"]
+        return random if name == "random" else getattr(random, name)
+    raise AttributeError(f"module 'tilelang.language' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_RANDOM_NAMES) | {"random"})
 
 # Triton's aliases.
 void = None

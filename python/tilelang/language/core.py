@@ -815,7 +815,16 @@ def debug_barrier(_semantic=None):
 
 @builtin
 def umulhi(x, y, _semantic=None):
-    return _semantic.umulhi(x, y)
+    return _semantic.umul_extended(x, y)[1]
+
+
+@builtin
+def _umul_extended(x, y, _semantic=None):
+    """Both halves (low, high) of the unsigned product, from one multiply.
+    Not part of the language: Philox (language/random.py) takes both halves
+    of each round's two products, which ``*`` and ``tl.umulhi`` would
+    compute as two multiplies."""
+    return _semantic.umul_extended(x, y)
 
 
 # -- compile-time and debugging ---------------------------------------------------------------
@@ -841,45 +850,17 @@ def device_print(prefix, *args, hex=False, _semantic=None):
     return _semantic.device_print(prefix, args, hex)
 
 
-# -- random numbers -------------------------------------------------------------------------
-
-# Triton's counter-based generator: Philox 4x32 (4x64 for 64-bit offsets) with
-# ``n_rounds`` rounds, key = the seed (low, high 32 bits), counter = (offset, 0, 0, 0).
+# -- conversions for the functions written in the language ---------------------------------
+# (language/random.py: tl.rand and friends are @jit functions, not builtins)
 
 
 @builtin
-def philox(seed, c0, c1, c2, c3, n_rounds=10, _semantic=None):
-    return _semantic.philox(seed, c0, c1, c2, c3, n_rounds)
-
-
-def _random_builtin(kind: str, what: str):
-    """tl.<kind>(seed, offset, n_rounds=10): Philox's outputs for each
-    offset, as ``what``; the six generators differ only in ``kind``."""
-
-    def generate(seed, offset, n_rounds=10, _semantic=None):
-        return _semantic.rand_values(kind, seed, offset, n_rounds)
-
-    generate.__name__ = generate.__qualname__ = kind
-    generate.__doc__ = f"{what} from Philox for each ``offset`` under ``seed`` (as Triton's tl.{kind})."
-    return builtin(generate)
-
-
-randint = _random_builtin("randint", "One uint32")
-randint4x = _random_builtin("randint4x", "Four uint32 values")
-rand = _random_builtin("rand", "A uniform float32 in [0, 1)")
-rand4x = _random_builtin("rand4x", "Four uniform float32 values in [0, 1)")
-randn = _random_builtin("randn", "A standard normal float32")
-randn4x = _random_builtin("randn4x", "Four standard normal float32 values")
-
-
-@builtin
-def uint_to_uniform_float(x, _semantic=None):
-    return _semantic.uint_to_uniform_float(_semantic.require_value(_unwrap(x), "the operand"))
-
-
-@builtin
-def pair_uniform_to_normal(u1, u2, _semantic=None):
-    return _semantic.pair_uniform_to_normal(u1, u2)
+def _to_tensor(value, _semantic=None):
+    """A number as a scalar of its natural type (Triton's rules: int32,
+    uint32, int64 or uint64 by range, fp32, int1); a tensor as it is. Not
+    part of the language: for its library functions, which check a value's
+    dtype whether the caller gave a number or a tensor."""
+    return _semantic.require_value(_unwrap(value), "the operand")
 
 
 # -- iterators ------------------------------------------------------------------------------

@@ -86,6 +86,79 @@ def test_random_errors():
         bad.compile("*fp32,i32")
 
 
+
+def test_random_functions_are_jit_functions_of_the_language():
+    # One definition, language/random.py, written in the language: the
+    # compiler inlines it and the interpreter runs it; no builtin, no emitter.
+    import tilelang.language.random as random
+    from tilelang.frontend.semantic import Semantic
+    from tilelang.interpreter.launch import InterpreterSemantic
+
+    for name in ("philox", "randint", "randint4x", "rand", "rand4x", "randn", "randn4x",
+                 "uint_to_uniform_float", "pair_uniform_to_normal"):
+        fn = getattr(tl, name)
+        assert isinstance(fn, tilelang.JITFunction) and fn is getattr(random, name), name
+        assert not hasattr(Semantic, name) and not hasattr(InterpreterSemantic, name), name
+    assert tl.random is random
+    assert "rand" in dir(tl)
+
+
+def _located(kernel, signature):
+    with pytest.raises(tilelang.CompilationError) as info:
+        kernel.compile(signature)
+    return str(info.value)
+
+
+def test_random_errors_name_the_library_line_and_the_call():
+    @tilelang.jit
+    def float_seed(out_ptr):
+        tl.store(out_ptr, tl.rand(1.5, 3))
+
+    @tilelang.jit
+    def no_rounds(out_ptr, seed):
+        tl.store(out_ptr, tl.randint(seed, 3, 0))
+
+    @tilelang.jit
+    def mixed_counters(out_ptr, seed, wide):
+        r = tl.arange(0, 16)
+        a, b, c, d = tl.philox(seed, r, wide, 0, 0)
+        tl.store(out_ptr + r, a)
+
+    for kernel, signature, message in ((float_seed, "*fp32", "the random seed must be an integer scalar"),
+                                       (no_rounds, "*i32,i32", "n_rounds must be positive"),
+                                       (mixed_counters, "*u32,i32,i64",
+                                        "the Philox counters must all be integers of the offset's width")):
+        text = _located(kernel, signature)
+        assert message in text, text
+        assert "language/random.py" in text and "test_more_kernels.py" in text, text
+        assert "note: in the call of" in text, text
+
+
+def test_dtype_predicates_and_isinstance_are_compile_time():
+    # What language/random.py needs, as Triton offers it: a helper that takes
+    # a number or a tensor and branches on which it got.
+    @tilelang.jit
+    def as_block(x):
+        if isinstance(x, int):
+            return tl.full((16,), x, tl.int32)
+        tl.static_assert(x.dtype.is_int() and not x.dtype.is_floating(), "an integer tensor")
+        return x
+
+    @tilelang.jit
+    def k(out_ptr, v):
+        r = tl.arange(0, 16)
+        tl.store(out_ptr + r, as_block(7) + as_block(r + v))
+
+    ir = k.compile("*i32,i32").asm["tile"]
+    assert "dense<7> : tensor<16xi32>" in ir
+
+    @tilelang.jit
+    def bad(out_ptr, v):
+        tl.store(out_ptr, as_block(v.to(tl.float32)))
+
+    assert "static_assert failed: an integer tensor" in _located(bad, "*i32,i32")
+
+
 # -- the reference ------------------------------------------------------------------
 
 

@@ -115,3 +115,32 @@ def test_dropout_keeps_and_scales(n, p):
     kept = out != 0
     np.testing.assert_allclose(out[kept], x[kept] / np.float32(1 - p), rtol=1e-6)
     assert abs(kept.mean() - (1 - p)) < 0.02
+
+
+@interpreted
+def philox_blocks(out, seed, base, c1, N_ROUNDS: tl.constexpr, BLOCK: tl.constexpr):
+    # tl.philox with counters of its own: (base + i, c1, 0, 7) under seed.
+    offs = tl.arange(0, BLOCK)
+    r0, r1, r2, r3 = tl.philox(seed, base + offs, c1, 0, 7, N_ROUNDS)
+    tl.store(out + offs, r0)
+    tl.store(out + BLOCK + offs, r1)
+    tl.store(out + 2 * BLOCK + offs, r2)
+    tl.store(out + 3 * BLOCK + offs, r3)
+
+
+@pytest.mark.parametrize("bits,seed,base,rounds", [(32, 5, 2**31 - 100, 10), (32, -3, 17, 7),
+                                                   (64, 2**40 + 9, 2**33 + 1, 10), (64, 1, -64, 6)])
+def test_philox_counters_and_widths_match_the_reference(bits, seed, base, rounds):
+    # language/random.py runs as Python here: every counter, the key's two
+    # halves (32-bit) or (seed, 0) (64-bit) and the rounds, bit for bit.
+    block = 64
+    udt, idt = (np.uint32, np.int32) if bits == 32 else (np.uint64, np.int64)
+    out = np.zeros(4 * block, udt)
+    c1 = idt(-2)
+    run(philox_blocks, (1,), out, np.int64(seed), idt(base), c1, N_ROUNDS=rounds, BLOCK=block)
+    mask = (1 << bits) - 1
+    s = seed & (2**64 - 1)
+    k0, k1 = (s & 0xFFFFFFFF, s >> 32) if bits == 32 else (s, 0)
+    want = [philox_reference.philox_impl((base + i) & mask, int(c1) & mask, 0, 7, k0, k1, rounds, bits)
+            for i in range(block)]
+    np.testing.assert_array_equal(out.reshape(4, block).T, np.array(want, dtype=udt))

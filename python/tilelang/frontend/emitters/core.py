@@ -2,7 +2,7 @@
 casts, broadcasting, Triton's type promotion, arithmetic and comparisons,
 pointer arithmetic and the program's geometry (program_id, arange, full).
 
-The op families (memory.py, dot.py, shapes.py, elementwise.py, random.py,
+The op families (memory.py, dot.py, shapes.py, elementwise.py,
 reductions.py) are mixins over this class; frontend/semantic.py puts them
 together as ``Semantic``.
 """

@@ -263,14 +263,16 @@ class ElementwiseEmitter:
         self.b.emit(f"tile.assume {c.name}")
         return None
 
-    def umulhi(self, x, y):
+    def umul_extended(self, x, y) -> Tuple[Value, Value]:
+        """The low and high halves of the unsigned product (``tl.umulhi``
+        takes the high one; Philox both)."""
         x, y = _unwrap(x), _unwrap(y)
         if not (self.dtype_of(x).is_int() and self.dtype_of(y).is_int()):
             self.error(f"tl.umulhi needs integer operands, got {self.dtype_of(x).name} and "
                        f"{self.dtype_of(y).name}")
         dt = self.computation_type(x, y, False)
         a, b = self.prepare(x, y, dt)
-        return self._mul_extended(a, b)[1]
+        return self._high_product(a, b, False)
 
     def inline_asm_elementwise(self, asm, constraints, args, dtype, is_pure, pack):
         """``tile.elementwise_inline_asm``; its verifier checks the pack and
