@@ -27,14 +27,14 @@ def define(jit, tl):
         return pid_m, pid_n
 
     @jit
-    def matmul_tile(a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
-                    BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
-                    GROUP_SIZE_M: tl.constexpr):
-        # This program's BLOCK_SIZE_M x BLOCK_SIZE_N tile of A (M x K) @ B (K x N),
-        # with its row and column indices and which of them are in bounds. Any
-        # strides: transposed or padded operands need no copy.
+    def tile_operands(a_ptr, b_ptr, M, N, stride_am, stride_ak, stride_bk, stride_bn,
+                      BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
+                      GROUP_SIZE_M: tl.constexpr):
+        # This program's BLOCK_SIZE_M x BLOCK_SIZE_N tile of A (M x K) @ B (K x N):
+        # its row and column indices, which of them are in bounds, the K
+        # offsets of one step and the pointers of the first step's blocks of A
+        # and B. Any strides: transposed or padded operands need no copy.
         pid_m, pid_n = grouped_tile(M, N, BLOCK_SIZE_M, BLOCK_SIZE_N, GROUP_SIZE_M)
-
         rows = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
         cols = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
         ks = tl.arange(0, BLOCK_SIZE_K)
@@ -42,6 +42,17 @@ def define(jit, tl):
         b_tile = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
         row_ok = rows[:, None] < M
         col_ok = cols[None, :] < N
+        return rows, cols, ks, a_tile, b_tile, row_ok, col_ok
+
+    @jit
+    def matmul_tile(a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                    BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
+                    GROUP_SIZE_M: tl.constexpr):
+        # This program's tile of A @ B (tile_operands), with its row and column
+        # indices and which of them are in bounds.
+        rows, cols, ks, a_tile, b_tile, row_ok, col_ok = tile_operands(
+            a_ptr, b_ptr, M, N, stride_am, stride_ak, stride_bk, stride_bn,
+            BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K, GROUP_SIZE_M)
 
         # Integer operands (int8) accumulate exactly in int32, floating-point
         # ones in fp32.
@@ -118,14 +129,9 @@ def define(jit, tl):
         # the loads stay wide (16-byte copies) whatever K is; a K that
         # BLOCK_SIZE_K does not divide (EVEN_K false) gets one more, masked
         # step after the loop (where K does divide, that step loads nothing).
-        pid_m, pid_n = grouped_tile(M, N, BLOCK_SIZE_M, BLOCK_SIZE_N, GROUP_SIZE_M)
-        rows = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
-        cols = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
-        ks = tl.arange(0, BLOCK_SIZE_K)
-        a_tile = a_ptr + rows[:, None] * stride_am + ks[None, :] * stride_ak
-        b_tile = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
-        row_ok = rows[:, None] < M
-        col_ok = cols[None, :] < N
+        rows, cols, ks, a_tile, b_tile, row_ok, col_ok = tile_operands(
+            a_ptr, b_ptr, M, N, stride_am, stride_ak, stride_bk, stride_bn,
+            BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K, GROUP_SIZE_M)
         acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
         for k in range(0, K // BLOCK_SIZE_K):
             a = tl.load(a_tile, mask=row_ok, other=0.0)
@@ -150,9 +156,9 @@ def define(jit, tl):
         c = acc.to(c_ptr.dtype.element_ty)
         tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn, c, mask=row_ok & col_ok)
 
-    return {"grouped_tile": grouped_tile, "matmul_tile": matmul_tile, "matmul_kernel": matmul_kernel,
-            "matmul_bias_relu_kernel": matmul_bias_relu_kernel, "matmul_epilogue_kernel": matmul_epilogue_kernel,
-            "matmul_descriptor_kernel": matmul_descriptor_kernel}
+    return {"grouped_tile": grouped_tile, "tile_operands": tile_operands, "matmul_tile": matmul_tile,
+            "matmul_kernel": matmul_kernel, "matmul_bias_relu_kernel": matmul_bias_relu_kernel,
+            "matmul_epilogue_kernel": matmul_epilogue_kernel, "matmul_descriptor_kernel": matmul_descriptor_kernel}
 
 
 # The launch options of a matmul: the kernel's four constexprs and the
