@@ -1,8 +1,10 @@
 """Kernels for the frontend tests, written as in Triton's tutorials with
-``import tilelang.language as tl``. Their source must stay inspectable."""
+``import tilelang.language as tl``. Their source must stay inspectable. The
+tutorial's layer norm forward is not repeated here: it is the bundled one."""
 
 import tilelang
 import tilelang.language as tl
+from tilelang.ops.kernels import norm as _norm
 
 
 @tilelang.jit
@@ -37,37 +39,10 @@ def softmax_kernel(output_ptr, input_ptr, input_row_stride, output_row_stride, n
         tl.store(output_ptrs, softmax_output, mask=mask)
 
 
-@tilelang.jit
-def _layer_norm_fwd_fused(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK_SIZE: tl.constexpr):
-    row = tl.program_id(0)
-    Y += row * stride
-    X += row * stride
-    mean = 0
-    _mean = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
-    for off in range(0, N, BLOCK_SIZE):
-        cols = off + tl.arange(0, BLOCK_SIZE)
-        a = tl.load(X + cols, mask=cols < N, other=0.).to(tl.float32)
-        _mean += a
-    mean = tl.sum(_mean, axis=0) / N
-    _var = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
-    for off in range(0, N, BLOCK_SIZE):
-        cols = off + tl.arange(0, BLOCK_SIZE)
-        x = tl.load(X + cols, mask=cols < N, other=0.).to(tl.float32)
-        x = tl.where(cols < N, x - mean, 0.)
-        _var += x * x
-    var = tl.sum(_var, axis=0) / N
-    rstd = 1 / tl.sqrt(var + eps)
-    tl.store(Mean + row, mean)
-    tl.store(Rstd + row, rstd)
-    for off in range(0, N, BLOCK_SIZE):
-        cols = off + tl.arange(0, BLOCK_SIZE)
-        mask = cols < N
-        w = tl.load(W + cols, mask=mask)
-        b = tl.load(B + cols, mask=mask)
-        x = tl.load(X + cols, mask=mask, other=0.).to(tl.float32)
-        x_hat = (x - mean) * rstd
-        y = x_hat * w + b
-        tl.store(Y + cols, y, mask=mask)
+# Triton's tutorial layer norm forward is the package's (tilelang.ops.kernels,
+# norm.py): its chunked form, ROW_FITS false by default. One source; the
+# location and fuzz tests read that file (test_locations, test_fuzz).
+_layer_norm_fwd_fused = _norm.define(tilelang.jit, tl)["layer_norm_fwd"]
 
 
 @tilelang.jit
