@@ -135,10 +135,15 @@ def test_eager_row_operators_pass_their_tensors_as_they_are(launches):
         name, grid, args, _ = launches[-1]
         assert name == "layer_norm_fwd" and grid == (6,)
         assert args[0] is x and args[1] is y and args[2] is w and args[3] is b and args[6:] == (40, 40, 1e-5)
+        # Recording nothing, the mean and 1/std go to one scratch buffer nothing reads.
+        assert args[4] is args[5] and args[4].shape == (6,)
         assert y.shape == x.shape and y.is_contiguous()
         y = ops.softmax(x)
         name, grid, args, _ = launches[-1]
         assert name == "softmax_fwd" and grid == (6,) and args[:2] == (y, x) and args[2:] == (40, 40, 40)
+    y = ops.layer_norm(x, w, b.clone().requires_grad_())
+    args = launches[-1][2]
+    assert args[4].data_ptr() != args[5].data_ptr() and y.grad_fn.saved_tensors[2].data_ptr() == args[4].data_ptr()
     # A non-contiguous input is copied once, into rows the row length apart.
     t = torch.randn(40, 6).t()
     ops.rms_norm(t, w)

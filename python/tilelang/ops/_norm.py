@@ -57,15 +57,31 @@ def _multiprocessors(device) -> int:
 def _layer_norm_fwd(x: Tensor, weight: Optional[Tensor], bias: Optional[Tensor],
                     eps: float) -> Tuple[Tensor, Tensor, Tensor]:
     x, m, n = as_rows(x)
+    mean = torch.empty(m, device=x.device, dtype=torch.float32)
+    rstd = torch.empty(m, device=x.device, dtype=torch.float32)
+    return _layer_norm(x, m, n, weight, bias, eps, mean, rstd), mean, rstd
+
+
+def _layer_norm_output(x: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], eps: float) -> Tensor:
+    """The output alone, for an eager call that records no gradient: the
+    kernel's mean and 1/std go to one scratch buffer (over each other;
+    the kernel only stores them) that nothing reads, one allocation
+    instead of two."""
+    x, m, n = as_rows(x)
+    scratch = torch.empty(m, device=x.device, dtype=torch.float32)
+    return _layer_norm(x, m, n, weight, bias, eps, scratch, scratch)
+
+
+def _layer_norm(x: Tensor, m: int, n: int, weight: Optional[Tensor], bias: Optional[Tensor], eps: float,
+                mean: Tensor, rstd: Tensor) -> Tensor:
+    """layer_norm_fwd over x (contiguous, m rows of n), its statistics
+    written to mean and rstd; returns the output."""
     y = torch.empty_like(x)
-    device = x.device
-    mean = torch.empty(m, device=device, dtype=torch.float32)
-    rstd = torch.empty(m, device=device, dtype=torch.float32)
-    w = weight if weight is not None else torch.ones(n, device=device, dtype=x.dtype)
-    b = bias if bias is not None else torch.zeros(n, device=device, dtype=x.dtype)
+    w = weight if weight is not None else torch.ones(n, device=x.device, dtype=x.dtype)
+    b = bias if bias is not None else torch.zeros(n, device=x.device, dtype=x.dtype)
     if m and n:
         _LAYER_NORM_FWD.launch((n, x.dtype, w.dtype, b.dtype), (m,), x, y, w, b, mean, rstd, n, n, eps)
-    return y, mean, rstd
+    return y
 
 
 def _layer_norm_fwd_fake(x, weight, bias, eps):
@@ -250,7 +266,9 @@ def layer_norm(x: Tensor, weight: Optional[Tensor] = None, bias: Optional[Tensor
     weight and bias."""
     recorded = eager(x, FLOATS, weight, bias)
     if recorded is not None and eps > 0:
-        return _OP_LAYER_NORM_FWD.direct(recorded, x, weight, bias, float(eps))[0]
+        if not recorded:
+            return _layer_norm_output(x, weight, bias, float(eps))
+        return _OP_LAYER_NORM_FWD.direct(True, x, weight, bias, float(eps))[0]
     _check("layer_norm", x, [("weight", weight), ("bias", bias)], eps)
     return _OP_LAYER_NORM_FWD(x, weight, bias, float(eps))[0]
 
