@@ -48,7 +48,8 @@ KERNEL = softmax_kernel
 # three run on every problem, so each problem's pick sits between the others.
 CONFIGS = [dict(num_warps=4), dict(num_warps=8), dict(num_warps=16)]
 
-PROBLEMS = [dict(name=f"4096x{n} fp16", M=4096, N=n) for n in (1024, 4096, 12288)]
+PROBLEMS = [dict(name=f"{m}x{n} fp16", M=m, N=n)
+            for m, n in ((4096, 1024), (4096, 4096), (4096, 12288), (16384, 8192), (8192, 12288))]
 # A row that is not a power of two: the masked tail, rows not 16-byte aligned.
 PROBLEMS.append(dict(name="4096x1000 fp16", M=4096, N=1000))
 
