@@ -227,3 +227,29 @@ def test_a_repeated_matmul_launches_from_the_table(launches, monkeypatch):
     assert keywords["ACTIVATION"] == "gelu" and keywords["HAS_BIAS"] and keywords["EVEN_K"] is True
     rows = -(-37 // keywords["BLOCK_SIZE_M"]) * -(-50 // keywords["BLOCK_SIZE_N"])
     assert grid == (rows,)
+
+
+def test_torch_compile_traces_the_operators_without_graph_breaks(launches, monkeypatch):
+    # The eager path's own look (eager) is the first thing torch.compile
+    # traces in each operator: it must not break the graph.
+    monkeypatch.setattr(_norm, "_multiprocessors", lambda device: 132)
+    torch._dynamo.reset()
+    w = (torch.rand(64, dtype=torch.float16) + 0.5).requires_grad_()
+    b = torch.randn(64, dtype=torch.float16, requires_grad=True)
+    m = torch.randn(64, 64, dtype=torch.float16, requires_grad=True)
+
+    def model(x):
+        h = ops.layer_norm(x, w, b)
+        h = ops.matmul(h, m, b)
+        return ops.softmax(ops.rms_norm(h, w))
+
+    x = torch.randn(3, 5, 64, dtype=torch.float16, requires_grad=True)
+    explanation = torch._dynamo.explain(model)(x)
+    assert explanation.graph_break_count == 0 and explanation.graph_count == 1
+    torch._dynamo.reset()
+    compiled = torch.compile(model, fullgraph=True, backend="aot_eager")
+    compiled(x).backward(torch.randn(3, 5, 64, dtype=torch.float16))
+    names = launches.names()
+    assert {"layer_norm_fwd", "matmul_epilogue_kernel", "rms_norm_fwd", "softmax_fwd", "softmax_bwd",
+            "norm_bwd_fused", "column_sum"} <= set(names)
+    torch._dynamo.reset()

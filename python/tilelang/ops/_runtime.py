@@ -119,9 +119,11 @@ def eager(x, dtypes: Sequence[torch.dtype], *params) -> Optional[bool]:
     of `dtypes`; each parameter has x's dtype and device, one dimension,
     x's row length. The same rules as check_tensor and check_same, in the
     cheapest form."""
+    # Tracing first: under torch.compile nothing below is traced.
+    if _tracing():
+        return None
     attribute = Operator.device_attribute
-    if type(x) not in _PLAIN_TENSORS or not getattr(x, attribute) or x.dtype not in dtypes or not x.dim() \
-            or _tracing():
+    if type(x) not in _PLAIN_TENSORS or not getattr(x, attribute) or x.dtype not in dtypes or not x.dim():
         return None
     recorded = x.requires_grad
     if params:
