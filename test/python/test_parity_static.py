@@ -25,10 +25,7 @@ parity = load_module("parity", REPO_ROOT / "bench" / "parity" / "parity.py")
 
 #: Findings known today, each with the issue that removes it. strict: the
 #: test fails once a known gap is gone, so that this list stays true.
-KNOWN_GAPS = {
-    "matmul_int8": "int8 products run on mma.sync without software pipelining (issue 18, pipelines for every dot "
-                   "operand): spills and 1-byte loads",
-}
+KNOWN_GAPS: dict = {}
 
 
 @pytest.mark.parametrize("name", parity.corpus_names())

@@ -249,9 +249,15 @@ Value emitMatrixDescriptor(OpBuilder &b, Location loc, const SwizzledTile &smem,
   return LLVM::OrOp::create(b, loc, wide, constantFields);
 }
 
-/// wgmma.wait_group `pendings` with `accumulators` (f32) tied through it:
-/// the returned values are the ones to read, so that LLVM keeps every read
-/// after the wait.
+/// The inline-assembly constraint of a wgmma accumulator register: f32, or
+/// i32 for the integer products.
+StringRef getAccumulatorConstraint(Type type) {
+  return type.isF32() ? "f" : "r";
+}
+
+/// wgmma.wait_group `pendings` with `accumulators` (f32 or i32) tied
+/// through it: the returned values are the ones to read, so that LLVM keeps
+/// every read after the wait.
 SmallVector<Value> emitWarpGroupWait(OpBuilder &builder, Location loc,
                                      ArrayRef<Value> accumulators,
                                      unsigned pendings) {
@@ -262,14 +268,16 @@ SmallVector<Value> emitWarpGroupWait(OpBuilder &builder, Location loc,
     return {};
   }
   std::string constraints;
-  for (unsigned r = 0; r < accumulators.size(); ++r)
-    constraints += r ? ",=f" : "=f";
+  SmallVector<Type> types;
+  for (Value value : accumulators) {
+    constraints += (types.empty() ? "=" : ",=") +
+                   getAccumulatorConstraint(value.getType()).str();
+    types.push_back(value.getType());
+  }
   for (unsigned r = 0; r < accumulators.size(); ++r)
     constraints += "," + std::to_string(r);
-  auto waited = emitInlineAsm(
-      builder, loc,
-      SmallVector<Type>(accumulators.size(), builder.getF32Type()),
-      accumulators, text, constraints);
+  auto waited =
+      emitInlineAsm(builder, loc, types, accumulators, text, constraints);
   return unpackStruct(builder, loc, waited.getResult(0));
 }
 
@@ -281,11 +289,13 @@ StringRef getWgmmaTypeName(Type type) {
     return "e4m3";
   if (isa<Float8E5M2Type>(type))
     return "e5m2";
+  if (type.isInteger(8))
+    return "s8";
   return "f16";
 }
 
 /// warp_group_dot -> wgmma.mma_async per warpgroup tile and K step (m64nNk16
-/// for 16-bit operands, m64nNk32 for fp8: 32 bytes of K either way),
+/// for 16-bit operands, m64nNk32 for fp8 and i8: 32 bytes of K either way),
 /// between wgmma.fence and a commit; then, unless the product is
 /// asynchronous (a later warp_group_dot_wait), a wait that hands the
 /// accumulators back.
@@ -307,13 +317,16 @@ struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
     Type aElement = op.getAElementType();
     Type bElement = op.getB().getType().getElementType();
     int64_t elementBytes = aElement.getIntOrFloatBitWidth() / 8;
+    // Integer products (i8) accumulate in s32 registers, the others in f32.
+    Type accElement = dType.getElementType();
+    bool integer = accElement.isInteger(32);
     if (!tile ||
         (!aInRegisters && (!aTile || aTile->blockLength * elementBytes < 32)) ||
-        !bTile || !dType.getElementType().isF32() ||
+        !bTile || !(accElement.isF32() || integer) ||
         bTile->blockLength * elementBytes < 32)
-      return op.emitError("warp_group_dot needs an f32 wgmma accumulator and "
-                          "swizzled operand tiles with rows of 32 bytes or "
-                          "more");
+      return op.emitError("warp_group_dot needs an f32 or i32 wgmma "
+                          "accumulator and swizzled operand tiles with rows "
+                          "of 32 bytes or more");
     auto mma = cast<MmaEncodingAttr>(dType.getEncoding());
     unsigned instrN = mma.getInstrShape()[1];
     unsigned perInstr = instrN / 2;
@@ -327,7 +340,7 @@ struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
     bool transposeA = aTile && aTile->contiguousDim != 1;
     bool transposeB = bTile->contiguousDim != 0;
     if (elementBytes == 1 && (transposeA || transposeB))
-      return op.emitError("wgmma reads fp8 operands K-major only: A's rows "
+      return op.emitError("wgmma reads 8-bit operands K-major only: A's rows "
                           "and B's columns must be contiguous in shared "
                           "memory");
     std::string types = (getWgmmaTypeName(aElement) + "." +
@@ -436,7 +449,10 @@ struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
                   .str()
             : "$" + std::to_string(aIndex);
     unsigned bIndex = aIndex + (aInRegisters ? 4 : 1);
-    // The transpose flags, which the fp8 forms do not take.
+    // The input scales (imm-scale-a, imm-scale-b: 1), which the integer
+    // forms do not take, and the transpose flags, which the 8-bit forms do
+    // not take.
+    std::string scales = integer ? std::string() : std::string(", 1, 1");
     std::string flags = aInRegisters ? ", " + std::to_string(int(transposeB))
                         : elementBytes == 1
                             ? std::string()
@@ -445,23 +461,28 @@ struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
                                   .str();
     // scale-d 0 makes an instruction overwrite its accumulator (d = a * b)
     // rather than add to it.
+    StringRef accName = integer ? "s32" : "f32";
     auto instructionText = [&](int scaleD) {
-      return llvm::formatv("wgmma.mma_async.sync.aligned.m64n{0}k{1}.f32.{2} "
-                           "{{{3}}, {4}, ${5}, {6}, 1, 1{7};",
-                           instrN, instrK, types, outputs, aText, bIndex,
-                           scaleD, flags)
+      return llvm::formatv("wgmma.mma_async.sync.aligned.m64n{0}k{1}.{2}.{3} "
+                           "{{{4}}, {5}, ${6}, {7}{8}{9};",
+                           instrN, instrK, accName, types, outputs, aText,
+                           bIndex, scaleD, scales, flags)
           .str();
     };
     std::string text = instructionText(1);
     // A product from zero (S = Q K^T in attention) starts each output tile
     // with scale-d 0: no registers are zeroed for it in every iteration.
-    bool fromZero = matchPattern(op.getC(), m_AnyZeroFloat());
+    bool fromZero = matchPattern(op.getC(), m_AnyZeroFloat()) ||
+                    matchPattern(op.getC(), m_Zero());
     std::string firstText = fromZero ? instructionText(0) : text;
+    Type accType =
+        integer ? Type(rewriter.getI32Type()) : rewriter.getF32Type();
+    StringRef accConstraint = getAccumulatorConstraint(accType);
     std::string constraints;
     for (unsigned r = 0; r < perInstr; ++r)
-      constraints += r ? ",=f" : "=f";
+      constraints += (r ? ",=" : "=") + accConstraint.str();
     constraints += ties + (aInRegisters ? ",r,r,r,r,l" : ",l,l");
-    SmallVector<Type> accTypes(perInstr, rewriter.getF32Type());
+    SmallVector<Type> accTypes(perInstr, accType);
 
     emitInlineAsm(rewriter, loc, {}, {}, "wgmma.fence.sync.aligned;", "");
     for (unsigned i = 0; i < repM; ++i) {
@@ -469,7 +490,7 @@ struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
         MutableArrayRef<Value> slice(&acc[(i * repN + j) * perInstr], perInstr);
         if (fromZero)
           for (Value &value : slice)
-            value = LLVM::UndefOp::create(rewriter, loc, rewriter.getF32Type());
+            value = LLVM::UndefOp::create(rewriter, loc, accType);
         for (unsigned kk = 0; kk < repK; ++kk) {
           SmallVector<Value> operands(slice.begin(), slice.end());
           if (aInRegisters) {
@@ -517,9 +538,11 @@ struct WarpGroupDotWaitLowering
     SmallVector<unsigned> counts;
     for (Value input : adaptor.getInputs()) {
       SmallVector<Value> elements = unpackStruct(rewriter, loc, input);
-      if (!llvm::all_of(elements,
-                        [](Value v) { return v.getType().isF32(); }))
-        return op.emitError("warp_group_dot_wait expects f32 accumulators");
+      if (!llvm::all_of(elements, [](Value v) {
+            return v.getType().isF32() || v.getType().isInteger(32);
+          }))
+        return op.emitError("warp_group_dot_wait expects f32 or i32 "
+                            "accumulators");
       counts.push_back(elements.size());
       llvm::append_range(values, elements);
     }

@@ -157,3 +157,58 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     return %d : tensor<16x16xi32, #blocked>
   }
 }
+
+// -----
+
+#a = #tilegpu.blocked<sizePerThread = [1, 16], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#bk = #tilegpu.blocked<sizePerThread = [16, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]>
+#bn = #tilegpu.blocked<sizePerThread = [1, 16], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#acc = #tilegpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+// On sm_90a an i8 product whose operands are both K-major (A's rows and B's
+// columns contiguous) goes to wgmma as fp8 does: 32-deep instructions, an
+// i32 accumulator carried in the wgmma layout, and 8-bit swizzled tiles
+// (16 elements a vector; 64-byte rows). B with N contiguous cannot be read
+// by wgmma's 8-bit forms: that product stays on mma.sync m16n8k32.
+// CHECK-DAG: #[[WG8:.*]] = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128, 32]>
+// CHECK-DAG: #[[SYNC:.*]] = #tilegpu.mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>
+// CHECK-DAG: #[[ROWS:.*]] = #tilegpu.shared<vec = 16, perPhase = 2, maxPhase = 4, order = [1, 0]>
+// CHECK-DAG: #[[COLS:.*]] = #tilegpu.shared<vec = 16, perPhase = 2, maxPhase = 4, order = [0, 1]>
+// CHECK-DAG: #[[OP8:.*]] = #tilegpu.dot_op<opIdx = 1, parent = #[[SYNC]], kWidth = 4>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  // CHECK-LABEL: func @wgmma_i8
+  // CHECK: scf.for {{.*}} -> (tensor<128x128xi32, #[[WG8]]>)
+  // CHECK: %[[A:.*]] = tilegpu.local_alloc %{{.*}} : (tensor<128x64xi8, #{{.*}}>) -> !tilegpu.memdesc<128x64xi8, #[[ROWS]]>
+  // CHECK: %[[B:.*]] = tilegpu.local_alloc %{{.*}} : (tensor<64x128xi8, #{{.*}}>) -> !tilegpu.memdesc<64x128xi8, #[[COLS]]>
+  // CHECK: tilegpu.warp_group_dot %[[A]], %[[B]], %{{.*}} : !tilegpu.memdesc<128x64xi8, #[[ROWS]]> * !tilegpu.memdesc<64x128xi8, #[[COLS]]> -> tensor<128x128xi32, #[[WG8]]>
+  func.func @wgmma_i8(%a: tensor<128x64xi8, #a>, %b: tensor<64x128xi8, #bk>, %n: i32) -> tensor<128x128xi32, #acc> {
+    %zero = arith.constant dense<0> : tensor<128x128xi32, #acc>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x128xi32, #acc>) : i32 {
+      %d = tile.dot %a, %b, %acc : tensor<128x64xi8, #a> * tensor<64x128xi8, #bk> -> tensor<128x128xi32, #acc>
+      scf.yield %d : tensor<128x128xi32, #acc>
+    }
+    return %r : tensor<128x128xi32, #acc>
+  }
+
+  // b.T of a tile held as N x K: stored as it is, read through a transposed
+  // view, which is K-major.
+  // CHECK-LABEL: func @wgmma_i8_transposed_b
+  // CHECK: %[[BT:.*]] = tilegpu.local_alloc %arg1 : (tensor<128x64xi8, #{{.*}}>) -> !tilegpu.memdesc<128x64xi8, #[[ROWS]]>
+  // CHECK: %[[V:.*]] = tilegpu.memdesc_trans %[[BT]]
+  // CHECK: tilegpu.warp_group_dot %{{.*}}, %[[V]], %{{.*}} -> tensor<128x128xi32, #[[WG8]]>
+  func.func @wgmma_i8_transposed_b(%a: tensor<128x64xi8, #a>, %bt: tensor<128x64xi8, #a>, %c: tensor<128x128xi32, #acc>) -> tensor<128x128xi32, #acc> {
+    %b = tile.trans %bt {order = array<i32: 1, 0>} : tensor<128x64xi8, #a> -> tensor<64x128xi8, #bk>
+    %d = tile.dot %a, %b, %c : tensor<128x64xi8, #a> * tensor<64x128xi8, #bk> -> tensor<128x128xi32, #acc>
+    return %d : tensor<128x128xi32, #acc>
+  }
+
+  // CHECK-LABEL: func @n_major_i8
+  // CHECK-NOT: tilegpu.local_alloc
+  // CHECK: tilegpu.convert_layout %{{.*}} -> tensor<64x128xi8, #[[OP8]]>
+  // CHECK: tile.dot {{.*}} -> tensor<128x128xi32, #[[SYNC]]>
+  func.func @n_major_i8(%a: tensor<128x64xi8, #a>, %b: tensor<64x128xi8, #bn>, %c: tensor<128x128xi32, #acc>) -> tensor<128x128xi32, #acc> {
+    %d = tile.dot %a, %b, %c : tensor<128x64xi8, #a> * tensor<64x128xi8, #bn> -> tensor<128x128xi32, #acc>
+    return %d : tensor<128x128xi32, #acc>
+  }
+}

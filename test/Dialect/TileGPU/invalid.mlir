@@ -539,3 +539,38 @@ func.func @f(%a: tensor<64x16xf16, #a>, %b: !tilegpu.memdesc<16x64xf16, #shared>
   %d = tilegpu.warp_group_dot %a, %b, %c : tensor<64x16xf16, #a> * !tilegpu.memdesc<16x64xf16, #shared> -> tensor<64x64xf32, #mma3>
   return %d : tensor<64x64xf32, #mma3>
 }
+
+// -----
+
+#mma3 = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64, 32]>
+#rows = #tilegpu.shared<vec = 16, perPhase = 2, maxPhase = 4, order = [1, 0]>
+#cols = #tilegpu.shared<vec = 16, perPhase = 2, maxPhase = 4, order = [0, 1]>
+func.func @f(%a: !tilegpu.memdesc<64x64xi8, #rows>, %b: !tilegpu.memdesc<64x64xi8, #cols>, %c: tensor<64x64xf32, #mma3>) -> tensor<64x64xf32, #mma3> {
+  // wgmma's integer products accumulate in s32.
+  // expected-error @+1 {{the accumulator of 'i8' operands must be i32, got 'f32'}}
+  %d = tilegpu.warp_group_dot %a, %b, %c : !tilegpu.memdesc<64x64xi8, #rows> * !tilegpu.memdesc<64x64xi8, #cols> -> tensor<64x64xf32, #mma3>
+  return %d : tensor<64x64xf32, #mma3>
+}
+
+// -----
+
+#mma3 = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64, 16]>
+#rows = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+func.func @f(%a: !tilegpu.memdesc<64x64xf16, #rows>, %b: !tilegpu.memdesc<64x64xf16, #rows>, %c: tensor<64x64xi32, #mma3>) -> tensor<64x64xi32, #mma3> {
+  // Floating-point products accumulate in f32.
+  // expected-error @+1 {{the accumulator of 'f16' operands must be f32, got 'i32'}}
+  %d = tilegpu.warp_group_dot %a, %b, %c : !tilegpu.memdesc<64x64xf16, #rows> * !tilegpu.memdesc<64x64xf16, #rows> -> tensor<64x64xi32, #mma3>
+  return %d : tensor<64x64xi32, #mma3>
+}
+
+// -----
+
+#mma3 = #tilegpu.mma<version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64, 32]>
+#dot = #tilegpu.dot_op<opIdx = 0, parent = #mma3, kWidth = 2>
+#cols = #tilegpu.shared<vec = 16, perPhase = 2, maxPhase = 4, order = [0, 1]>
+func.func @f(%a: tensor<64x64xi8, #dot>, %b: !tilegpu.memdesc<64x64xi8, #cols>, %c: tensor<64x64xi32, #mma3>) -> tensor<64x64xi32, #mma3> {
+  // 8-bit A operands are read from shared memory only.
+  // expected-error @+1 {{an 8-bit A operand must be in shared memory}}
+  %d = tilegpu.warp_group_dot %a, %b, %c : tensor<64x64xi8, #dot> * !tilegpu.memdesc<64x64xi8, #cols> -> tensor<64x64xi32, #mma3>
+  return %d : tensor<64x64xi32, #mma3>
+}

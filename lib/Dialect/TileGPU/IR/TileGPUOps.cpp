@@ -211,20 +211,27 @@ LogicalResult WarpGroupDotOp::verify() {
   auto mma = dyn_cast<MmaEncodingAttr>(c.getEncoding());
   if (!mma || mma.getVersion() != 3)
     return emitOpError("the accumulator needs an mma version-3 layout");
-  // wgmma's operand kinds: f16 or bf16 pairs, or fp8 of either format
-  // (e4m3 and e5m2 mix), read K-major from shared memory.
+  // wgmma's operand kinds: f16 or bf16 pairs or fp8 of either format
+  // (e4m3 and e5m2 mix) into f32, i8 pairs (signed) into i32; the 8-bit
+  // ones read K-major from shared memory.
   auto isFp8 = [](Type type) {
     return isa<Float8E4M3FNType, Float8E5M2Type>(type);
   };
   Type aElement = getAElementType(), bElement = b.getElementType();
   bool fp8 = isFp8(aElement) && isFp8(bElement);
-  if (!fp8 && (aElement != bElement ||
-               !(aElement.isF16() || aElement.isBF16())))
-    return emitOpError("operands must both be f16, both bf16 or both fp8 "
-                       "(f8E4M3FN, f8E5M2), got ")
+  bool i8 = aElement.isInteger(8) && bElement.isInteger(8);
+  if (!fp8 && !i8 &&
+      (aElement != bElement || !(aElement.isF16() || aElement.isBF16())))
+    return emitOpError("operands must both be f16, both bf16, both fp8 "
+                       "(f8E4M3FN, f8E5M2) or both i8, got ")
            << aElement << " and " << bElement;
-  if (fp8 && isa<RankedTensorType>(getA().getType()))
-    return emitOpError("an fp8 A operand must be in shared memory");
+  Type accElement = c.getElementType();
+  if (i8 ? !accElement.isInteger(32) : !accElement.isF32())
+    return emitOpError("the accumulator of ")
+           << aElement << " operands must be " << (i8 ? "i32" : "f32")
+           << ", got " << accElement;
+  if ((fp8 || i8) && isa<RankedTensorType>(getA().getType()))
+    return emitOpError("an 8-bit A operand must be in shared memory");
   if (auto registers = dyn_cast<RankedTensorType>(getA().getType())) {
     auto operand =
         dyn_cast_if_present<DotOperandEncodingAttr>(registers.getEncoding());

@@ -55,6 +55,14 @@ static bool isFloat8(Type type) {
   return isa<Float8E4M3FNType, Float8E5M2Type>(type);
 }
 
+/// Whether a dot of `a` x `b` into `acc` elements is one of wgmma's 8-bit
+/// forms (32 deep, both operands K-major): fp8 of either format into f32,
+/// or i8 (signed) into i32.
+static bool isByteWgmmaProduct(Type a, Type b, Type acc) {
+  return (isFloat8(a) && isFloat8(b) && acc.isF32()) ||
+         (a.isInteger(8) && b.isInteger(8) && acc.isInteger(32));
+}
+
 /// Elements of `type` per 32-bit register of an mma.sync operand, or 0 when
 /// mma.sync has no form for it. Reports why at `dot`.
 static unsigned getKWidth(tile::DotOp dot, Type type) {
@@ -186,10 +194,11 @@ public:
   LogicalResult accelerate(tile::DotOp dot);
 
 private:
-  /// Whether an fp8 dot can run on wgmma: the target has it, the shape
-  /// fits a warpgroup layout with 32-deep instructions, and both operands
-  /// are read K-major from shared memory.
-  bool canUseFp8Wgmma(tile::DotOp dot) const;
+  /// Whether an 8-bit dot (fp8 or i8) can run on wgmma: the target has it,
+  /// the element types form one of its 8-bit products, the shape fits a
+  /// warpgroup layout with 32-deep instructions, and both operands are read
+  /// K-major from shared memory.
+  bool canUseByteWgmma(tile::DotOp dot) const;
   /// The same product on f16 operands widened from fp8 (exact).
   tile::DotOp widenToF16(tile::DotOp dot) const;
   /// Keeps iter_arg `index` of `loop` in `layout` across iterations.
@@ -201,9 +210,12 @@ private:
 
 } // namespace
 
-bool DotAccelerator::canUseFp8Wgmma(tile::DotOp dot) const {
+bool DotAccelerator::canUseByteWgmma(tile::DotOp dot) const {
   RankedTensorType aType = dot.getA().getType(), dType = dot.getType();
-  if (!useWgmma || !dType.getElementType().isF32() ||
+  if (!useWgmma ||
+      !isByteWgmmaProduct(aType.getElementType(),
+                          dot.getB().getType().getElementType(),
+                          dType.getElementType()) ||
       aType.getDimSize(1) % 32 != 0)
     return false;
   MmaEncodingAttr mma =
@@ -244,7 +256,8 @@ LogicalResult DotAccelerator::accelerate(tile::DotOp dot) {
   Type aElement = aType.getElementType(), bElement = bType.getElementType();
   // fp8: wgmma where it reads both operands K-major from shared memory;
   // elsewhere the operands widen to f16 (exactly) for the f16 product.
-  if (isFloat8(aElement) && isFloat8(bElement) && !canUseFp8Wgmma(dot))
+  bool byteWgmma = canUseByteWgmma(dot);
+  if (isFloat8(aElement) && isFloat8(bElement) && !byteWgmma)
     return accelerate(widenToF16(dot));
   if (aElement != bElement && !(isFloat8(aElement) && isFloat8(bElement)))
     return dot.emitError("tile.dot operands of different types (")
@@ -260,17 +273,17 @@ LogicalResult DotAccelerator::accelerate(tile::DotOp dot) {
   MLIRContext *context = dot.getContext();
   OpBuilder builder(dot);
   Location loc = dot.getLoc();
-  // Hopper: wgmma on operands in shared memory, for 16-bit types and fp8
-  // (instructions 16 and 32 deep: 32 bytes of K).
-  bool fp8 = isFloat8(aElement);
+  // Hopper: wgmma on operands in shared memory, for 16-bit types and the
+  // 8-bit ones (instructions 16 and 32 deep: 32 bytes of K). An i8 product
+  // that wgmma cannot read stays on mma.sync.
   MmaEncodingAttr mma;
-  if (useWgmma && (kWidth == 2 || fp8))
+  if (useWgmma && (kWidth == 2 || byteWgmma))
     mma = chooseWgmmaLayout(context, dType.getDimSize(0), dType.getDimSize(1),
-                            numWarps, fp8 ? 32 : 16);
+                            numWarps, byteWgmma ? 32 : 16);
   Value aSource = lookThroughConversions(dot.getA());
   Value bSource = lookThroughConversions(dot.getB());
   bool aInRegisters =
-      mma && !fp8 && k % 16 == 0 && isComputedFromProduct(aSource);
+      mma && !byteWgmma && k % 16 == 0 && isComputedFromProduct(aSource);
   if (mma && !((aInRegisters ||
                 fitsWgmmaDescriptors(aSource, mma.getInstrShape()[1],
                                      /*isB=*/false)) &&

@@ -155,7 +155,7 @@ LoopPipeliner::matchOperandLoad(Operation *consumer) {
     return std::nullopt;
   }
   auto type = cast<RankedTensorType>(loaded.getType());
-  // 16-bit operands; 8-bit ones (fp8) of wgmma, through cp.async.
+  // 16-bit operands; 8-bit ones (fp8, i8) of wgmma, through cp.async.
   unsigned bits = type.getElementType().getIntOrFloatBitWidth();
   if (bits != 16 && !(bits == 8 && isa<LocalAllocOp>(consumer)))
     return std::nullopt;
@@ -168,8 +168,11 @@ LoopPipeliner::matchOperandLoad(Operation *consumer) {
   if (!load || load->getBlock() != body || !load->hasOneUse() ||
       load.getIsVolatile())
     return std::nullopt;
-  if (Value other = load.getOther();
-      other && !matchPattern(other, m_AnyZeroFloat()))
+  // Masked-off elements are zero-filled by the copy: `other` must be zero
+  // (a float or, for integer operands, an integer zero).
+  Value other = load.getOther();
+  if (other && !matchPattern(other, m_AnyZeroFloat()) &&
+      !matchPattern(other, m_Zero()))
     return std::nullopt;
   auto ptrType = dyn_cast<RankedTensorType>(load.getPtr().getType());
   auto blocked =

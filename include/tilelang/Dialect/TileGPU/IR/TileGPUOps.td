@@ -203,8 +203,9 @@ def TileGPU_WarpGroupDotOp : TileGPU_Op<"warp_group_dot", [
   let description = [{
     `a` (MxK) and `b` (KxN) are tiles in shared memory with swizzled
     #tilegpu.shared layouts, read by wgmma through matrix descriptors:
-    both f16, both bf16, or both fp8 (f8E4M3FN and f8E5M2 may mix; fp8
-    tiles must be K-major, as wgmma cannot transpose 8-bit operands). A
+    both f16, both bf16, or both fp8 (f8E4M3FN and f8E5M2 may mix) with
+    an f32 accumulator, or both i8 (signed) with an i32 one; 8-bit tiles
+    must be K-major, as wgmma cannot transpose 8-bit operands. A
     16-bit `a` may instead be a tensor in registers, in the
     `#tilegpu.dot_op<opIdx = 0>` layout of the accumulator's (a value
     computed in the accumulator's layout gets there by reordering each

@@ -52,7 +52,8 @@ def TileGPUAccelerateMatmul
     Gives each 2-D `tile.dot` an mma accumulator layout and its operands
     the layouts that layout reads. On sm_90a, 16-bit products with M >= 64
     and warps in groups of 4 become `tilegpu.warp_group_dot` (wgmma
-    m64nNk16): version-3 accumulators with warpgroups along M and one
+    m64nNk16), and so do 8-bit ones (fp8 into f32, i8 into i32; m64nNk32)
+    whose operands are both K-major: version-3 accumulators with warpgroups along M and one
     instruction over each warpgroup's N (at most 256), operands written to
     128/64/32-byte-swizzled shared tiles (local_alloc) that wgmma reads
     through matrix descriptors. Otherwise, version 2: mma.sync m16n8k16 for
@@ -63,9 +64,10 @@ def TileGPUAccelerateMatmul
     `acc + tl.dot(a, b)` becomes `tl.dot(a, b, acc)`. An f16 accumulator is
     widened to f32 for the product and narrowed after it.
 
-    Products the tensor cores cannot do yet (f64, fp8, f32 with
-    inputPrecision = ieee, batched 3-D dots, i8 with K < 32, targets before
-    sm_80) are reported at the dot's location.
+    fp8 products wgmma cannot take are widened to f16 products. Products
+    the tensor cores cannot do yet (f64, f32 with inputPrecision = ieee,
+    batched 3-D dots, i8 with K < 32, targets before sm_80) are reported at
+    the dot's location.
   }];
   let dependentDialects = ["::tilelang::tilegpu::TileGPUDialect"];
 }
