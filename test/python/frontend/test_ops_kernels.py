@@ -136,6 +136,34 @@ def test_matmul_loop_keeps_its_async_copies_at_a_ragged_k():
     assert [ragged[f] for f in fields] == [even[f] for f in fields], (ragged, even)
 
 
+def test_matmul_keeps_a_ragged_last_k_block_in_its_loop():
+    """K = 1000, a multiple of 8 but not of the block (64): with K_GROUP the
+    partial last block runs in the pipelined loop under a mask of whole
+    16-byte groups, so the kernel's PTX has the shape of an even K's (the
+    same copies, waits and barriers in the loop; no products after it),
+    where the masked step after the loop adds its own products and
+    register-staged loads."""
+    from tilelang_testing import REPO_ROOT, load_module
+
+    ptxstats = load_module("ptxstats", REPO_ROOT / "bench" / "parity" / "ptxstats.py")
+
+    def stats(k, row_stride, **constexprs):
+        a, b, c, bias = t((4096, k), "float16"), t((k, 4096), "float16"), t((4096, 4096), "float16"), t(
+            (4096,), "float16")
+        compiled = KERNELS["matmul_epilogue_kernel"].warmup(
+            a, b, bias, c, 4096, 4096, k, row_stride, 1, 4096, 1, 4096, 1, HAS_BIAS=True, ACTIVATION="gelu",
+            BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, BLOCK_SIZE_K=64, GROUP_SIZE_M=8, num_warps=8, num_stages=3,
+            **constexprs)
+        return ptxstats.analyze(compiled.to_ptx("sm_90a").ptx)
+
+    fields = ("cp_async", "wgmma", "wgmma_waits", "barriers", "shared_stores", "local")
+    even, grouped, stepped = stats(4096, 4096, EVEN_K=True), stats(1000, 1008, K_GROUP=8), stats(1000, 1008)
+    assert [grouped["loop"][f] for f in fields] == [even["loop"][f] for f in fields], (grouped["loop"], even["loop"])
+    assert grouped["counts"]["wgmma"] == even["counts"]["wgmma"] == even["loop"]["wgmma"]
+    assert grouped["counts"]["shared_stores"] == even["counts"]["shared_stores"]
+    assert stepped["counts"]["wgmma"] > even["counts"]["wgmma"]  # the step after the loop
+
+
 def _ptxstats():
     from tilelang_testing import REPO_ROOT, load_module
 

@@ -73,6 +73,32 @@ def test_matmul_transposed_operand_strides():
     np.testing.assert_allclose(c, exact, rtol=1e-5, atol=1e-4)
 
 
+@pytest.mark.parametrize("k,flags", [(72, dict(K_GROUP=8)), (40, dict(K_GROUP=8)), (70, dict()),
+                                     (64, dict(EVEN_K=True)), (64, dict(EVEN_K=True, K_GROUP=8))])
+@pytest.mark.parametrize("layout", ["row", "column"])
+def test_matmul_epilogue_k_forms(k, flags, layout):
+    """matmul_epilogue_kernel's three K loops against float64, bias and
+    gelu: a K that the block (32) does not divide but 8 does, with the last
+    block in the loop under a mask of whole groups of 8 (K_GROUP); a K that 8
+    does not divide, with a masked step after the loop; an even K. Operands
+    row- and column-major (the group mask runs along K in A's rows, or in
+    B's columns)."""
+    import math
+
+    m, n = 70, 50
+    a64, b64, bias64 = RNG.standard_normal((m, k)), RNG.standard_normal((k, n)) / k ** 0.5, RNG.standard_normal(n)
+    a, b, bias = a64.astype(np.float16), b64.astype(np.float16), bias64.astype(np.float16)
+    if layout == "column":
+        a, b = np.asfortranarray(a), np.asfortranarray(b)
+    c = np.full((m, n), np.nan, np.float16)
+    blocks = dict(BLOCK_SIZE_M=32, BLOCK_SIZE_N=32, BLOCK_SIZE_K=32, GROUP_SIZE_M=2)
+    run(KERNELS["matmul_epilogue_kernel"], (-(-m // 32) * -(-n // 32),), a, b, bias, c, m, n, k, *_elements(a),
+        *_elements(b), *_elements(c), HAS_BIAS=True, ACTIVATION="gelu", **blocks, **flags)
+    z = a.astype(np.float64) @ b.astype(np.float64) + bias.astype(np.float64)
+    want = 0.5 * z * (1 + np.vectorize(math.erf)(z / math.sqrt(2)))
+    np.testing.assert_allclose(c.astype(np.float64), want, rtol=2e-3, atol=2e-3)
+
+
 def _attention_reference(q, k, v, causal, scale):
     group = q.shape[1] // k.shape[1]
     k, v = np.repeat(k, group, axis=1), np.repeat(v, group, axis=1)

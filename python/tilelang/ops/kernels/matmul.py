@@ -120,7 +120,7 @@ def define(jit, tl):
                                HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr,
                                BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
                                BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr,
-                               EVEN_K: tl.constexpr = False):
+                               EVEN_K: tl.constexpr = False, K_GROUP: tl.constexpr = 0):
         # C = act(A @ B + bias[None, :]) for tilelang.ops.matmul: the bias
         # (HAS_BIAS) and the activation (ACTIVATION: "none", "relu", "gelu"
         # (the erf form) or "silu") are applied to the fp32 accumulator
@@ -129,21 +129,37 @@ def define(jit, tl):
         # the loads stay wide (16-byte copies) whatever K is; a K that
         # BLOCK_SIZE_K does not divide (EVEN_K false) gets one more, masked
         # step after the loop (where K does divide, that step loads nothing).
+        # K_GROUP (K a multiple of it, K_GROUP elements being 16 bytes):
+        # the last, partial block stays in the loop instead, under a K mask
+        # that compares whole groups of K_GROUP elements; constant over each
+        # 16-byte run of a row, it keeps the copies 16 bytes wide (the runs
+        # past K read as zero), so the loop's copies and waits are those of
+        # an even K and no step after it waits for loads of its own.
         rows, cols, ks, a_tile, b_tile, row_ok, col_ok = tile_operands(
             a_ptr, b_ptr, M, N, stride_am, stride_ak, stride_bk, stride_bn,
             BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K, GROUP_SIZE_M)
         acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
-        for k in range(0, K // BLOCK_SIZE_K):
-            a = tl.load(a_tile, mask=row_ok, other=0.0)
-            b = tl.load(b_tile, mask=col_ok, other=0.0)
-            acc = tl.dot(a, b, acc)
-            a_tile += BLOCK_SIZE_K * stride_ak
-            b_tile += BLOCK_SIZE_K * stride_bk
-        if not EVEN_K:
-            k_left = K % BLOCK_SIZE_K
-            a = tl.load(a_tile, mask=row_ok & (ks[None, :] < k_left), other=0.0)
-            b = tl.load(b_tile, mask=(ks[:, None] < k_left) & col_ok, other=0.0)
-            acc = tl.dot(a, b, acc)
+        if K_GROUP and not EVEN_K:
+            k_groups = ks // K_GROUP * K_GROUP
+            for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
+                k_left = K - k * BLOCK_SIZE_K
+                a = tl.load(a_tile, mask=row_ok & (k_groups[None, :] < k_left), other=0.0)
+                b = tl.load(b_tile, mask=(k_groups[:, None] < k_left) & col_ok, other=0.0)
+                acc = tl.dot(a, b, acc)
+                a_tile += BLOCK_SIZE_K * stride_ak
+                b_tile += BLOCK_SIZE_K * stride_bk
+        else:
+            for k in range(0, K // BLOCK_SIZE_K):
+                a = tl.load(a_tile, mask=row_ok, other=0.0)
+                b = tl.load(b_tile, mask=col_ok, other=0.0)
+                acc = tl.dot(a, b, acc)
+                a_tile += BLOCK_SIZE_K * stride_ak
+                b_tile += BLOCK_SIZE_K * stride_bk
+            if not EVEN_K:
+                k_left = K % BLOCK_SIZE_K
+                a = tl.load(a_tile, mask=row_ok & (ks[None, :] < k_left), other=0.0)
+                b = tl.load(b_tile, mask=(ks[:, None] < k_left) & col_ok, other=0.0)
+                acc = tl.dot(a, b, acc)
         if HAS_BIAS:
             bias = tl.load(bias_ptr + cols, mask=cols < N, other=0.0).to(tl.float32)
             acc = acc + bias[None, :]
