@@ -64,10 +64,55 @@ AccessPlan planGlobalAccess(const ModuleAxisInfo &axisInfo, OpTy op,
   return plan;
 }
 
+/// What the lowerings of tile.load and tile.store start from: this
+/// thread's pointer and mask elements (no masks where the op has none), the
+/// LLVM element type of the data and the plan of the vector accesses.
+struct GlobalAccess {
+  Type llvmElementType;
+  unsigned count = 0;
+  SmallVector<Value> ptrs, masks;
+  AccessPlan plan;
+
+  /// The predicate of the access that starts at element `first`: its mask
+  /// element, or true where the op is unmasked.
+  Value predicate(OpBuilder &b, Location loc, unsigned first) const {
+    if (!masks.empty())
+      return masks[first];
+    return LLVM::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(true));
+  }
+};
+
+/// The GlobalAccess of `op`, whose data (loaded or stored) has `dataType`.
+template <typename OpTy, typename AdaptorTy>
+GlobalAccess prepareGlobalAccess(ConversionPatternRewriter &rewriter,
+                                 const TypeConverter &converter,
+                                 const ModuleAxisInfo &axisInfo, OpTy op,
+                                 AdaptorTy adaptor, Type dataType) {
+  Location loc = op.getLoc();
+  GlobalAccess access;
+  access.llvmElementType =
+      converter.convertType(getElementTypeOrSelf(dataType));
+  access.count = getTotalElemsPerThread(dataType);
+  access.ptrs = getElements(rewriter, loc, adaptor.getPtr(),
+                            op.getPtr().getType(), access.count);
+  if (op.getMask())
+    access.masks = getElements(rewriter, loc, adaptor.getMask(),
+                               op.getMask().getType(), access.count);
+  access.plan = planGlobalAccess(axisInfo, op, access.llvmElementType);
+  return access;
+}
+
 /// Registers of `bits` for inline PTX: their constraint letter and type.
 struct RegisterKind {
   unsigned bits;
   StringRef constraint;
+
+  /// The PTX type of one access of `totalBits` through these registers:
+  /// `u8` for a byte in a 16-bit register, else `b16` or `b32`.
+  std::string accessType(unsigned totalBits) const {
+    return totalBits < bits ? llvm::formatv("u{0}", totalBits).str()
+                            : "b" + std::to_string(bits);
+  }
 };
 RegisterKind getRegisterKind(unsigned totalBits) {
   if (totalBits >= 32)
@@ -184,29 +229,36 @@ Value fromMemory(OpBuilder &b, Location loc, Value element, Type llvmType) {
   return fromStorage(b, loc, element, llvmType);
 }
 
+/// The base of the tile.load and tile.store lowerings: both plan their
+/// vector accesses from the module's axis info.
+template <typename OpTy>
+struct GlobalAccessLowering : public ConvertOpToLLVMPattern<OpTy> {
+  GlobalAccessLowering(TileGPUTypeConverter &converter,
+                       const ModuleAxisInfo &axisInfo)
+      : ConvertOpToLLVMPattern<OpTy>(converter), axisInfo(axisInfo) {}
+
+  const ModuleAxisInfo &axisInfo;
+};
+
 /// tile.load -> vector loads, predicated where masked.
-struct LoadLowering : public ConvertOpToLLVMPattern<tile::LoadOp> {
-  LoadLowering(TileGPUTypeConverter &converter, const ModuleAxisInfo &axisInfo)
-      : ConvertOpToLLVMPattern(converter), axisInfo(axisInfo) {}
+struct LoadLowering : public GlobalAccessLowering<tile::LoadOp> {
+  using GlobalAccessLowering::GlobalAccessLowering;
 
   LogicalResult
   matchAndRewrite(tile::LoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type resultType = op.getType();
-    Type llvmElementType = getTypeConverter()->convertType(
-        getElementTypeOrSelf(resultType));
-    unsigned count = getTotalElemsPerThread(resultType);
-    SmallVector<Value> ptrs =
-        getElements(rewriter, loc, adaptor.getPtr(), op.getPtr().getType(), count);
-    SmallVector<Value> masks, others;
-    if (op.getMask())
-      masks = getElements(rewriter, loc, adaptor.getMask(),
-                          op.getMask().getType(), count);
+    GlobalAccess access = prepareGlobalAccess(
+        rewriter, *getTypeConverter(), axisInfo, op, adaptor, resultType);
+    Type llvmElementType = access.llvmElementType;
+    unsigned count = access.count;
+    ArrayRef<Value> ptrs = access.ptrs;
+    SmallVector<Value> others;
     if (op.getOther())
       others = getElements(rewriter, loc, adaptor.getOther(),
                            op.getOther().getType(), count);
-    AccessPlan plan = planGlobalAccess(axisInfo, op, llvmElementType);
+    const AccessPlan &plan = access.plan;
     unsigned vec = plan.vectorWidth;
     Type memoryType = plan.memoryElementType;
     unsigned totalBits = plan.totalBits();
@@ -234,12 +286,7 @@ struct LoadLowering : public ConvertOpToLLVMPattern<tile::LoadOp> {
           constraints += llvm::formatv("=&{0},", reg.constraint).str();
         operands.push_back(ptrs[first]);
         constraints += "l,b";
-        Value predicate =
-            op.getMask() ? masks[first]
-                         : LLVM::ConstantOp::create(rewriter, loc,
-                                                    rewriter.getI1Type(),
-                                                    rewriter.getBoolAttr(true));
-        operands.push_back(predicate);
+        operands.push_back(access.predicate(rewriter, loc, first));
         SmallVector<Value> otherWords;
         if (op.getOther()) {
           SmallVector<Value> group;
@@ -260,9 +307,7 @@ struct LoadLowering : public ConvertOpToLLVMPattern<tile::LoadOp> {
             text += llvm::formatv("mov.{0} ${1}, 0;\n", movType, index).str();
           }
         }
-        std::string width =
-            totalBits < reg.bits ? llvm::formatv("u{0}", totalBits).str()
-                                 : "b" + std::to_string(reg.bits);
+        std::string width = reg.accessType(totalBits);
         text += llvm::formatv(
                     "@${0} ld{1}{8}{2}{3}{4}.{5} {6}, [ ${7} + 0 ];",
                     words + 1, op.getIsVolatile() ? ".volatile" : "",
@@ -286,32 +331,24 @@ struct LoadLowering : public ConvertOpToLLVMPattern<tile::LoadOp> {
                         *getTypeConverter());
     return success();
   }
-
-  const ModuleAxisInfo &axisInfo;
 };
 
 /// tile.store -> vector stores, predicated where masked.
-struct StoreLowering : public ConvertOpToLLVMPattern<tile::StoreOp> {
-  StoreLowering(TileGPUTypeConverter &converter, const ModuleAxisInfo &axisInfo)
-      : ConvertOpToLLVMPattern(converter), axisInfo(axisInfo) {}
+struct StoreLowering : public GlobalAccessLowering<tile::StoreOp> {
+  using GlobalAccessLowering::GlobalAccessLowering;
 
   LogicalResult
   matchAndRewrite(tile::StoreOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type valueType = op.getValue().getType();
-    Type llvmElementType =
-        getTypeConverter()->convertType(getElementTypeOrSelf(valueType));
-    unsigned count = getTotalElemsPerThread(valueType);
-    SmallVector<Value> ptrs =
-        getElements(rewriter, loc, adaptor.getPtr(), op.getPtr().getType(), count);
+    GlobalAccess access = prepareGlobalAccess(
+        rewriter, *getTypeConverter(), axisInfo, op, adaptor, valueType);
+    unsigned count = access.count;
+    ArrayRef<Value> ptrs = access.ptrs;
     SmallVector<Value> values =
         getElements(rewriter, loc, adaptor.getValue(), valueType, count);
-    SmallVector<Value> masks;
-    if (op.getMask())
-      masks = getElements(rewriter, loc, adaptor.getMask(),
-                          op.getMask().getType(), count);
-    AccessPlan plan = planGlobalAccess(axisInfo, op, llvmElementType);
+    const AccessPlan &plan = access.plan;
     unsigned vec = plan.vectorWidth;
     Type memoryType = plan.memoryElementType;
     unsigned totalBits = plan.totalBits();
@@ -343,16 +380,9 @@ struct StoreLowering : public ConvertOpToLLVMPattern<tile::StoreOp> {
         operands.push_back(word);
         constraints += "," + reg.constraint.str();
       }
-      Value predicate =
-          op.getMask() ? masks[first]
-                       : LLVM::ConstantOp::create(rewriter, loc,
-                                                  rewriter.getI1Type(),
-                                                  rewriter.getBoolAttr(true));
-      operands.push_back(predicate);
+      operands.push_back(access.predicate(rewriter, loc, first));
       constraints += ",b";
-      std::string width =
-          totalBits < reg.bits ? llvm::formatv("u{0}", totalBits).str()
-                               : "b" + std::to_string(reg.bits);
+      std::string width = reg.accessType(totalBits);
       std::string text =
           llvm::formatv("@${0} st{6}{1}{2}{3}.{4} [ $0 + 0 ], {5};",
                         words + 1, cacheSuffix(op.getCache()),
@@ -366,8 +396,6 @@ struct StoreLowering : public ConvertOpToLLVMPattern<tile::StoreOp> {
     rewriter.eraseOp(op);
     return success();
   }
-
-  const ModuleAxisInfo &axisInfo;
 };
 
 } // namespace
