@@ -237,15 +237,27 @@ def test_norm_backward_asks_for_the_gradients_that_are_needed():
 def test_operands_are_copied_to_aligned_rows_only_when_they_need_it():
     from tilelang.ops._matmul import _aligned
 
-    a = torch.randn(37, 1000, dtype=torch.float16)  # rows 1000 elements apart: copied, rows 1008 apart
+    a = torch.randn(37, 1001, dtype=torch.float16)  # rows 1001 elements apart: copied, rows 1008 apart
     copy = _aligned(a)
     assert copy.stride() == (1008, 1) and torch.equal(copy, a)
-    column_major = torch.randn(1000, 37, dtype=torch.float16).t()  # columns 37 apart: 48 apart, column-major
+    column_major = torch.randn(1000, 37, dtype=torch.float16).t()  # columns 37 apart: 40 apart, column-major
     copy = _aligned(column_major)
-    assert copy.stride() == (1, 48) and torch.equal(copy, column_major)
+    assert copy.stride() == (1, 40) and torch.equal(copy, column_major)
     offset = torch.randn(37, 1024, dtype=torch.float16)[:, 3:]  # rows aligned, the start not
     copy = _aligned(offset)
-    assert copy.data_ptr() % 32 == 0 and copy.stride(0) % 16 == 0 and torch.equal(copy, offset)
+    assert copy.data_ptr() % 16 == 0 and copy.stride(0) % 8 == 0 and torch.equal(copy, offset)
+    # Rows (columns) 8 elements apart or a multiple of it are 16 bytes apart: the launch says
+    # which strides are (STRIDES_OF_8) and the kernel keeps its 16-byte copies without a copy.
     for kept in (torch.randn(37, 1024, dtype=torch.float16), torch.randn(37, 1024, dtype=torch.float16).t(),
-                 torch.randn(1, 1000, dtype=torch.float16)):
+                 torch.randn(1, 1001, dtype=torch.float16), torch.randn(37, 1000, dtype=torch.float16),
+                 torch.randn(1000, 40, dtype=torch.float16).t()):
         assert _aligned(kept) is kept
+
+
+def test_the_launch_says_which_strides_are_multiples_of_8():
+    from tilelang.ops._matmul import _strides_of_8
+
+    assert _strides_of_8((1000, 1, 4096, 1)) == 0b0101
+    assert _strides_of_8((1, 1000, 1, 4096)) == 0b1010
+    assert _strides_of_8((1001, 1, 129, 1)) == 0
+    assert _strides_of_8((0, 1, 16, 1)) == 0b0101  # a broadcast row (stride 0) is a multiple too

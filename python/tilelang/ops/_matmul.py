@@ -5,8 +5,9 @@ backward is two products through the same operator, on transposed views
 (the kernel takes any strides): dA = dZ B^T and dB = A^T dZ, where dZ is
 the output gradient through the activation (for gelu and silu, the
 pre-activation product is recomputed). An operand whose rows (columns,
-column-major) do not start at multiples of 16 elements is copied into
-storage where they do (_aligned), for the kernel's 16-byte copies."""
+column-major) do not start at multiples of 8 elements (16 bytes) is copied
+into storage where they do (_aligned), for the kernel's 16-byte copies; the
+launch tells the kernel which strides are multiples of 8 (STRIDES_OF_8)."""
 
 import math
 from typing import Optional
@@ -35,8 +36,16 @@ _MATMUL = Tuned("matmul_epilogue_kernel", spaces.MATMUL, key=["M", "N", "K"], wo
 
 # Elements a row (or column) of an operand starts at a multiple of: what the
 # compiler must know of a stride and an address for 16-byte copies of
-# fp16/bf16 (a run-time stride is known as a multiple of 16 or not at all).
-_ALIGN = 16
+# fp16/bf16. The launch tells the kernel which strides are multiples of it
+# (STRIDES_OF_8: a run-time stride is otherwise known as a multiple of 16 or
+# not at all).
+_ALIGN = 8
+
+
+def _strides_of_8(strides) -> int:
+    """matmul_epilogue_kernel's STRIDES_OF_8 for (stride_am, stride_ak,
+    stride_bk, stride_bn): a bit for each that is a multiple of _ALIGN."""
+    return sum(1 << index for index, stride in enumerate(strides) if stride % _ALIGN == 0)
 
 
 def _aligned(t: Tensor) -> Tensor:
@@ -74,11 +83,14 @@ def _matmul(a: Tensor, b: Tensor, bias: Optional[Tensor], activation: str) -> Te
         def grid(meta):
             return (-(-m // meta["BLOCK_SIZE_M"]) * -(-n // meta["BLOCK_SIZE_N"]),)
 
-        # The config depends on the sizes (EVEN_K on k exactly), the dtypes and the epilogue.
-        key = (m, n, k, a.dtype, b.dtype, None if bias is None else bias.dtype, activation)
+        # The config depends on the sizes (EVEN_K on k exactly), the dtypes and the epilogue; the
+        # kernel on which strides are multiples of 8.
         a_strides, b_strides = a.stride(), b.stride()
+        strides_of_8 = _strides_of_8(a_strides + b_strides)
+        key = (m, n, k, a.dtype, b.dtype, None if bias is None else bias.dtype, activation, strides_of_8)
         _MATMUL.launch(key, grid, a, b, bias if bias is not None else out, out, m, n, k, a_strides[0], a_strides[1],
-                       b_strides[0], b_strides[1], n, 1, HAS_BIAS=bias is not None, ACTIVATION=activation)
+                       b_strides[0], b_strides[1], n, 1, HAS_BIAS=bias is not None, ACTIVATION=activation,
+                       STRIDES_OF_8=strides_of_8)
     return out
 
 

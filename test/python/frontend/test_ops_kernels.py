@@ -164,6 +164,34 @@ def test_matmul_keeps_a_ragged_last_k_block_in_its_loop():
     assert stepped["counts"]["wgmma"] > even["counts"]["wgmma"]  # the step after the loop
 
 
+def test_matmul_keeps_its_copies_at_rows_8_elements_apart():
+    """A's rows 1000 elements apart (2000 bytes: 16-byte aligned, but the
+    run-time stride is known as a multiple of 16 or not at all): with the
+    launch's promise (STRIDES_OF_8, bits of stride_am and stride_bk) the
+    loop is an even K's, 16-byte async copies of both operands with no copy
+    of A first; without it A goes through registers (fewer copies, its
+    stores to shared memory, a third barrier)."""
+    from tilelang_testing import REPO_ROOT, load_module
+
+    ptxstats = load_module("ptxstats", REPO_ROOT / "bench" / "parity" / "ptxstats.py")
+
+    def loop(k, row_stride, **constexprs):
+        a, b, c, bias = t((4096, k), "float16"), t((k, 4096), "float16"), t((4096, 4096), "float16"), t(
+            (4096,), "float16")
+        compiled = KERNELS["matmul_epilogue_kernel"].warmup(
+            a, b, bias, c, 4096, 4096, k, row_stride, 1, 4096, 1, 4096, 1, HAS_BIAS=True, ACTIVATION="gelu",
+            BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, BLOCK_SIZE_K=64, GROUP_SIZE_M=8, num_warps=8, num_stages=3,
+            **constexprs)
+        return ptxstats.analyze(compiled.to_ptx("sm_90a").ptx)["loop"]
+
+    fields = ("cp_async", "wgmma", "barriers", "shared_stores", "local")
+    even = loop(4096, 4096, EVEN_K=True)
+    promised = loop(1000, 1000, K_GROUP=8, STRIDES_OF_8=0b0101)
+    unknown = loop(1000, 1000, K_GROUP=8)
+    assert [promised[f] for f in fields] == [even[f] for f in fields], (promised, even)
+    assert unknown["cp_async"] < even["cp_async"] and unknown["shared_stores"] > 0
+
+
 def _ptxstats():
     from tilelang_testing import REPO_ROOT, load_module
 

@@ -92,8 +92,10 @@ def test_matmul_epilogue_k_forms(k, flags, layout):
         a, b = np.asfortranarray(a), np.asfortranarray(b)
     c = np.full((m, n), np.nan, np.float16)
     blocks = dict(BLOCK_SIZE_M=32, BLOCK_SIZE_N=32, BLOCK_SIZE_K=32, GROUP_SIZE_M=2)
-    run(KERNELS["matmul_epilogue_kernel"], (-(-m // 32) * -(-n // 32),), a, b, bias, c, m, n, k, *_elements(a),
-        *_elements(b), *_elements(c), HAS_BIAS=True, ACTIVATION="gelu", **blocks, **flags)
+    strides = _elements(a) + _elements(b)
+    strides_of_8 = sum(1 << i for i, s in enumerate(strides) if s % 8 == 0)  # the launch's promise
+    run(KERNELS["matmul_epilogue_kernel"], (-(-m // 32) * -(-n // 32),), a, b, bias, c, m, n, k, *strides,
+        *_elements(c), HAS_BIAS=True, ACTIVATION="gelu", STRIDES_OF_8=strides_of_8, **blocks, **flags)
     z = a.astype(np.float64) @ b.astype(np.float64) + bias.astype(np.float64)
     want = 0.5 * z * (1 + np.vectorize(math.erf)(z / math.sqrt(2)))
     np.testing.assert_allclose(c.astype(np.float64), want, rtol=2e-3, atol=2e-3)

@@ -120,7 +120,8 @@ def define(jit, tl):
                                HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr,
                                BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
                                BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr,
-                               EVEN_K: tl.constexpr = False, K_GROUP: tl.constexpr = 0):
+                               EVEN_K: tl.constexpr = False, K_GROUP: tl.constexpr = 0,
+                               STRIDES_OF_8: tl.constexpr = 0):
         # C = act(A @ B + bias[None, :]) for tilelang.ops.matmul: the bias
         # (HAS_BIAS) and the activation (ACTIVATION: "none", "relu", "gelu"
         # (the erf form) or "silu") are applied to the fp32 accumulator
@@ -135,6 +136,19 @@ def define(jit, tl):
         # 16-byte run of a row, it keeps the copies 16 bytes wide (the runs
         # past K read as zero), so the loop's copies and waits are those of
         # an even K and no step after it waits for loads of its own.
+        # STRIDES_OF_8: a bit for each stride the caller promises is a
+        # multiple of 8 elements (1: stride_am, 2: stride_ak, 4: stride_bk,
+        # 8: stride_bn). A run-time stride is otherwise known as a multiple
+        # of 16 or not at all, and rows 1000 elements apart (2000 bytes,
+        # 16-byte aligned) would cost the operand its 16-byte copies.
+        if STRIDES_OF_8 & 1:
+            stride_am = tl.multiple_of(stride_am, 8)
+        if STRIDES_OF_8 & 2:
+            stride_ak = tl.multiple_of(stride_ak, 8)
+        if STRIDES_OF_8 & 4:
+            stride_bk = tl.multiple_of(stride_bk, 8)
+        if STRIDES_OF_8 & 8:
+            stride_bn = tl.multiple_of(stride_bn, 8)
         rows, cols, ks, a_tile, b_tile, row_ok, col_ok = tile_operands(
             a_ptr, b_ptr, M, N, stride_am, stride_ak, stride_bk, stride_bn,
             BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K, GROUP_SIZE_M)
