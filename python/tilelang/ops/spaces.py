@@ -239,21 +239,21 @@ NORM_DWDB: List[Dict[str, Any]] = [
 
 # The norms' backward for rows that fit a block (norm_bwd_fused): tiles of
 # ROWS whole rows (BLOCK_SIZE >= N), the input gradient and the weight and
-# bias partial sums in one pass. A thread holds 4 to
-# NORM_BWD_ELEMENTS_PER_THREAD elements of a tile (x, dy and the two fp32
-# partial sums each: 4 elements are one 16-byte load of fp32, 16 keep
-# the kernel under 128 registers; 32, a 16384-element row over 16 warps,
-# spills), so rows up to NORM_BWD_BLOCK_CAP take it; longer ones take
-# norm_bwd_dx and norm_bwd_dwdb. Several rows a tile keep a short row's
+# bias partial sums in one pass. A thread holds NORM_BWD_ELEMENTS_PER_THREAD
+# (4 to 16) elements of a tile, of x, dy and the two fp32 partial sums
+# each: 4 are one 16-byte load of fp32, 16 keep the kernel under 128
+# registers (32, a 16384-element row over 16 warps, spills), so rows up to
+# NORM_BWD_BLOCK_CAP take it; longer ones take norm_bwd_dx and
+# norm_bwd_dwdb. Several rows a tile keep a short row's
 # program busy (a 1024-element row over 4 warps is one load a thread).
 # Widest blocks first, one row a tile first: the first config
 # prune_norm_bwd keeps is the one launched untuned.
-NORM_BWD_ELEMENTS_PER_THREAD = 16
+NORM_BWD_ELEMENTS_PER_THREAD = (4, 16)
 NORM_BWD_BLOCK_CAP = 8192
 NORM_BWD: List[Dict[str, Any]] = [
     dict(ROWS=rows, BLOCK_SIZE=block, num_warps=warps)
-    for block in (8192, 4096, 2048, 1024, 512, 256) for rows in (1, 2, 4) for warps in (8, 4, 16)
-    if 32 * warps * 4 <= rows * block <= 32 * warps * NORM_BWD_ELEMENTS_PER_THREAD
+    for block in (NORM_BWD_BLOCK_CAP >> i for i in range(6)) for rows in (1, 2, 4) for warps in (8, 4, 16)
+    if NORM_BWD_ELEMENTS_PER_THREAD[0] <= rows * block // (32 * warps) <= NORM_BWD_ELEMENTS_PER_THREAD[1]
 ]
 #: The most rows a tile of NORM_BWD holds: with at most rows / this many
 #: programs, every program has a tile under any config.
