@@ -253,3 +253,27 @@ def test_torch_compile_traces_the_operators_without_graph_breaks(launches, monke
     assert {"layer_norm_fwd", "matmul_epilogue_kernel", "rms_norm_fwd", "softmax_fwd", "softmax_bwd",
             "norm_bwd_fused", "column_sum"} <= set(names)
     torch._dynamo.reset()
+
+
+@pytest.mark.parametrize("activation", [None, "relu"])
+def test_matmul_backward_converts_nothing(launches, monkeypatch, activation):
+    # dz is already in the operands' dtype and a sum over fp16 accumulates in
+    # fp32: no .float() copy of dz, no .to() of a mask or of the bias gradient.
+    a = torch.randn(37, 64, dtype=torch.float16, requires_grad=True)
+    b = torch.randn(64, 50, dtype=torch.float16, requires_grad=True)
+    bias = torch.randn(50, dtype=torch.float16, requires_grad=True)
+    out = ops.matmul(a, b, bias, activation=activation)
+    dy = torch.randn(37, 50, dtype=torch.float16)
+    # The stand-in launch wrote nothing: relu's mask comes from whatever out holds.
+    expected = (dy.double() * (out.detach() > 0) if activation == "relu" else dy.double()).sum(0)
+
+    def refused(self, *args, **kwargs):
+        raise AssertionError("a conversion in the matmul backward")
+
+    monkeypatch.setattr(torch.Tensor, "float", refused)
+    monkeypatch.setattr(torch.Tensor, "to", refused)
+    out.backward(dy)
+    monkeypatch.undo()
+    assert bias.grad.dtype == torch.float16
+    assert (bias.grad.double() - expected).abs().max() <= 1e-2 * expected.abs().max()
+    assert [name for name in launches.names() if name == "matmul_epilogue_kernel"] == ["matmul_epilogue_kernel"] * 3

@@ -135,14 +135,20 @@ def _backward(ctx, dy):
     if activation == "none":
         dz = dy
     elif activation == "relu":
-        dz = dy * (out > 0).to(dy.dtype)
+        dz = torch.where(out > 0, dy, 0)  # as torch's threshold_backward: no mask in dy's dtype to multiply by
     else:
         z = _OP_MATMUL(a, b, bias, "none")
-        dz = _activation_grad(dy, z, activation).to(a.dtype)
-    dz = dz.to(a.dtype)
+        dz = _activation_grad(dy, z, activation)
+    if dz.dtype is not a.dtype:
+        dz = dz.to(a.dtype)
     da = _OP_MATMUL(dz, b.t(), None, "none") if ctx.needs_input_grad[0] else None
     db = _OP_MATMUL(a.t(), dz, None, "none") if ctx.needs_input_grad[1] else None
-    dbias = dz.float().sum(0).to(bias.dtype) if ctx.has_bias and ctx.needs_input_grad[2] else None
+    dbias = None
+    if ctx.has_bias and ctx.needs_input_grad[2]:
+        # A sum over fp16/bf16 accumulates in fp32 (torch's reductions do): no fp32 copy of dz first.
+        dbias = dz.sum(0)
+        if dbias.dtype is not bias.dtype:
+            dbias = dbias.to(bias.dtype)
     return da, db, dbias, None
 
 
