@@ -144,6 +144,13 @@ def test_eager_row_operators_pass_their_tensors_as_they_are(launches):
     y = ops.layer_norm(x, w, b.clone().requires_grad_())
     args = launches[-1][2]
     assert args[4].data_ptr() != args[5].data_ptr() and y.grad_fn.saved_tensors[2].data_ptr() == args[4].data_ptr()
+    # A contiguous input with a size-1 dimension of another stride is taken as it
+    # is; the outputs have the canonical strides, as the fake implementations say.
+    odd = torch.randn(1, 4, 40).transpose(0, 1)
+    assert odd.is_contiguous() and odd.stride() == (40, 160, 1)
+    for call in (lambda: ops.layer_norm(odd, w, b), lambda: ops.rms_norm(odd, w), lambda: ops.softmax(odd)):
+        out = call()
+        assert any(a is odd for a in launches[-1][2]) and out.stride() == (40, 40, 1)
     # A non-contiguous input is copied once, into rows the row length apart.
     t = torch.randn(40, 6).t()
     ops.rms_norm(t, w)

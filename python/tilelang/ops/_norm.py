@@ -76,7 +76,7 @@ def _layer_norm(x: Tensor, m: int, n: int, weight: Optional[Tensor], bias: Optio
                 mean: Tensor, rstd: Tensor) -> Tensor:
     """layer_norm_fwd over x (contiguous, m rows of n), its statistics
     written to mean and rstd; returns the output."""
-    y = torch.empty_like(x)
+    y = torch.empty_like(x, memory_format=torch.contiguous_format)
     w = weight if weight is not None else torch.ones(n, device=x.device, dtype=x.dtype)
     b = bias if bias is not None else torch.zeros(n, device=x.device, dtype=x.dtype)
     if m and n:
@@ -92,7 +92,7 @@ def _layer_norm_fwd_fake(x, weight, bias, eps):
 
 def _rms_norm_fwd(x: Tensor, weight: Optional[Tensor], eps: float) -> Tuple[Tensor, Tensor]:
     x, m, n = as_rows(x)
-    y = torch.empty_like(x)
+    y = torch.empty_like(x, memory_format=torch.contiguous_format)
     rstd = torch.empty(m, device=x.device, dtype=torch.float32)
     w = weight if weight is not None else torch.ones(n, device=x.device, dtype=x.dtype)
     if m and n:
@@ -116,7 +116,7 @@ def _norm_bwd(dy: Tensor, x: Tensor, weight: Optional[Tensor], mean: Optional[Te
     parameters'), summed in fp32. What is not asked for comes back empty."""
     x, m, n = as_rows(x)
     dy = dy.contiguous()
-    dx = torch.empty_like(x) if input_grad else x.new_empty(0)
+    dx = torch.empty_like(x, memory_format=torch.contiguous_format) if input_grad else x.new_empty(0)
     dw = x.new_empty(n if weight_grad else 0)
     db = x.new_empty(n if weight_grad and has_bias else 0)
     if not (m and n):

@@ -24,7 +24,7 @@ _SOFTMAX_BWD = Tuned("softmax_bwd", spaces.ROWS, key=["n_cols"], prune=spaces.pr
 def _softmax_fwd(x: Tensor) -> Tensor:
     """Softmax along the last dimension."""
     x, m, n = as_rows(x)
-    y = torch.empty_like(x)
+    y = torch.empty_like(x, memory_format=torch.contiguous_format)
     if m and n:
         _SOFTMAX_FWD.launch((n, x.dtype), (m,), y, x, n, n, n)
     return y
@@ -37,7 +37,7 @@ def _softmax_fwd_fake(x):
 def _softmax_bwd(dy: Tensor, y: Tensor) -> Tensor:
     y, m, n = as_rows(y)
     dy = dy.contiguous()
-    dx = torch.empty_like(y)
+    dx = torch.empty_like(y, memory_format=torch.contiguous_format)
     if m and n:
         _SOFTMAX_BWD.launch((n, y.dtype, dy.dtype), (m,), dx, dy, y, n, n, n, n)
     return dx
