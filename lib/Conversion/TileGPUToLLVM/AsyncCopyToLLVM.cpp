@@ -100,6 +100,91 @@ struct MemDescTransLowering : public ConvertOpToLLVMPattern<MemDescTransOp> {
   }
 };
 
+/// A copy's pointers as splat(base) + terms[0] + ... (tile.addptr of i32
+/// tensors of the pointers' shape and layout on a splat) where the loop
+/// carries `base` (converted): what tilegpu-pipeline leaves of a pointer tensor it
+/// carries as its scalar base (CarriedPointers.h).
+struct CarriedPointerSum {
+  Value base;
+  SmallVector<Value> terms;
+};
+
+std::optional<CarriedPointerSum>
+matchCarriedPointerSum(ConversionPatternRewriter &rewriter, Value ptrs) {
+  auto type = cast<RankedTensorType>(ptrs.getType());
+  auto termType = type.clone(IntegerType::get(type.getContext(), 32));
+  CarriedPointerSum sum;
+  while (auto addptr = ptrs.getDefiningOp<tile::AddPtrOp>()) {
+    if (addptr.getOffset().getType() != termType)
+      return std::nullopt;
+    sum.terms.insert(sum.terms.begin(), addptr.getOffset());
+    ptrs = addptr.getPtr();
+  }
+  auto splat = ptrs.getDefiningOp<tile::SplatOp>();
+  if (!splat || sum.terms.empty())
+    return std::nullopt;
+  // A loop-carried value is an argument of a block other than the entry
+  // (the loops are branches by now); the converted block, since the
+  // function's conversion has replaced every block.
+  auto arg = dyn_cast_if_present<BlockArgument>(
+      rewriter.getRemappedValue(splat.getSrc()));
+  if (!arg || !arg.getOwner()->getParent() || arg.getOwner()->isEntryBlock())
+    return std::nullopt;
+  sum.base = arg;
+  return sum;
+}
+
+/// The global address of each vector of a CarriedPointerSum copy (at the
+/// vector starts; null elsewhere): the base plus each term, sign-extended
+/// and scaled by `mad.wide.s32` in the loop. Written in inline assembly so
+/// that LLVM keeps the 32-bit terms: as plain address arithmetic its
+/// loop-invariant part would be hoisted as one 64-bit value per vector (or
+/// strength-reduced back into one carried pointer per vector), the
+/// registers the rebasing saves. A partial sum shared by several vectors
+/// (a term broadcast along the other axis) is computed once.
+SmallVector<Value> emitCarriedAddresses(ConversionPatternRewriter &rewriter,
+                                        Location loc,
+                                        const CarriedPointerSum &sum,
+                                        unsigned numElements,
+                                        ArrayRef<unsigned> vectorStarts,
+                                        unsigned elementBytes) {
+  SmallVector<SmallVector<Value>> terms;
+  for (Value term : sum.terms)
+    terms.push_back(
+        unpackStruct(rewriter, loc, rewriter.getRemappedValue(term)));
+  // Terms with fewer distinct values among the vectors first: the partial
+  // sums they make are shared by more vectors (the sum is the same modulo
+  // 2^64 in any order).
+  auto distinct = [&](ArrayRef<Value> term) {
+    llvm::SmallPtrSet<Value, 16> values;
+    for (unsigned start : vectorStarts)
+      values.insert(term[start]);
+    return values.size();
+  };
+  llvm::stable_sort(terms, [&](ArrayRef<Value> a, ArrayRef<Value> b) {
+    return distinct(a) < distinct(b);
+  });
+  Value base = sum.base;
+  std::string text =
+      llvm::formatv("mad.wide.s32 $0, $1, {0}, $2;", elementBytes).str();
+  llvm::DenseMap<std::pair<Value, Value>, Value> partialSums;
+  SmallVector<Value> addresses(numElements);
+  for (unsigned start : vectorStarts) {
+    Value address = base;
+    for (ArrayRef<Value> term : terms) {
+      Value &next = partialSums[{address, term[start]}];
+      if (!next)
+        next = emitInlineAsm(rewriter, loc, {rewriter.getI64Type()},
+                             {term[start], address}, text, "=l,r,l",
+                             /*hasSideEffects=*/false)
+                   .getResult(0);
+      address = next;
+    }
+    addresses[start] = address;
+  }
+  return addresses;
+}
+
 /// async_copy_global_to_local -> cp.async of 4, 8 or 16 bytes per vector.
 struct AsyncCopyLowering
     : public ConvertOpToLLVMPattern<AsyncCopyGlobalToLocalOp> {
@@ -133,6 +218,8 @@ struct AsyncCopyLowering
              << "-byte pieces: cp.async needs 4, 8 or 16 contiguous, aligned "
                 "bytes along the buffer's rows";
 
+    std::optional<CarriedPointerSum> carried =
+        matchCarriedPointerSum(rewriter, op.getPtrs());
     SmallVector<Value> ptrs = unpackStruct(rewriter, loc, adaptor.getPtrs());
     SmallVector<Value> masks =
         op.getMask() ? unpackStruct(rewriter, loc, adaptor.getMask())
@@ -140,6 +227,9 @@ struct AsyncCopyLowering
     SmallVector<unsigned> vectorStarts;
     for (unsigned start = 0; start < ptrs.size(); start += width)
       vectorStarts.push_back(start);
+    if (carried)
+      ptrs = emitCarriedAddresses(rewriter, loc, *carried, ptrs.size(),
+                                  vectorStarts, elementBytes);
     SmallVector<Value> offsets = smem.emitOffsets(
         rewriter, loc, emitThreadElementCoordinates(rewriter, loc, ptrsType),
         vectorStarts);

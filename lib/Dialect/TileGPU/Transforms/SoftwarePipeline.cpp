@@ -6,7 +6,9 @@
 // deferred) into rotating shared-memory buffers
 // (cp.async, or on sm_90 bulk tensor copies signalling one mbarrier per
 // stage), and keeps the loop's wgmma products in flight as long as their
-// readers allow (AsyncProducts.cpp). Copies of loop-invariant tensors to
+// readers allow (AsyncProducts.cpp). Pointer tensors the copies read
+// through that move by a uniform step are carried as their scalar base
+// (CarriedPointers.cpp). Copies of loop-invariant tensors to
 // shared memory move before their loops. The descriptor accesses it does
 // not take are lowered by tilegpu-lower-descriptor-accesses.
 //
@@ -15,6 +17,7 @@
 #include "tilelang/Dialect/TileGPU/Transforms/Passes.h"
 
 #include "AsyncProducts.h"
+#include "CarriedPointers.h"
 
 #include "tilelang/Analysis/AxisInfo.h"
 #include "tilelang/Dialect/TileGPU/IR/LayoutUtils.h"
@@ -284,6 +287,30 @@ bool LoopPipeliner::analyze() {
     for (Value operand : load.load->getOperands())
       if (!addToSlice(operand))
         return false;
+  // Pointer tensors the copies read through that move by a uniform step
+  // are carried as their scalar base (CarriedPointers.h); the addresses are
+  // then recomputed from it, so the slice is found again.
+  bool rebased = false;
+  for (OperandLoad &load : loads) {
+    auto arg = dyn_cast_if_present<BlockArgument>(load.ptr);
+    if (load.isBulk() || !arg)
+      continue;
+    Value rebuilt = rebaseCarriedPointerTensor(loop, arg);
+    if (!rebuilt)
+      continue;
+    for (OperandLoad &other : loads)
+      if (other.ptr == arg)
+        other.ptr = rebuilt;
+    rebased = true;
+  }
+  if (rebased) {
+    slice.clear();
+    carried.clear();
+    for (OperandLoad &load : loads)
+      for (Value operand : load.load->getOperands())
+        if (!addToSlice(operand))
+          return false;
+  }
   products = findAsyncProducts(
       loop, [&](Value operand) { return isStageOperand(operand); });
   return true;

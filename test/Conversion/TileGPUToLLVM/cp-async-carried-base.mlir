@@ -1,0 +1,57 @@
+// cp.async addresses from a loop-carried scalar base (what tilegpu-pipeline
+// leaves for a pointer tensor it carries as its base, CarriedPointers.cpp):
+// in the loop, each vector's address is the base plus its i32 offset,
+// sign-extended and scaled in one mad.wide.s32 (inline assembly, so that LLVM
+// keeps the 32-bit offsets live across the loop rather than hoisting 64-bit
+// sums or strength-reducing them back into one carried pointer per vector).
+// A copy from a base that is not carried (here the kernel argument, before
+// the loop) keeps the plain pointer arithmetic.
+// RUN: tilelang-opt %s --convert-scf-to-cf --convert-tilegpu-to-llvm --reconcile-unrealized-casts | FileCheck %s
+
+// CHECK-LABEL: llvm.func @carried
+// CHECK-NOT: mad.wide
+// CHECK: "cp.async.cg.shared.global [$0], [$1], 16, $2;", "r,l,r" %{{.*}}, %{{.*}}, %{{.*}} : (i32, !llvm.ptr<1>, i32) -> ()
+// CHECK: ^bb{{[0-9]+}}(%{{.*}}: i32, %[[BASE:.*]]: !llvm.ptr<1>):
+// CHECK: %[[ADDR:.*]] = llvm.inline_asm asm_dialect = att "mad.wide.s32 $0, $1, 2, $2;", "=l,r,l" %{{.*}}, %[[BASE]] : (i32, !llvm.ptr<1>) -> i64
+// CHECK: "cp.async.cg.shared.global [$0], [$1], 16, $2;", "r,l,r" %{{.*}}, %[[ADDR]], %{{.*}} : (i32, i64, i32) -> ()
+// CHECK-NOT: mad.wide
+// CHECK: llvm.return
+#blocked = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#rows = #tilegpu.slice<dim = 1, parent = #blocked>
+#cols = #tilegpu.slice<dim = 0, parent = #blocked>
+#shared = #tilegpu.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_80"} {
+  func.func @carried(%base: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c32 = arith.constant 32 : i32
+    %c32t = arith.constant dense<32> : tensor<32x1xi32, #blocked>
+    %r = tile.make_range 0 to 32 : tensor<32xi32, #rows>
+    %r2 = tile.expand_dims %r {axis = 1 : i32} : tensor<32xi32, #rows> -> tensor<32x1xi32, #blocked>
+    %roff = arith.muli %r2, %c32t : tensor<32x1xi32, #blocked>
+    %rb = tile.broadcast %roff : tensor<32x1xi32, #blocked> -> tensor<32x32xi32, #blocked>
+    %c = tile.make_range 0 to 32 : tensor<32xi32, #cols>
+    %c2 = tile.expand_dims %c {axis = 0 : i32} : tensor<32xi32, #cols> -> tensor<1x32xi32, #blocked>
+    %cb = tile.broadcast %c2 : tensor<1x32xi32, #blocked> -> tensor<32x32xi32, #blocked>
+    %offs = arith.addi %rb, %cb : tensor<32x32xi32, #blocked>
+    %buf = tilegpu.local_alloc : () -> !tilegpu.memdesc<2x32x32xf16, #shared, mutable>
+    %stage0 = tilegpu.memdesc_index %buf[%c0] : !tilegpu.memdesc<2x32x32xf16, #shared, mutable> -> !tilegpu.memdesc<32x32xf16, #shared, mutable>
+    %s0 = tile.splat %base : !tile.ptr<f16> -> tensor<32x32x!tile.ptr<f16>, #blocked>
+    %p0 = tile.addptr %s0, %offs : tensor<32x32x!tile.ptr<f16>, #blocked>, tensor<32x32xi32, #blocked>
+    %t0 = tilegpu.async_copy_global_to_local %p0, %stage0 : tensor<32x32x!tile.ptr<f16>, #blocked> -> !tilegpu.memdesc<32x32xf16, #shared, mutable>
+    %g0 = tilegpu.async_commit_group %t0
+    %first = tile.addptr %base, %c32 : !tile.ptr<f16>, i32
+    %end = scf.for %i = %c0 to %n step %c1 iter_args(%p = %first) -> (!tile.ptr<f16>) : i32 {
+      %stage = tilegpu.memdesc_index %buf[%c1] : !tilegpu.memdesc<2x32x32xf16, #shared, mutable> -> !tilegpu.memdesc<32x32xf16, #shared, mutable>
+      %s = tile.splat %p : !tile.ptr<f16> -> tensor<32x32x!tile.ptr<f16>, #blocked>
+      %ptrs = tile.addptr %s, %offs : tensor<32x32x!tile.ptr<f16>, #blocked>, tensor<32x32xi32, #blocked>
+      %t = tilegpu.async_copy_global_to_local %ptrs, %stage : tensor<32x32x!tile.ptr<f16>, #blocked> -> !tilegpu.memdesc<32x32xf16, #shared, mutable>
+      %g = tilegpu.async_commit_group %t
+      %next = tile.addptr %p, %c32 : !tile.ptr<f16>, i32
+      scf.yield %next : !tile.ptr<f16>
+    }
+    %done = tilegpu.async_wait {pending = 0 : i32}
+    tilegpu.local_dealloc %buf : !tilegpu.memdesc<2x32x32xf16, #shared, mutable>
+    return
+  }
+}
