@@ -284,3 +284,19 @@ def test_matmul_backward_converts_nothing(launches, monkeypatch, activation):
     assert bias.grad.dtype == torch.float16
     assert (bias.grad.double() - expected).abs().max() <= 1e-2 * expected.abs().max()
     assert [name for name in launches.names() if name == "matmul_epilogue_kernel"] == ["matmul_epilogue_kernel"] * 3
+
+
+def test_the_norms_autograd_function_returns_the_output_alone(launches, monkeypatch):
+    # The statistics are saved as intermediates, not outputs autograd wraps;
+    # a second derivative is still refused by the backward operator's node.
+    monkeypatch.setattr(_norm, "_multiprocessors", lambda device: 132)
+    x = torch.randn(7, 33, dtype=torch.float16, requires_grad=True)
+    w = (torch.rand(33, dtype=torch.float16) + 0.5).requires_grad_()
+    for call, stats in ((lambda: ops.layer_norm(x, w), (4, 5)), (lambda: ops.rms_norm(x, w), (3,))):
+        y = call()
+        args = launches[-1][2]
+        assert y.requires_grad and not any(args[i].requires_grad for i in stats)
+        (dx,) = torch.autograd.grad(y, x, torch.randn_like(y), create_graph=True)
+        assert dx.requires_grad
+        with pytest.raises(RuntimeError, match="no autograd formula"):
+            dx.float().sum().backward()

@@ -216,7 +216,7 @@ def _backward_layer_norm(ctx, dy, _dmean, _drstd):
 
 
 _OP_LAYER_NORM_FWD = Operator("tilelang::layer_norm_fwd", _layer_norm_fwd, _layer_norm_fwd_fake,
-                              _setup_layer_norm, _backward_layer_norm)
+                              _setup_layer_norm, _backward_layer_norm, first_output_only=True)
 
 
 def _setup_rms_norm(ctx, inputs, output):
@@ -236,7 +236,7 @@ def _backward_rms_norm(ctx, dy, _drstd):
 
 
 _OP_RMS_NORM_FWD = Operator("tilelang::rms_norm_fwd", _rms_norm_fwd, _rms_norm_fwd_fake, _setup_rms_norm,
-                            _backward_rms_norm)
+                            _backward_rms_norm, first_output_only=True)
 
 
 # -- the public functions ---------------------------------------------------------------

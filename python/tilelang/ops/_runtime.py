@@ -6,6 +6,7 @@ custom operator that runs its implementation directly in eager mode, and
 (tilelang.ops.spaces) with results kept in the persistent autotune
 store."""
 
+import inspect
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 try:
@@ -155,11 +156,19 @@ class Operator:
     device_attribute = "is_cuda"
 
     def __init__(self, name: str, impl: Callable, fake: Callable, setup_context: Optional[Callable] = None,
-                 backward: Optional[Callable] = None):
+                 backward: Optional[Callable] = None, first_output_only: bool = False):
+        """`first_output_only`: `impl` returns a tuple of which callers use
+        the first alone (the norms: the output, then the statistics the
+        backward needs). The eager autograd.Function then returns that
+        one (as a 1-tuple to its callers) and keeps the others as saved
+        intermediates: autograd wraps one output instead of three, a few
+        microseconds a call. Its backward is given None for the others'
+        gradients, as the custom operator's is when they are unused."""
         self.impl = impl
         self.op = torch.library.custom_op(name, mutates_args=())(impl)
         self.op.register_fake(fake)
         self.function = None
+        self.first_output_only = first_output_only
         if backward is not None:
             self.op.register_autograd(backward, setup_context=setup_context)
 
@@ -168,20 +177,33 @@ class Operator:
                 setup_context(ctx, args, output)
                 # Unused outputs (the norms' saved statistics) get None, not zeros.
                 ctx.set_materialize_grads(False)
-                return output
+                return output[0] if first_output_only else output
+
+            function_backward = backward
+            if first_output_only:
+                # The gradients of the outputs the Function does not return.
+                others = (None,) * (len(inspect.signature(backward).parameters) - 2)
+
+                def function_backward(ctx, grad):
+                    return backward(ctx, grad, *others)
 
             # The old form (forward takes ctx): Function.apply with a
             # separate setup_context binds the arguments by inspect.signature
             # on every call.
             self.function = type(name.replace("::", "_"), (torch.autograd.Function,),
-                                 {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+                                 {"forward": staticmethod(forward), "backward": staticmethod(function_backward)})
+
+    def _apply(self, *args):
+        """The eager autograd.Function's call, with the custom operator's outputs."""
+        output = self.function.apply(*args)
+        return (output,) if self.first_output_only else output
 
     def direct(self, recorded: bool, *args):
         """The eager call of __call__ where the caller has found (eager())
         that every tensor argument is a plain one on the kernels' device
         and nothing traces; `recorded`: whether autograd records the call."""
         if recorded:
-            return self.op(*args) if self.function is None else self.function.apply(*args)
+            return self.op(*args) if self.function is None else self._apply(*args)
         return self.impl(*args)
 
     def __call__(self, *args):
@@ -202,7 +224,7 @@ class Operator:
             # create_graph=True) the custom operator records a node that
             # refuses to be differentiated; the implementation alone would
             # return a constant and drop the higher-order gradient silently.
-            return self.op(*args) if self.function is None else self.function.apply(*args)
+            return self.op(*args) if self.function is None else self._apply(*args)
         return self.impl(*args)
 
 
