@@ -1,10 +1,12 @@
 """What every tilelang.ops operator shares: torch (imported here, with a
 clear message when it is missing), the package's kernels compiled by
-tilelang, argument checks that name the operator, `Operator`, a torch
+tilelang, argument checks that name the operator, `eager` (the one look
+an eager row operator's call takes instead of the checks and the
+dispatch, docs/ops.md "What an eager call skips"), `Operator`, a torch
 custom operator that runs its implementation directly in eager mode, and
 `Tuned`, a kernel tuned on first use per shape bucket over its space
 (tilelang.ops.spaces) with results kept in the persistent autotune
-store."""
+store, whose repeated launches come from a table (`Tuned.launch`)."""
 
 import inspect
 from typing import Any, Callable, Dict, List, Optional, Sequence
