@@ -134,6 +134,27 @@ matchCarriedPointerSum(ConversionPatternRewriter &rewriter, Value ptrs) {
   return sum;
 }
 
+/// The elements of a converted tensor: the values its packing inserted
+/// where it is a chain of llvm.insertvalue (so that an element broadcast to
+/// several positions is one value), extracted otherwise.
+SmallVector<Value> getPackedElements(OpBuilder &builder, Location loc,
+                                     Value packed) {
+  auto type = dyn_cast<LLVM::LLVMStructType>(packed.getType());
+  if (!type)
+    return {packed};
+  SmallVector<Value> elements(type.getBody().size());
+  Value container = packed;
+  while (auto insert = container.getDefiningOp<LLVM::InsertValueOp>()) {
+    Value &element = elements[insert.getPosition().front()];
+    if (!element)
+      element = insert.getValue();
+    container = insert.getContainer();
+  }
+  if (llvm::is_contained(elements, Value()))
+    return unpackStruct(builder, loc, packed);
+  return elements;
+}
+
 /// The global address of each vector of a CarriedPointerSum copy (at the
 /// vector starts; null elsewhere): the base plus each term, sign-extended
 /// and scaled by `mad.wide.s32` in the loop. Written in inline assembly so
@@ -151,7 +172,7 @@ SmallVector<Value> emitCarriedAddresses(ConversionPatternRewriter &rewriter,
   SmallVector<SmallVector<Value>> terms;
   for (Value term : sum.terms)
     terms.push_back(
-        unpackStruct(rewriter, loc, rewriter.getRemappedValue(term)));
+        getPackedElements(rewriter, loc, rewriter.getRemappedValue(term)));
   // Terms with fewer distinct values among the vectors first: the partial
   // sums they make are shared by more vectors (the sum is the same modulo
   // 2^64 in any order).

@@ -16,6 +16,17 @@
 // CHECK: "cp.async.cg.shared.global [$0], [$1], 16, $2;", "r,l,r" %{{.*}}, %[[ADDR]], %{{.*}} : (i32, i64, i32) -> ()
 // CHECK-NOT: mad.wide
 // CHECK: llvm.return
+
+// Two terms, rows (two per thread, 32 rows apart) and columns (one vector
+// a thread), given rows first: the column term, the same for both vectors,
+// goes first and its partial sum is shared; three mad.wide in all.
+// CHECK-LABEL: llvm.func @two_terms
+// CHECK: ^bb{{[0-9]+}}(%{{.*}}: i32, %[[BASE2:.*]]: !llvm.ptr<1>):
+// CHECK: %[[COL:.*]] = llvm.inline_asm asm_dialect = att "mad.wide.s32 $0, $1, 2, $2;", "=l,r,l" %{{.*}}, %[[BASE2]] : (i32, !llvm.ptr<1>) -> i64
+// CHECK: llvm.inline_asm asm_dialect = att "mad.wide.s32 $0, $1, 2, $2;", "=l,r,l" %{{.*}}, %[[COL]] : (i32, i64) -> i64
+// CHECK: llvm.inline_asm asm_dialect = att "mad.wide.s32 $0, $1, 2, $2;", "=l,r,l" %{{.*}}, %[[COL]] : (i32, i64) -> i64
+// CHECK-NOT: mad.wide
+// CHECK: llvm.return
 #blocked = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
 #rows = #tilegpu.slice<dim = 1, parent = #blocked>
 #cols = #tilegpu.slice<dim = 0, parent = #blocked>
@@ -52,6 +63,33 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_80"} {
     }
     %done = tilegpu.async_wait {pending = 0 : i32}
     tilegpu.local_dealloc %buf : !tilegpu.memdesc<2x32x32xf16, #shared, mutable>
+    return
+  }
+  func.func @two_terms(%base: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c32 = arith.constant 32 : i32
+    %c32t = arith.constant dense<32> : tensor<64x1xi32, #blocked>
+    %r = tile.make_range 0 to 64 : tensor<64xi32, #rows>
+    %r2 = tile.expand_dims %r {axis = 1 : i32} : tensor<64xi32, #rows> -> tensor<64x1xi32, #blocked>
+    %roff = arith.muli %r2, %c32t : tensor<64x1xi32, #blocked>
+    %rb = tile.broadcast %roff : tensor<64x1xi32, #blocked> -> tensor<64x32xi32, #blocked>
+    %c = tile.make_range 0 to 32 : tensor<32xi32, #cols>
+    %c2 = tile.expand_dims %c {axis = 0 : i32} : tensor<32xi32, #cols> -> tensor<1x32xi32, #blocked>
+    %cb = tile.broadcast %c2 : tensor<1x32xi32, #blocked> -> tensor<64x32xi32, #blocked>
+    %buf = tilegpu.local_alloc : () -> !tilegpu.memdesc<2x64x32xf16, #shared, mutable>
+    %end = scf.for %i = %c0 to %n step %c1 iter_args(%p = %base) -> (!tile.ptr<f16>) : i32 {
+      %stage = tilegpu.memdesc_index %buf[%c1] : !tilegpu.memdesc<2x64x32xf16, #shared, mutable> -> !tilegpu.memdesc<64x32xf16, #shared, mutable>
+      %s = tile.splat %p : !tile.ptr<f16> -> tensor<64x32x!tile.ptr<f16>, #blocked>
+      %withRows = tile.addptr %s, %rb : tensor<64x32x!tile.ptr<f16>, #blocked>, tensor<64x32xi32, #blocked>
+      %ptrs = tile.addptr %withRows, %cb : tensor<64x32x!tile.ptr<f16>, #blocked>, tensor<64x32xi32, #blocked>
+      %t = tilegpu.async_copy_global_to_local %ptrs, %stage : tensor<64x32x!tile.ptr<f16>, #blocked> -> !tilegpu.memdesc<64x32xf16, #shared, mutable>
+      %g = tilegpu.async_commit_group %t
+      %next = tile.addptr %p, %c32 : !tile.ptr<f16>, i32
+      scf.yield %next : !tile.ptr<f16>
+    }
+    %done = tilegpu.async_wait {pending = 0 : i32}
+    tilegpu.local_dealloc %buf : !tilegpu.memdesc<2x64x32xf16, #shared, mutable>
     return
   }
 }

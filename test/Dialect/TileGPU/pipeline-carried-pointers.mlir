@@ -134,11 +134,67 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     return
   }
 
+// i64 offsets (B's start) keep B's pointer tensor carried: the rebuilt
+// sum would hold 64 bits per element as well; A is still rebased.
+// CHECK-LABEL: func.func @i64_offsets
+// CHECK-COUNT-4: tilegpu.async_copy_global_to_local
+// CHECK: scf.for {{.*}} -> (tensor<128x128xf32, #mma>, !tile.ptr<f16>, tensor<32x128x!tile.ptr<f16>, #blocked1>, !tile.ptr<f16>, tensor<32x128x!tile.ptr<f16>, #blocked1>, i32, i32)
+  func.func @i64_offsets(%arg0: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %arg1: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %arg4: i32 {tile.divisibility = 16 : i32}, %arg5: i32 {tile.divisibility = 16 : i32}) {
+    %cst = arith.constant dense<32> : tensor<128x32xi32, #blocked>
+    %c0_i32 = arith.constant 0 : i32
+    %cst_0 = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma>
+    %c32_i32 = arith.constant 32 : i32
+    %4 = tile.make_range 0 to 128 : tensor<128xi32, #slice>
+    %5 = tile.make_range 0 to 128 : tensor<128xi32, #slice1>
+    %8 = tile.make_range 0 to 32 : tensor<32xi32, #slice4>
+    %9 = tile.make_range 0 to 32 : tensor<32xi32, #slice5>
+    %21 = tile.expand_dims %4 {axis = 1 : i32} : tensor<128xi32, #slice> -> tensor<128x1xi32, #blocked>
+    %22 = tile.splat %arg5 : i32 -> tensor<128x1xi32, #blocked>
+    %23 = arith.muli %21, %22 : tensor<128x1xi32, #blocked>
+    %24 = tile.broadcast %23 : tensor<128x1xi32, #blocked> -> tensor<128x32xi32, #blocked>
+    %25 = tile.expand_dims %9 {axis = 0 : i32} : tensor<32xi32, #slice5> -> tensor<1x32xi32, #blocked>
+    %26 = tile.broadcast %25 : tensor<1x32xi32, #blocked> -> tensor<128x32xi32, #blocked>
+    %27 = arith.addi %24, %26 : tensor<128x32xi32, #blocked>
+    %28 = tile.splat %arg0 : !tile.ptr<f16> -> tensor<128x32x!tile.ptr<f16>, #blocked>
+    %29 = tile.addptr %28, %27 : tensor<128x32x!tile.ptr<f16>, #blocked>, tensor<128x32xi32, #blocked>
+    %30 = tile.expand_dims %8 {axis = 1 : i32} : tensor<32xi32, #slice4> -> tensor<32x1xi32, #blocked1>
+    %31 = tile.splat %arg4 : i32 -> tensor<32x1xi32, #blocked1>
+    %32 = arith.muli %30, %31 : tensor<32x1xi32, #blocked1>
+    %33 = tile.broadcast %32 : tensor<32x1xi32, #blocked1> -> tensor<32x128xi32, #blocked1>
+    %35 = tile.expand_dims %5 {axis = 0 : i32} : tensor<128xi32, #slice1> -> tensor<1x128xi32, #blocked1>
+    %36 = tile.broadcast %35 : tensor<1x128xi32, #blocked1> -> tensor<32x128xi32, #blocked1>
+    %37 = arith.addi %33, %36 : tensor<32x128xi32, #blocked1>
+    %38 = tile.splat %arg1 : !tile.ptr<f16> -> tensor<32x128x!tile.ptr<f16>, #blocked1>
+    %wide = arith.extsi %37 : tensor<32x128xi32, #blocked1> to tensor<32x128xi64, #blocked1>
+    %39 = tile.addptr %38, %wide : tensor<32x128x!tile.ptr<f16>, #blocked1>, tensor<32x128xi64, #blocked1>
+    %40 = arith.muli %arg4, %c32_i32 : i32
+    %41 = tile.splat %40 : i32 -> tensor<32x128xi32, #blocked1>
+    %42:3 = scf.for %arg6 = %c0_i32 to %arg5 step %c32_i32 iter_args(%arg7 = %cst_0, %arg8 = %29, %arg9 = %39) -> (tensor<128x128xf32, #mma>, tensor<128x32x!tile.ptr<f16>, #blocked>, tensor<32x128x!tile.ptr<f16>, #blocked1>)  : i32 {
+      %51 = tile.load %arg8 : tensor<128x32x!tile.ptr<f16>, #blocked>
+      %52 = tile.load %arg9 : tensor<32x128x!tile.ptr<f16>, #blocked1>
+      %53 = tilegpu.local_alloc %51 : (tensor<128x32xf16, #blocked>) -> !tilegpu.memdesc<128x32xf16, #shared>
+      %54 = tilegpu.local_alloc %52 : (tensor<32x128xf16, #blocked1>) -> !tilegpu.memdesc<32x128xf16, #shared1>
+      %55 = tilegpu.warp_group_dot %53, %54, %arg7 : !tilegpu.memdesc<128x32xf16, #shared> * !tilegpu.memdesc<32x128xf16, #shared1> -> tensor<128x128xf32, #mma>
+      %56 = tile.addptr %arg8, %cst : tensor<128x32x!tile.ptr<f16>, #blocked>, tensor<128x32xi32, #blocked>
+      %57 = tile.addptr %arg9, %41 : tensor<32x128x!tile.ptr<f16>, #blocked1>, tensor<32x128xi32, #blocked1>
+      scf.yield %55, %56, %57 : tensor<128x128xf32, #mma>, tensor<128x32x!tile.ptr<f16>, #blocked>, tensor<32x128x!tile.ptr<f16>, #blocked1>
+    }
+    %h = arith.truncf %42#0 : tensor<128x128xf32, #mma> to tensor<128x128xf16, #mma>
+    return
+  }
+
 // Pointers that start from two offset terms (rows, then columns, added to
-// the pointers one after the other) keep the carried tensor: rebuilt, both
-// terms would stay live across the loop (kMaxRebasedTerms).
+// the pointers one after the other, as flash attention's K and V) are
+// rebased too: the row term broadcast along the columns before the loop,
+// and the copies read splat(base) + rows + columns.
 // CHECK-LABEL: func.func @two_terms
-// CHECK: scf.for {{.*}} -> (tensor<128x128xf32, #mma>, tensor<128x32x!tile.ptr<f16>, #blocked>, !tile.ptr<f16>, tensor<128x32x!tile.ptr<f16>, #blocked>, !tile.ptr<f16>, i32, i32)
+// CHECK: %[[ROWS:.*]] = tile.broadcast %{{.*}} : tensor<128x1xi32, #blocked> -> tensor<128x32xi32, #blocked>
+// CHECK: scf.for {{.*}} -> (tensor<128x128xf32, #mma>, !tile.ptr<f16>, !tile.ptr<f16>, !tile.ptr<f16>, !tile.ptr<f16>, i32, i32)
+// CHECK: tilegpu.warp_group_dot
+// CHECK: %[[S:.*]] = tile.splat %{{.*}} : !tile.ptr<f16> -> tensor<128x32x!tile.ptr<f16>, #blocked>
+// CHECK-NEXT: %[[R:.*]] = tile.addptr %[[S]], %[[ROWS]]
+// CHECK-NEXT: %[[P:.*]] = tile.addptr %[[R]], %{{.*}}
+// CHECK: tilegpu.async_copy_global_to_local %[[P]]
   func.func @two_terms(%arg0: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %arg1: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %arg4: i32 {tile.divisibility = 16 : i32}, %arg5: i32 {tile.divisibility = 16 : i32}) {
     %cst = arith.constant dense<32> : tensor<128x32xi32, #blocked>
     %c0_i32 = arith.constant 0 : i32

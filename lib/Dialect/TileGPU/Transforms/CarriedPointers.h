@@ -16,10 +16,14 @@
 namespace tilelang::tilegpu {
 
 /// The most offset tensors a rebased pointer tensor is rebuilt from: each
-/// stays live across the loop, so a sum of more terms could hold more
-/// registers than the pointers it replaces. Two covers the 2-D tutorial
-/// forms (`base + rows[:, None] * s0 + cols[None, :] * s1`).
-constexpr unsigned kMaxRebasedTerms = 1;
+/// stays live across the loop (the distinct values a thread holds, one per
+/// vector at most), so a sum of many terms could hold more registers than
+/// the pointers it replaces. Two covers the tutorial forms: one combined
+/// offset (`a_ptr + (rows[:, None] * s0 + cols[None, :] * s1)`) or two
+/// added one after the other (flash attention's `K + offs_d[:, None] +
+/// offs_n[None, :] * stride_kn`), where the term along the vector is one
+/// value a thread.
+constexpr unsigned kMaxRebasedTerms = 2;
 
 /// If iter_arg `arg` of `loop` is a pointer tensor that each iteration
 /// advances by a loop-invariant scalar (`p = tile.addptr p, splat(step)`)
