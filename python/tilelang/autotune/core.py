@@ -66,6 +66,7 @@ class Stats:
     sweeps: int = 0  # sweeps that timed or pruned at least one config
     benchmarks: int = 0  # configs timed with do_bench
     runoffs: int = 0  # sweeps that ended in a runoff between near-tied configs
+    runoff_timings: int = 0  # of benchmarks, those the runoffs timed
     compiled: int = 0  # configs compiled for a sweep
     reused: int = 0  # config records reused from the store
     store_errors: List[str] = field(default_factory=list)
@@ -689,6 +690,7 @@ class Autotuner:
             for config in finalists[shift:] + finalists[:shift]:
                 if rounds[config] is None:
                     continue
+                stats.runoff_timings += 1
                 status, time_ms, reason = self._time_config(config, grid, args, kwargs, nargs, saved)
                 if status != "ok":
                     records[config.ident()].update(status=status, time_ms=None, reason=reason)

@@ -57,7 +57,7 @@ def tune(space, timer, monkeypatch):
 
 def test_runoff_undoes_the_first_configs_cold_clock(env, monkeypatch):
     timer = DriftingTimer()
-    runoffs = core.stats.runoffs
+    runoffs, timings = core.stats.runoffs, core.stats.runoff_timings
     kernel = tune([FAST, NEAR, SLOW], timer, monkeypatch)
     # The pass in order measured FAST at 1.08 and NEAR at 1.03; the runoff
     # timed those two again in rotating order, SLOW not again.
@@ -66,6 +66,7 @@ def test_runoff_undoes_the_first_configs_cold_clock(env, monkeypatch):
     assert timer.calls[3:5] == [str(NEAR), str(FAST)]  # by the sweep's ranking, then rotated
     assert timer.calls[5:7] == [str(FAST), str(NEAR)]
     assert core.stats.runoffs == runoffs + 1
+    assert core.stats.runoff_timings == timings + 2 * core.RUNOFF_ROUNDS
     assert str(kernel.best_config) == str(FAST)
     (entry,) = json.loads(env.read_text())["entries"].values()
     times = {r["config"]: r["time_ms"] for r in entry["records"]}
