@@ -35,12 +35,15 @@ def __getattr__(name):
         import tilelang.language.random
 
         random = _sys.modules["tilelang.language.random"]
-        return random if name == "random" else getattr(random, name)
+        # Bound here from now on: later lookups do not come back.
+        globals().update({n: getattr(random, n) for n in _RANDOM_NAMES})
+        return random if name == "random" else globals()[name]
     raise AttributeError(f"module 'tilelang.language' has no attribute '{name}'")
 
 
 def __dir__():
     return sorted(set(globals()) | set(_RANDOM_NAMES) | {"random"})
+
 
 # Triton's aliases.
 void = None
