@@ -17,7 +17,7 @@ torch = pytest.importorskip("torch")
 import tilelang.ops as ops  # noqa: E402
 from tilelang.autotune import core  # noqa: E402
 from tilelang.jit import JITFunction  # noqa: E402
-from tilelang.ops import _norm, _runtime, _softmax, spaces  # noqa: E402
+from tilelang.ops import _matmul, _norm, _runtime, _softmax, spaces  # noqa: E402
 from tilelang.ops._runtime import Operator, Tuned, eager  # noqa: E402
 
 FAKE_DEVICE = {"name": "stand-in", "arch": "sm_90a", "max_threads_per_block": 1024, "max_shared_memory": 232448}
@@ -56,7 +56,7 @@ def launches(tmp_path, monkeypatch):
                             "timestamp": "2026-11-25T00:00:00Z"} for index, c in enumerate(configs)}
 
     monkeypatch.setattr(core.Autotuner, "_sweep", sweep)
-    for module in (_norm, _softmax):
+    for module in (_matmul, _norm, _softmax):
         for value in vars(module).values():
             if isinstance(value, Tuned):
                 monkeypatch.setattr(value.tuner, "cache", {})
@@ -234,6 +234,27 @@ def test_a_repeated_matmul_launches_from_the_table(launches, monkeypatch):
     assert keywords["ACTIVATION"] == "gelu" and keywords["HAS_BIAS"] and keywords["EVEN_K"] is True
     rows = -(-37 // keywords["BLOCK_SIZE_M"]) * -(-50 // keywords["BLOCK_SIZE_N"])
     assert grid == (rows,)
+
+
+def test_a_matmul_past_2_31_elements_forms_its_offsets_in_64_bits(launches):
+    """Where a tile's row offsets (rows * stride) of A, B or the output can
+    reach 2**31 elements, the launch asks for 64-bit offsets (OFFSETS_64),
+    and its launch table tells the two forms apart: A's rows 2**23 elements
+    apart and the same product on a contiguous A (equal sizes, dtypes and
+    strides of 8); B's columns 2**23 apart; a 35792 x 60000 output (its
+    last row starts past 2**31). The large tensors are allocated (virtual
+    memory), never touched."""
+    b = torch.randn(8, 50, dtype=torch.float16)
+    far_rows = torch.empty(100, 2**23, dtype=torch.float16)[:, :8]
+    ops.matmul(far_rows, b)
+    assert launches[-1][3]["OFFSETS_64"] is True
+    ops.matmul(torch.randn(100, 8, dtype=torch.float16), b)
+    assert launches[-1][3]["OFFSETS_64"] is False
+    far_columns = torch.empty(50, 2**23, dtype=torch.float16)[:, :8].t()
+    ops.matmul(torch.randn(100, 8, dtype=torch.float16), far_columns)
+    assert launches[-1][3]["OFFSETS_64"] is True
+    ops.matmul(torch.randn(35792, 8, dtype=torch.float16), torch.randn(8, 60000, dtype=torch.float16))
+    assert launches[-1][3]["OFFSETS_64"] is True
 
 
 def test_torch_compile_traces_the_operators_without_graph_breaks(launches, monkeypatch):

@@ -48,6 +48,22 @@ def _strides_of_8(strides) -> int:
     return sum(1 << index for index, stride in enumerate(strides) if stride % _ALIGN == 0)
 
 
+# How far a tile's rows and columns reach past M and N, and its K offsets
+# past 0: the largest block of the space (the masked rows of the last tile
+# have offsets too).
+_REACH = max(max(c["BLOCK_SIZE_M"], c["BLOCK_SIZE_N"], c["BLOCK_SIZE_K"]) for c in spaces.MATMUL)
+
+
+def _offsets_64(m: int, n: int, a_strides, b_strides) -> bool:
+    """matmul_epilogue_kernel's OFFSETS_64: whether an element offset a
+    tile forms from its row and column indices (of A, B or the contiguous
+    M x N output) can reach 2**31, where 32 bits wrap."""
+    am, ak = a_strides
+    bk, bn = b_strides
+    reach = max((m + _REACH) * am + _REACH * ak, _REACH * bk + (n + _REACH) * bn, (m + _REACH) * n)
+    return reach >= 2**31
+
+
 def _aligned(t: Tensor) -> Tensor:
     """t (2-D), or a copy of it in storage whose rows (or, for a column-major
     t, columns) start at multiples of _ALIGN elements: the kernel's loads
@@ -84,13 +100,15 @@ def _matmul(a: Tensor, b: Tensor, bias: Optional[Tensor], activation: str) -> Te
             return (-(-m // meta["BLOCK_SIZE_M"]) * -(-n // meta["BLOCK_SIZE_N"]),)
 
         # The config depends on the sizes (EVEN_K on k exactly), the dtypes and the epilogue; the
-        # kernel on which strides are multiples of 8.
+        # kernel on which strides are multiples of 8 and on the offsets' width.
         a_strides, b_strides = a.stride(), b.stride()
         strides_of_8 = _strides_of_8(a_strides + b_strides)
-        key = (m, n, k, a.dtype, b.dtype, None if bias is None else bias.dtype, activation, strides_of_8)
+        offsets_64 = _offsets_64(m, n, a_strides, b_strides)
+        key = (m, n, k, a.dtype, b.dtype, None if bias is None else bias.dtype, activation, strides_of_8,
+               offsets_64)
         _MATMUL.launch(key, grid, a, b, bias if bias is not None else out, out, m, n, k, a_strides[0], a_strides[1],
                        b_strides[0], b_strides[1], n, 1, HAS_BIAS=bias is not None, ACTIVATION=activation,
-                       STRIDES_OF_8=strides_of_8)
+                       STRIDES_OF_8=strides_of_8, OFFSETS_64=offsets_64)
     return out
 
 

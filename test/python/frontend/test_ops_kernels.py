@@ -136,6 +136,18 @@ def test_matmul_loop_keeps_its_async_copies_at_a_ragged_k():
     assert [ragged[f] for f in fields] == [even[f] for f in fields], (ragged, even)
 
 
+def test_matmul_offsets_64_keep_the_loop():
+    """OFFSETS_64 (an operand or the output of 2**31 elements or more): the
+    tile's first row of A and column of B move the base pointers in 64
+    bits and the offsets within the tile stay 32-bit tensors, so the main
+    loop is the 32-bit form's (the same copies, products, waits and
+    barriers; no local memory)."""
+    fields = ("cp_async", "wgmma", "wgmma_waits", "barriers", "shared_stores", "local")
+    narrow = _epilogue_loop(4096, 4096, EVEN_K=True)
+    wide = _epilogue_loop(4096, 4096, EVEN_K=True, OFFSETS_64=True)
+    assert [wide[f] for f in fields] == [narrow[f] for f in fields], (wide, narrow)
+
+
 def test_matmul_keeps_a_ragged_last_k_block_in_its_loop():
     """K = 1000, a multiple of 8 but not of the block (64): with K_GROUP the
     partial last block runs in the pipelined loop under a mask of whole

@@ -74,13 +74,15 @@ def test_matmul_transposed_operand_strides():
 
 
 @pytest.mark.parametrize("k,flags", [(72, dict(K_GROUP=8)), (40, dict(K_GROUP=8)), (70, dict()),
-                                     (64, dict(EVEN_K=True)), (64, dict(EVEN_K=True, K_GROUP=8))])
+                                     (64, dict(EVEN_K=True)), (64, dict(EVEN_K=True, K_GROUP=8)),
+                                     (72, dict(K_GROUP=8, OFFSETS_64=True)), (70, dict(OFFSETS_64=True))])
 @pytest.mark.parametrize("layout", ["row", "column"])
 def test_matmul_epilogue_k_forms(k, flags, layout):
     """matmul_epilogue_kernel's three K loops against float64, bias and
     gelu: a K that the block (32) does not divide but 8 does, with the last
     block in the loop under a mask of whole groups of 8 (K_GROUP); a K that 8
-    does not divide, with a masked step after the loop; an even K. Operands
+    does not divide, with a masked step after the loop; an even K; the
+    64-bit row offsets of operands past 2**31 elements (OFFSETS_64). Operands
     row- and column-major (the group mask runs along K in A's rows, or in
     B's columns)."""
     import math

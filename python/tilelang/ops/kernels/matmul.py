@@ -29,17 +29,27 @@ def define(jit, tl):
     @jit
     def tile_operands(a_ptr, b_ptr, M, N, stride_am, stride_ak, stride_bk, stride_bn,
                       BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
-                      GROUP_SIZE_M: tl.constexpr):
+                      GROUP_SIZE_M: tl.constexpr, OFFSETS_64: tl.constexpr = False):
         # This program's BLOCK_SIZE_M x BLOCK_SIZE_N tile of A (M x K) @ B (K x N):
         # its row and column indices, which of them are in bounds, the K
         # offsets of one step and the pointers of the first step's blocks of A
         # and B. Any strides: transposed or padded operands need no copy.
+        # OFFSETS_64: an operand spans 2**31 elements or more, where
+        # rows * stride_am (cols * stride_bn) would wrap in 32 bits; the
+        # tile's first row (column) then moves the base pointer in 64 bits
+        # and the offsets within the tile stay small 32-bit tensors.
         pid_m, pid_n = grouped_tile(M, N, BLOCK_SIZE_M, BLOCK_SIZE_N, GROUP_SIZE_M)
         rows = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
         cols = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
         ks = tl.arange(0, BLOCK_SIZE_K)
-        a_tile = a_ptr + rows[:, None] * stride_am + ks[None, :] * stride_ak
-        b_tile = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
+        if OFFSETS_64:
+            a_ptr += (pid_m * BLOCK_SIZE_M).to(tl.int64) * stride_am
+            b_ptr += (pid_n * BLOCK_SIZE_N).to(tl.int64) * stride_bn
+            a_tile = a_ptr + tl.arange(0, BLOCK_SIZE_M)[:, None] * stride_am + ks[None, :] * stride_ak
+            b_tile = b_ptr + ks[:, None] * stride_bk + tl.arange(0, BLOCK_SIZE_N)[None, :] * stride_bn
+        else:
+            a_tile = a_ptr + rows[:, None] * stride_am + ks[None, :] * stride_ak
+            b_tile = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
         row_ok = rows[:, None] < M
         col_ok = cols[None, :] < N
         return rows, cols, ks, a_tile, b_tile, row_ok, col_ok
@@ -121,7 +131,7 @@ def define(jit, tl):
                                BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
                                BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr,
                                EVEN_K: tl.constexpr = False, K_GROUP: tl.constexpr = 0,
-                               STRIDES_OF_8: tl.constexpr = 0):
+                               STRIDES_OF_8: tl.constexpr = 0, OFFSETS_64: tl.constexpr = False):
         # C = act(A @ B + bias[None, :]) for tilelang.ops.matmul: the bias
         # (HAS_BIAS) and the activation (ACTIVATION: "none", "relu", "gelu"
         # (the erf form) or "silu") are applied to the fp32 accumulator
@@ -141,6 +151,9 @@ def define(jit, tl):
         # 8: stride_bn). A run-time stride is otherwise known as a multiple
         # of 16 or not at all, and rows 1000 elements apart (2000 bytes,
         # 16-byte aligned) would cost the operand its 16-byte copies.
+        # OFFSETS_64: A, B or C spans 2**31 elements or more (a 32768 x
+        # 128256 product); their row offsets are then computed in 64 bits
+        # (tile_operands, the store), which 32 bits would wrap.
         if STRIDES_OF_8 & 1:
             stride_am = tl.multiple_of(stride_am, 8)
         if STRIDES_OF_8 & 2:
@@ -151,7 +164,7 @@ def define(jit, tl):
             stride_bn = tl.multiple_of(stride_bn, 8)
         rows, cols, ks, a_tile, b_tile, row_ok, col_ok = tile_operands(
             a_ptr, b_ptr, M, N, stride_am, stride_ak, stride_bk, stride_bn,
-            BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K, GROUP_SIZE_M)
+            BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K, GROUP_SIZE_M, OFFSETS_64)
         acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
         if K_GROUP and not EVEN_K:
             k_groups = ks // K_GROUP * K_GROUP
@@ -184,7 +197,11 @@ def define(jit, tl):
         elif ACTIVATION == "silu":
             acc = acc * tl.sigmoid(acc)
         c = acc.to(c_ptr.dtype.element_ty)
-        tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn, c, mask=row_ok & col_ok)
+        if OFFSETS_64:
+            c_rows = rows.to(tl.int64)
+        else:
+            c_rows = rows
+        tl.store(c_ptr + c_rows[:, None] * stride_cm + cols[None, :] * stride_cn, c, mask=row_ok & col_ok)
 
     return {"grouped_tile": grouped_tile, "tile_operands": tile_operands, "matmul_tile": matmul_tile,
             "matmul_kernel": matmul_kernel, "matmul_bias_relu_kernel": matmul_bias_relu_kernel,
