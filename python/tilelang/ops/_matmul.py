@@ -20,26 +20,27 @@ from tilelang.ops._runtime import HALVES, Operator, Tuned, check_same, check_ten
 
 ACTIVATIONS = ("none", "relu", "gelu", "silu")
 
+# Elements a row (or column) of an operand starts at a multiple of: what the
+# compiler must know of a stride and an address for 16-byte copies of
+# fp16/bf16. The launch tells the kernel which strides are multiples of it
+# (STRIDES_OF_8: a run-time stride is otherwise known as a multiple of 16 or
+# not at all), and a K that is one keeps its last block in the pipelined
+# loop (K_GROUP).
+_ALIGN = 8
+
+
 def _even_k(args) -> bool:
     return args["K"] % args["BLOCK_SIZE_K"] == 0
 
 
 def _k_group(args) -> int:
-    """8 where K is a multiple of 8 (16 bytes of fp16/bf16), else 0: the
-    kernel then keeps a partial last K block in its pipelined loop."""
-    return _K_GROUP if args["K"] % _K_GROUP == 0 else 0
+    """_ALIGN where K is a multiple of it (16 bytes of fp16/bf16), else 0:
+    the kernel then keeps a partial last K block in its pipelined loop."""
+    return _ALIGN if args["K"] % _ALIGN == 0 else 0
 
 
-_K_GROUP = 8
 _MATMUL = Tuned("matmul_epilogue_kernel", spaces.MATMUL, key=["M", "N", "K"], work=spaces.matmul_work,
                 untuned=spaces.MATMUL_UNTUNED, heuristics={"EVEN_K": _even_k, "K_GROUP": _k_group})
-
-# Elements a row (or column) of an operand starts at a multiple of: what the
-# compiler must know of a stride and an address for 16-byte copies of
-# fp16/bf16. The launch tells the kernel which strides are multiples of it
-# (STRIDES_OF_8: a run-time stride is otherwise known as a multiple of 16 or
-# not at all).
-_ALIGN = 8
 
 
 def _strides_of_8(strides) -> int:
