@@ -291,8 +291,10 @@ def test_matmul_backward_converts_nothing(launches, monkeypatch, activation):
     b = torch.randn(64, 50, dtype=torch.float16, requires_grad=True)
     bias = torch.randn(50, dtype=torch.float16, requires_grad=True)
     out = ops.matmul(a, b, bias, activation=activation)
+    # The stand-in launch wrote nothing: the output (relu's saved mask) gets
+    # values of both signs, behind autograd's back (.data: no version bump).
+    out.data.copy_(torch.randn(37, 50, dtype=torch.float16))
     dy = torch.randn(37, 50, dtype=torch.float16)
-    # The stand-in launch wrote nothing: relu's mask comes from whatever out holds.
     expected = (dy.double() * (out.detach() > 0) if activation == "relu" else dy.double()).sum(0)
 
     def refused(self, *args, **kwargs):
