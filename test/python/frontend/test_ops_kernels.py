@@ -109,17 +109,26 @@ def test_ops_without_torch():
     assert "Traceback" not in result.stdout
 
 
-def _epilogue_loop(k, row_stride, **constexprs):
-    """The main loop's counts of tilelang.ops' matmul (bias, gelu) at
-    4096 x 4096 x k for sm_90a, A's rows `row_stride` elements apart."""
+def _ptxstats():
     from tilelang_testing import REPO_ROOT, load_module
 
-    ptxstats = load_module("ptxstats", REPO_ROOT / "bench" / "parity" / "ptxstats.py")
+    return load_module("ptxstats", REPO_ROOT / "bench" / "parity" / "ptxstats.py")
+
+
+def _epilogue_stats(k, row_stride, **constexprs):
+    """ptxstats' analysis (whole kernel and main loop) of tilelang.ops'
+    matmul (bias, gelu) at 4096 x 4096 x k, 128x256x64 w8 s3, for sm_90a,
+    A's rows `row_stride` elements apart."""
     a, b, c, bias = t((4096, k), "float16"), t((k, 4096), "float16"), t((4096, 4096), "float16"), t((4096,), "float16")
     compiled = KERNELS["matmul_epilogue_kernel"].warmup(
         a, b, bias, c, 4096, 4096, k, row_stride, 1, 4096, 1, 4096, 1, HAS_BIAS=True, ACTIVATION="gelu",
         BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, BLOCK_SIZE_K=64, GROUP_SIZE_M=8, num_warps=8, num_stages=3, **constexprs)
-    return ptxstats.analyze(compiled.to_ptx("sm_90a").ptx)["loop"]
+    return _ptxstats().analyze(compiled.to_ptx("sm_90a").ptx)
+
+
+def _epilogue_loop(k, row_stride, **constexprs):
+    """The main loop's counts of _epilogue_stats."""
+    return _epilogue_stats(k, row_stride, **constexprs)["loop"]
 
 
 def test_matmul_loop_keeps_its_async_copies_at_a_ragged_k():
@@ -155,21 +164,9 @@ def test_matmul_keeps_a_ragged_last_k_block_in_its_loop():
     same copies, waits and barriers in the loop; no products after it),
     where the masked step after the loop adds its own products and
     register-staged loads."""
-    from tilelang_testing import REPO_ROOT, load_module
-
-    ptxstats = load_module("ptxstats", REPO_ROOT / "bench" / "parity" / "ptxstats.py")
-
-    def stats(k, row_stride, **constexprs):
-        a, b, c, bias = t((4096, k), "float16"), t((k, 4096), "float16"), t((4096, 4096), "float16"), t(
-            (4096,), "float16")
-        compiled = KERNELS["matmul_epilogue_kernel"].warmup(
-            a, b, bias, c, 4096, 4096, k, row_stride, 1, 4096, 1, 4096, 1, HAS_BIAS=True, ACTIVATION="gelu",
-            BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, BLOCK_SIZE_K=64, GROUP_SIZE_M=8, num_warps=8, num_stages=3,
-            **constexprs)
-        return ptxstats.analyze(compiled.to_ptx("sm_90a").ptx)
-
     fields = ("cp_async", "wgmma", "wgmma_waits", "barriers", "shared_stores", "local")
-    even, grouped, stepped = stats(4096, 4096, EVEN_K=True), stats(1000, 1008, K_GROUP=8), stats(1000, 1008)
+    even, grouped, stepped = (_epilogue_stats(4096, 4096, EVEN_K=True), _epilogue_stats(1000, 1008, K_GROUP=8),
+                              _epilogue_stats(1000, 1008))
     assert [grouped["loop"][f] for f in fields] == [even["loop"][f] for f in fields], (grouped["loop"], even["loop"])
     assert grouped["counts"]["wgmma"] == even["counts"]["wgmma"] == even["loop"]["wgmma"]
     assert grouped["counts"]["shared_stores"] == even["counts"]["shared_stores"]
@@ -183,31 +180,12 @@ def test_matmul_keeps_its_copies_at_rows_8_elements_apart():
     loop is an even K's, 16-byte async copies of both operands with no copy
     of A first; without it A goes through registers (fewer copies, its
     stores to shared memory, a third barrier)."""
-    from tilelang_testing import REPO_ROOT, load_module
-
-    ptxstats = load_module("ptxstats", REPO_ROOT / "bench" / "parity" / "ptxstats.py")
-
-    def loop(k, row_stride, **constexprs):
-        a, b, c, bias = t((4096, k), "float16"), t((k, 4096), "float16"), t((4096, 4096), "float16"), t(
-            (4096,), "float16")
-        compiled = KERNELS["matmul_epilogue_kernel"].warmup(
-            a, b, bias, c, 4096, 4096, k, row_stride, 1, 4096, 1, 4096, 1, HAS_BIAS=True, ACTIVATION="gelu",
-            BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, BLOCK_SIZE_K=64, GROUP_SIZE_M=8, num_warps=8, num_stages=3,
-            **constexprs)
-        return ptxstats.analyze(compiled.to_ptx("sm_90a").ptx)["loop"]
-
     fields = ("cp_async", "wgmma", "barriers", "shared_stores", "local")
-    even = loop(4096, 4096, EVEN_K=True)
-    promised = loop(1000, 1000, K_GROUP=8, STRIDES_OF_8=0b0101)
-    unknown = loop(1000, 1000, K_GROUP=8)
+    even = _epilogue_loop(4096, 4096, EVEN_K=True)
+    promised = _epilogue_loop(1000, 1000, K_GROUP=8, STRIDES_OF_8=0b0101)
+    unknown = _epilogue_loop(1000, 1000, K_GROUP=8)
     assert [promised[f] for f in fields] == [even[f] for f in fields], (promised, even)
     assert unknown["cp_async"] < even["cp_async"] and unknown["shared_stores"] > 0
-
-
-def _ptxstats():
-    from tilelang_testing import REPO_ROOT, load_module
-
-    return load_module("ptxstats", REPO_ROOT / "bench" / "parity" / "ptxstats.py")
 
 
 def _spills(name, args, **options):
