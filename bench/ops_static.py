@@ -83,7 +83,7 @@ def cases():
     yield ("layer_norm backward: dx, dw, db", "norm_bwd_fused", (x, partial, partial, dy, x, w, stats, stats, n, m, n),
            dict(fused, RMS=False, HAS_BIAS=True, **grads, **fused_options))
     yield ("layer_norm backward: sums", "column_sum", (w, partial, b, partial, groups, n),
-           dict(TWO=True, BLOCK_G=64, BLOCK_N=32, num_warps=4))
+           dict(TWO=True, **spaces.COLUMN_SUM))
     yield ("rms_norm", "rms_norm_fwd", (x, y, w, stats, n, n, 1e-6), dict(rows, **fits, **row_options))
     yield ("rms_norm backward: dx, dw", "norm_bwd_fused", (x, partial, partial, dy, x, w, stats, stats, n, m, n),
            dict(fused, RMS=True, HAS_BIAS=False, **grads, **fused_options))

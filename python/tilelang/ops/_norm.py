@@ -148,14 +148,8 @@ def _column_sums(dw: Tensor, partial_w: Tensor, db: Tensor, partial_b: Tensor, g
                  has_bias: bool) -> None:
     """dw (and db, has_bias) = the column sums of the (groups x n) fp32
     partial sums, converted to their dtype: one launch for both."""
-    kernels()["column_sum"][(-(-n // _COLUMN_BLOCK),)](dw, partial_w, db if has_bias else dw, partial_b, groups, n,
-                                                       TWO=has_bias, BLOCK_G=64, BLOCK_N=_COLUMN_BLOCK,
-                                                       num_warps=4)
-
-
-# column_sum's columns per program: 32 fp32 (128 bytes) per row of partial
-# sums, so that a 1024-wide row still spreads over 32 programs.
-_COLUMN_BLOCK = 32
+    kernels()["column_sum"][(-(-n // spaces.COLUMN_SUM["BLOCK_N"]),)](
+        dw, partial_w, db if has_bias else dw, partial_b, groups, n, TWO=has_bias, **spaces.COLUMN_SUM)
 
 
 def _norm_bwd_dwdb(key: tuple, dw: Tensor, db: Tensor, dy2: Tensor, x2: Tensor, m: int, n: int, stats: Tensor,

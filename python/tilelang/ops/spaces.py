@@ -237,6 +237,13 @@ NORM_DWDB: List[Dict[str, Any]] = [
 ]
 
 
+# column_sum's launch (the second stage of the norms' weight and bias
+# gradients; not tuned): 32 fp32 columns (128 bytes) of each row of partial
+# sums per program, so that a 1024-wide row still spreads over 32 programs,
+# 64 rows of partial sums a step.
+COLUMN_SUM: Dict[str, Any] = dict(BLOCK_G=64, BLOCK_N=32, num_warps=4)
+
+
 # The norms' backward for rows that fit a block (norm_bwd_fused): tiles of
 # ROWS whole rows (BLOCK_SIZE >= N), the input gradient and the weight and
 # bias partial sums in one pass. A thread holds NORM_BWD_ELEMENTS_PER_THREAD
