@@ -186,10 +186,12 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // Pointers that start from two offset terms (rows, then columns, added to
 // the pointers one after the other, as flash attention's K and V) are
 // rebased too: the row term broadcast along the columns before the loop,
-// and the copies read splat(base) + rows + columns.
+// and the copies read splat(base) + rows + columns; an offset that is a
+// splat (the causal loop's `k_ptrs += lo * stride_kn`) moves the base.
 // CHECK-LABEL: func.func @two_terms
 // CHECK: %[[ROWS:.*]] = tile.broadcast %{{.*}} : tensor<128x1xi32, #blocked> -> tensor<128x32xi32, #blocked>
-// CHECK: scf.for {{.*}} -> (tensor<128x128xf32, #mma>, !tile.ptr<f16>, !tile.ptr<f16>, !tile.ptr<f16>, !tile.ptr<f16>, i32, i32)
+// CHECK: %[[LO:.*]] = tile.addptr %arg0, %arg2 : !tile.ptr<f16>, i32
+// CHECK: scf.for {{.*}} iter_args(%{{[^ ]*}} = %{{[^,]*}}, %{{[^ ]*}} = %[[LO]], {{.*}} -> (tensor<128x128xf32, #mma>, !tile.ptr<f16>, !tile.ptr<f16>, !tile.ptr<f16>, !tile.ptr<f16>, i32, i32)
 // CHECK: tilegpu.warp_group_dot
 // CHECK: %[[S:.*]] = tile.splat %{{.*}} : !tile.ptr<f16> -> tensor<128x32x!tile.ptr<f16>, #blocked>
 // CHECK-NEXT: %[[R:.*]] = tile.addptr %[[S]], %[[ROWS]]
@@ -212,7 +214,9 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     %a2 = tile.broadcast %a1 : tensor<128x1x!tile.ptr<f16>, #blocked> -> tensor<128x32x!tile.ptr<f16>, #blocked>
     %25 = tile.expand_dims %9 {axis = 0 : i32} : tensor<32xi32, #slice5> -> tensor<1x32xi32, #blocked>
     %26 = tile.broadcast %25 : tensor<1x32xi32, #blocked> -> tensor<128x32xi32, #blocked>
-    %29 = tile.addptr %a2, %26 : tensor<128x32x!tile.ptr<f16>, #blocked>, tensor<128x32xi32, #blocked>
+    %cols = tile.addptr %a2, %26 : tensor<128x32x!tile.ptr<f16>, #blocked>, tensor<128x32xi32, #blocked>
+    %lo = tile.splat %arg4 : i32 -> tensor<128x32xi32, #blocked>
+    %29 = tile.addptr %cols, %lo : tensor<128x32x!tile.ptr<f16>, #blocked>, tensor<128x32xi32, #blocked>
     %30 = tile.expand_dims %8 {axis = 1 : i32} : tensor<32xi32, #slice4> -> tensor<32x1xi32, #blocked1>
     %31 = tile.splat %arg4 : i32 -> tensor<32x1xi32, #blocked1>
     %32 = arith.muli %30, %31 : tensor<32x1xi32, #blocked1>

@@ -34,9 +34,11 @@ struct PointerSum {
 
 } // namespace
 
-/// Splits `ptrs` into a PointerSum, building the broadcast or expanded
-/// offset tensors it needs at `builder`; nullopt (and nothing built) when
-/// `ptrs` is not such a sum of at most kMaxRebasedTerms terms.
+/// Splits `ptrs` into a PointerSum, building at `builder` the broadcast or
+/// expanded offset tensors it needs and the scalar additions of offsets
+/// that are splats (which move the base and are no term); nullopt (and
+/// nothing built) when `ptrs` is not such a sum of at most
+/// kMaxRebasedTerms terms.
 static std::optional<PointerSum> splitPointerTensor(Value ptrs,
                                                     OpBuilder &builder) {
   // From the tensor back to the splat: tile.addptr adds a term, the shape
@@ -49,6 +51,11 @@ static std::optional<PointerSum> splitPointerTensor(Value ptrs,
     Operation *def = value.getDefiningOp();
     if (auto splat = dyn_cast_or_null<tile::SplatOp>(def)) {
       base = splat.getSrc();
+    } else if (auto addptr = dyn_cast_or_null<tile::AddPtrOp>(def);
+               addptr && addptr.getOffset().getDefiningOp<tile::SplatOp>()) {
+      // The same offset for every element moves the base instead.
+      chain.push_back(def);
+      value = addptr.getPtr();
     } else if (auto addptr = dyn_cast_or_null<tile::AddPtrOp>(def)) {
       auto offset = dyn_cast<RankedTensorType>(addptr.getOffset().getType());
       if (!offset || !offset.getElementType().isInteger(32) ||
@@ -68,7 +75,12 @@ static std::optional<PointerSum> splitPointerTensor(Value ptrs,
   PointerSum sum{base, {}};
   for (Operation *op : llvm::reverse(chain)) {
     if (auto addptr = dyn_cast<tile::AddPtrOp>(op)) {
-      sum.terms.push_back(addptr.getOffset());
+      if (auto splat = addptr.getOffset().getDefiningOp<tile::SplatOp>())
+        sum.base = tile::AddPtrOp::create(builder, op->getLoc(),
+                                          sum.base.getType(), sum.base,
+                                          splat.getSrc());
+      else
+        sum.terms.push_back(addptr.getOffset());
       continue;
     }
     auto type = cast<RankedTensorType>(op->getResult(0).getType())
