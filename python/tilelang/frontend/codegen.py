@@ -1444,8 +1444,15 @@ class CodeGenerator(ast.NodeVisitor):
         if fn is builtins.isinstance and len(args) == 2 and not kwargs and is_const(tlc._unwrap(args[1])):
             # Whether a value is a number or a tensor is known at compile time
             # (a function written in the language takes both: language/random.py).
+            # A compile-time value is a tl.constexpr, as Triton wraps constexpr
+            # arguments and literals; the check of the other classes sees the
+            # value itself.
+            classes = tlc._unwrap(args[1])
+            classes = classes if isinstance(classes, tuple) else (classes,)
+            if tlc.constexpr in classes and is_const(tlc._unwrap(args[0])):
+                return True
             try:
-                return isinstance(tlc._unwrap(args[0]), tlc._unwrap(args[1]))
+                return isinstance(tlc._unwrap(args[0]), tuple(c for c in classes if c is not tlc.constexpr))
             except TypeError as exc:
                 raise self.error(node, f"isinstance(): {exc}") from None
         if inspect.ismethod(fn) and isinstance(fn.__self__, tlc.dtype):

@@ -159,6 +159,21 @@ def test_dtype_predicates_and_isinstance_are_compile_time():
     assert "static_assert failed: an integer tensor" in _located(bad, "*i32,i32")
 
 
+def test_isinstance_of_constexpr_is_true_of_compile_time_values():
+    # As in Triton, where constexpr arguments and literals are tl.constexpr
+    # objects: isinstance(BLOCK, tl.constexpr) holds, of a tensor or a run-time
+    # scalar it does not.
+    @tilelang.jit
+    def k(out_ptr, v, BLOCK: tl.constexpr):
+        r = tl.arange(0, BLOCK)
+        tl.static_assert(isinstance(BLOCK, tl.constexpr) and isinstance(3, tl.constexpr))
+        tl.static_assert(isinstance(BLOCK, (float, tl.constexpr)) and isinstance(BLOCK, int))
+        tl.static_assert(not isinstance(r, tl.constexpr) and not isinstance(v, (tl.constexpr, int)))
+        tl.store(out_ptr + r, r + v)
+
+    assert "tile.store" in k.compile("*i32,i32", constexprs={"BLOCK": 16}).asm["tile"]
+
+
 # -- the reference ------------------------------------------------------------------
 
 
