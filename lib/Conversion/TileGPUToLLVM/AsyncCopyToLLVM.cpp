@@ -102,8 +102,8 @@ struct MemDescTransLowering : public ConvertOpToLLVMPattern<MemDescTransOp> {
 
 /// A copy's pointers as splat(base) + terms[0] + ... (tile.addptr of i32
 /// tensors of the pointers' shape and layout on a splat) where the loop
-/// carries `base` (converted): what tilegpu-pipeline leaves of a pointer tensor it
-/// carries as its scalar base (CarriedPointers.h).
+/// carries `base` (converted): what tilegpu-pipeline leaves of a pointer tensor
+/// it carries as its scalar base (CarriedPointers.h).
 struct CarriedPointerSum {
   Value base;
   SmallVector<Value> terms;
@@ -163,12 +163,10 @@ SmallVector<Value> getPackedElements(OpBuilder &builder, Location loc,
 /// strength-reduced back into one carried pointer per vector), the
 /// registers the rebasing saves. A partial sum shared by several vectors
 /// (a term broadcast along the other axis) is computed once.
-SmallVector<Value> emitCarriedAddresses(ConversionPatternRewriter &rewriter,
-                                        Location loc,
-                                        const CarriedPointerSum &sum,
-                                        unsigned numElements,
-                                        ArrayRef<unsigned> vectorStarts,
-                                        unsigned elementBytes) {
+SmallVector<Value>
+emitCarriedAddresses(ConversionPatternRewriter &rewriter, Location loc,
+                     const CarriedPointerSum &sum, unsigned numElements,
+                     ArrayRef<unsigned> vectorStarts, unsigned elementBytes) {
   SmallVector<SmallVector<Value>> terms;
   for (Value term : sum.terms)
     terms.push_back(

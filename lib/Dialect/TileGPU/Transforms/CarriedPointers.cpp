@@ -76,9 +76,9 @@ static std::optional<PointerSum> splitPointerTensor(Value ptrs,
   for (Operation *op : llvm::reverse(chain)) {
     if (auto addptr = dyn_cast<tile::AddPtrOp>(op)) {
       if (auto splat = addptr.getOffset().getDefiningOp<tile::SplatOp>())
-        sum.base = tile::AddPtrOp::create(builder, op->getLoc(),
-                                          sum.base.getType(), sum.base,
-                                          splat.getSrc());
+        sum.base =
+            tile::AddPtrOp::create(builder, op->getLoc(), sum.base.getType(),
+                                   sum.base, splat.getSrc());
       else
         sum.terms.push_back(addptr.getOffset());
       continue;
@@ -155,7 +155,7 @@ static Value getUniformStep(scf::ForOp loop, Value offset) {
 }
 
 Value tilelang::tilegpu::rebaseCarriedPointerTensor(scf::ForOp loop,
-                                                     BlockArgument arg) {
+                                                    BlockArgument arg) {
   Block *body = loop.getBody();
   auto type = dyn_cast<RankedTensorType>(arg.getType());
   if (arg.getOwner() != body || arg.getArgNumber() == 0 || !type ||
@@ -187,7 +187,8 @@ Value tilelang::tilegpu::rebaseCarriedPointerTensor(scf::ForOp loop,
   OpResult result = loop->getResult(index);
   result.setType(baseType);
   builder.setInsertionPoint(yield);
-  Operation *advance = tile::AddPtrOp::create(builder, loc, baseType, arg, step);
+  Operation *advance =
+      tile::AddPtrOp::create(builder, loc, baseType, arg, step);
   yield->setOperand(index, advance->getResult(0));
   builder.setInsertionPointToStart(body);
   Value rebuilt = buildPointerSum(builder, loc, type, arg, sum->terms);
