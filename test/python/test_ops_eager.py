@@ -257,6 +257,22 @@ def test_a_matmul_past_2_31_elements_forms_its_offsets_in_64_bits(launches):
     assert launches[-1][3]["OFFSETS_64"] is True
 
 
+def test_a_batched_matmul_of_an_empty_k(launches):
+    """a (2, 3, 0) @ b (0, 5): the epilogue of a zero product (gelu of the
+    bias) in a's batch shape, and gradients of the inputs' shapes; the
+    flattening of a's batch dimensions was reshape(-1, 0), which torch
+    refuses as ambiguous."""
+    a = torch.randn(2, 3, 0, dtype=torch.float16, requires_grad=True)
+    b = torch.randn(0, 5, dtype=torch.float16, requires_grad=True)
+    bias = torch.randn(5, dtype=torch.float16, requires_grad=True)
+    out = ops.matmul(a, b, bias, activation="gelu")
+    want = torch.nn.functional.gelu(bias.detach().float()).to(torch.float16).expand(2, 3, 5)
+    assert out.shape == (2, 3, 5) and torch.equal(out, want)
+    out.sum().backward()
+    assert a.grad.shape == (2, 3, 0) and b.grad.shape == (0, 5) and bias.grad.shape == (5,)
+    assert not [name for name in launches.names() if name == "matmul_epilogue_kernel"]
+
+
 def test_torch_compile_traces_the_operators_without_graph_breaks(launches, monkeypatch):
     # The eager path's own look (eager) is the first thing torch.compile
     # traces in each operator: it must not break the graph.

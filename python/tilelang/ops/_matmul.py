@@ -198,5 +198,6 @@ def matmul(a: Tensor, b: Tensor, bias: Optional[Tensor] = None, activation: Opti
     if a.dim() == 2:
         return _OP_MATMUL(a, b, bias, activation)
     lead = a.shape[:-1]
-    out = _OP_MATMUL(a.reshape(-1, k), b, bias, activation)
+    # The row count spelled out: reshape(-1, 0) of an empty K is ambiguous to torch.
+    out = _OP_MATMUL(a.reshape(math.prod(lead), k), b, bias, activation)
     return out.reshape(*lead, n)
