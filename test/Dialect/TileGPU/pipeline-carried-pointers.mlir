@@ -1,10 +1,11 @@
 // tilegpu-pipeline alone on loops whose copies read through a loop-carried
 // pointer tensor (CarriedPointers.cpp): a tensor advanced by a uniform step
 // (a splat of a loop-invariant scalar, or a constant splat, even one the body
-// computes) whose initial value is a splat of one scalar pointer plus one i32
-// offset tensor is carried as that scalar pointer, and every copy's pointers
-// are rebuilt from it: splat(base) + offsets. A step that differs between
-// elements, or a start of two offset terms, keeps today's carried tensor.
+// computes) whose initial value is a splat of one scalar pointer plus up to
+// two i32 offset tensors (kMaxRebasedTerms; an offset that is a splat moves
+// the base) is carried as that scalar pointer, and every copy's pointers are
+// rebuilt from it: splat(base) + offsets. A step that differs between
+// elements, or i64 offsets, keep the carried tensor.
 // RUN: tilelang-opt %s --tilegpu-pipeline=num-stages=3 | FileCheck %s
 
 #blocked = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
