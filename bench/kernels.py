@@ -9,8 +9,9 @@ bound (shared by bench/run.py and the GPU tests)."""
 from tilelang.ops import kernels as _package
 from tilelang.ops.kernels.attention import (ATTENTION_DEFAULT_CONFIG, attention, attention_args,  # noqa: F401
                                             attention_constexprs, attention_error_bound, attention_grid,
-                                            attention_launch_options, attention_operands, attention_reference,
-                                            attention_tuned, attention_tuner, attention_whole_blocks)
+                                            attention_launch_options, attention_offsets_64, attention_operands,
+                                            attention_reference, attention_tuned, attention_tuner,
+                                            attention_whole_blocks)
 from tilelang.ops.kernels.matmul import (MATMUL_DEFAULT_CONFIG, matmul, matmul_args, matmul_grid,  # noqa: F401
                                          matmul_launch_options, matmul_with_descriptors)
 from tilelang.ops.kernels.norm import layernorm_inputs  # noqa: F401

@@ -273,6 +273,20 @@ def test_a_batched_matmul_of_an_empty_k(launches):
     assert not [name for name in launches.names() if name == "matmul_epilogue_kernel"]
 
 
+def test_attention_tells_its_kernel_the_offsets_width(launches, monkeypatch):
+    """ops.attention's tuned launch computes OFFSETS_64 per call (a
+    heuristic beside WHOLE_BLOCKS), and from q's strides: a (B, N_CTX, H, D)
+    q whose heads' rows reach 2**31 elements asks for 64-bit offsets
+    (allocated, never touched), a small one does not."""
+    monkeypatch.setattr(core, "device_properties", lambda: dict(FAKE_DEVICE, max_shared_per_block=232448))
+    k = torch.randn(1, 1, 4224, 128, dtype=torch.float16)
+    ops.attention(torch.randn(1, 2, 4224, 128, dtype=torch.float16), k, k)
+    assert launches[-1][0] == "attention_fwd_kernel" and launches[-1][3]["OFFSETS_64"] is False
+    q = torch.empty(1, 4224, 4096, 128, dtype=torch.float16).transpose(1, 2)
+    ops.attention(q, k, k)
+    assert launches[-1][3]["OFFSETS_64"] is True
+
+
 def test_torch_compile_traces_the_operators_without_graph_breaks(launches, monkeypatch):
     # The eager path's own look (eager) is the first thing torch.compile
     # traces in each operator: it must not break the graph.

@@ -22,12 +22,10 @@ def _tuner():
         import tilelang
         from tilelang.ops.kernels import attention as family
 
-        kernel = kernels()["attention_fwd_kernel"]
-        with_blocks = tilelang.heuristics({"WHOLE_BLOCKS": family.attention_whole_blocks})(kernel)
-        _TUNER.append(tilelang.autotune(configs=spaces.configs(spaces.ATTENTION), key=spaces.ATTENTION_KEY,
-                                        prune_configs_by={"early_config_prune": spaces.prune_attention},
-                                        work=spaces.attention_work, bucket={"N_CTX": spaces.bucket_pow2})(
-                                            with_blocks))
+        _TUNER.append(family.attention_tuner(kernels()["attention_fwd_kernel"], tilelang.autotune, tilelang.heuristics,
+                                             spaces.configs(spaces.ATTENTION), spaces.prune_attention,
+                                             spaces.ATTENTION_KEY, work=spaces.attention_work,
+                                             bucket={"N_CTX": spaces.bucket_pow2}))
     return _TUNER[0]
 
 

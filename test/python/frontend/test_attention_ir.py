@@ -185,8 +185,27 @@ def test_whole_blocks_follows_the_key_block():
                                   (1, 64, False)]:
         q = FakeTensor((1, 1, n_ctx, 64))
         constexprs = BENCH_KERNELS.attention_constexprs(q, False, {"BLOCK_N": block_n})
-        assert constexprs == {"HEAD_DIM": 64, "CAUSAL": False, "WHOLE_BLOCKS": whole}
+        assert constexprs == {"HEAD_DIM": 64, "CAUSAL": False, "WHOLE_BLOCKS": whole, "OFFSETS_64": False}
         assert BENCH_KERNELS.attention_whole_blocks({"N_CTX": n_ctx, "BLOCK_N": block_n}) == whole
+
+
+def test_offsets_64_where_a_heads_rows_reach_2_31_elements():
+    """OFFSETS_64 (a head's row offsets in 64 bits): a (B, N_CTX, H, D)
+    layout seen as (B, H, N_CTX, D) puts rows H * D elements apart, so 4224
+    rows of 4096 heads of 128 reach past 2**31 within a head, from q's
+    strides or k's (v's, out's); the contiguous layout and shorter contexts
+    do not. The wrapper's constexprs and the autotuner's heuristic agree."""
+    n, h, d = 4224, 4096, 128
+    bnhd = FakeTensor((1, h, n, d), strides=(n * h * d, d, h * d, 1))
+    bhnd = FakeTensor((1, h, n, d))
+    short = FakeTensor((1, h, 3900, d), strides=(3900 * h * d, d, h * d, 1))
+    options = BENCH_KERNELS.attention_launch_options()
+    for q, k, wide in [(bnhd, bhnd, True), (bhnd, bnhd, True), (bhnd, bhnd, False), (short, short, False)]:
+        constexprs = BENCH_KERNELS.attention_constexprs(q, True, options, k, bhnd, bhnd)
+        assert constexprs["OFFSETS_64"] is wide
+        args = dict(zip(["stride_q" + a for a in "bhmd"] + ["stride_k" + a for a in "bhnd"],
+                        q.stride() + k.stride()), N_CTX=q.shape[2], **options)
+        assert BENCH_KERNELS.attention_offsets_64(args) is wide
 
 
 def test_attention_refuses_what_it_cannot_run():

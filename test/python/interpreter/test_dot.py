@@ -114,9 +114,11 @@ def _attention_reference(q, k, v, causal, scale):
     return (p / p.sum(axis=-1, keepdims=True)) @ v
 
 
+@pytest.mark.parametrize("offsets_64", [False, True])
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("n_ctx,heads,kv_heads", [(100, 2, 1), (64, 1, 1)])
-def test_attention(causal, n_ctx, heads, kv_heads):
+def test_attention(causal, n_ctx, heads, kv_heads, offsets_64):
+    # OFFSETS_64: the row offsets of a head in 64 bits (long contexts).
     batch, dim = 1, 64
     q = RNG.standard_normal((batch, heads, n_ctx, dim)).astype(np.float16)
     k = RNG.standard_normal((batch, kv_heads, n_ctx, dim)).astype(np.float16)
@@ -127,7 +129,7 @@ def test_attention(causal, n_ctx, heads, kv_heads):
     strides = [s for t in (q, k, v, out) for s in _elements(t)]
     run(KERNELS["attention_fwd_kernel"], (-(-n_ctx // block_m), batch * heads), q, k, v, out, scale, *strides,
         heads, kv_heads, n_ctx, HEAD_DIM=dim, CAUSAL=causal, BLOCK_M=block_m, BLOCK_N=block_n,
-        WHOLE_BLOCKS=n_ctx % block_n == 0)
+        WHOLE_BLOCKS=n_ctx % block_n == 0, OFFSETS_64=offsets_64)
     want = _attention_reference(q.astype(np.float64), k.astype(np.float64), v.astype(np.float64), causal, scale)
     np.testing.assert_allclose(out.astype(np.float64), want, rtol=1e-2, atol=2e-3)
 

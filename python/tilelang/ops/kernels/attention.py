@@ -10,7 +10,7 @@ def define(jit, tl):
     @jit
     def attention_fwd_blocks(acc, l_i, m_i, q, k_ptrs, v_ptrs, stride_kn, stride_vn, qk_scale, rows, keys,
                              n_start, n_end, N_CTX, BLOCK_N: tl.constexpr, MASKED: tl.constexpr,
-                             CAUSAL: tl.constexpr):
+                             CAUSAL: tl.constexpr, OFFSETS_64: tl.constexpr = False):
         # Folds the keys [n_start, n_end) into the running state of this
         # program's query rows: acc (unnormalized output), l_i (sum of the
         # weights) and m_i (their running maximum, in base-2 units).
@@ -18,9 +18,14 @@ def define(jit, tl):
         # every key of every block is in range and visible to every row, so
         # the loop has no mask at all; with MASKED (the causal diagonal, the
         # last partial block) keys past N_CTX, and for CAUSAL keys after the
-        # row, are dropped.
-        k_ptrs += n_start * stride_kn
-        v_ptrs += n_start * stride_vn
+        # row, are dropped. OFFSETS_64: n_start * stride in 64 bits
+        # (attention_offsets_64).
+        if OFFSETS_64:
+            k_ptrs += tl.cast(n_start, tl.int64) * stride_kn
+            v_ptrs += tl.cast(n_start, tl.int64) * stride_vn
+        else:
+            k_ptrs += n_start * stride_kn
+            v_ptrs += n_start * stride_vn
         for start_n in range(n_start, n_end, BLOCK_N):
             start_n = tl.multiple_of(start_n, BLOCK_N)
             if MASKED:
@@ -69,7 +74,8 @@ def define(jit, tl):
                              stride_ob, stride_oh, stride_om, stride_od,
                              H_Q, H_KV, N_CTX,
                              HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr,
-                             BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, WHOLE_BLOCKS: tl.constexpr = False):
+                             BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, WHOLE_BLOCKS: tl.constexpr = False,
+                             OFFSETS_64: tl.constexpr = False):
         # Flash-attention forward (the FlashAttention-2 form): Out = softmax(Q
         # K^T * sm_scale) V for one BLOCK_M block of query rows of one (batch,
         # query head) per program; grid (cdiv(N_CTX, BLOCK_M), B * H_Q). Q, K,
@@ -81,6 +87,10 @@ def define(jit, tl):
         # WHOLE_BLOCKS promises that BLOCK_N divides N_CTX (attention_constexprs
         # sets it): full attention then runs one loop without masks and no
         # code for a partial block. False is always correct.
+        # OFFSETS_64: a head's row offsets (rows * stride_qm, n_start *
+        # stride_kn...) can reach 2**31 elements (attention_offsets_64: a
+        # long context in a (B, N_CTX, H, D) layout), and are computed in 64
+        # bits; the offsets within a block stay 32-bit.
         pid_m = tl.program_id(0)
         pid_bh = tl.program_id(1)
         batch = pid_bh // H_Q
@@ -98,7 +108,11 @@ def define(jit, tl):
         keys = tl.arange(0, BLOCK_N)
         dims = tl.arange(0, HEAD_DIM)
         row_ok = rows[:, None] < N_CTX
-        q = tl.load(q_head + rows[:, None] * stride_qm + dims[None, :] * stride_qd, mask=row_ok, other=0.0)
+        if OFFSETS_64:
+            offset_rows = rows.to(tl.int64)
+        else:
+            offset_rows = rows
+        q = tl.load(q_head + offset_rows[:, None] * stride_qm + dims[None, :] * stride_qd, mask=row_ok, other=0.0)
         # K is read as K^T, a HEAD_DIM x BLOCK_N block, through its strides.
         k_ptrs = k_head + dims[:, None] * stride_kd + keys[None, :] * stride_kn
         v_ptrs = v_head + keys[:, None] * stride_vn + dims[None, :] * stride_vd
@@ -121,14 +135,15 @@ def define(jit, tl):
             unmasked_end = N_CTX // BLOCK_N * BLOCK_N
             masked_end = N_CTX
         acc, l_i, m_i = attention_fwd_blocks(acc, l_i, m_i, q, k_ptrs, v_ptrs, stride_kn, stride_vn, qk_scale,
-                                             rows, keys, 0, unmasked_end, N_CTX, BLOCK_N, False, CAUSAL)
+                                             rows, keys, 0, unmasked_end, N_CTX, BLOCK_N, False, CAUSAL,
+                                             OFFSETS_64)
         if CAUSAL or not WHOLE_BLOCKS:
             acc, l_i, m_i = attention_fwd_blocks(acc, l_i, m_i, q, k_ptrs, v_ptrs, stride_kn, stride_vn,
                                                  qk_scale, rows, keys, unmasked_end, masked_end, N_CTX, BLOCK_N,
-                                                 True, CAUSAL)
+                                                 True, CAUSAL, OFFSETS_64)
         # Every row saw at least one key at weight exp2(0) = 1, so l_i >= 1.
         out = acc / l_i[:, None]
-        tl.store(o_head + rows[:, None] * stride_om + dims[None, :] * stride_od, out.to(Out.dtype.element_ty),
+        tl.store(o_head + offset_rows[:, None] * stride_om + dims[None, :] * stride_od, out.to(Out.dtype.element_ty),
                  mask=row_ok)
 
     return {"attention_fwd_kernel": attention_fwd_kernel}
@@ -170,11 +185,28 @@ def attention_args(q, k, v, out, sm_scale):
     return (q, k, v, out, float(sm_scale), *strides, q.shape[1], k.shape[1], q.shape[2])
 
 
-def attention_constexprs(q, causal, options):
+def attention_constexprs(q, causal, options, k=None, v=None, out=None):
     """The constexprs of attention_fwd_kernel that follow from the problem
-    and the config's BLOCK_N (the config gives the others)."""
+    and the config's blocks (the config gives the others); OFFSETS_64 from
+    the strides of q and of those of k, v and out given."""
     n_ctx = q.shape[2]
-    return {"HEAD_DIM": q.shape[3], "CAUSAL": bool(causal), "WHOLE_BLOCKS": n_ctx % options["BLOCK_N"] == 0}
+    strides = {f"stride_{name}{axis}": t.stride(d) for name, t in zip("qkvo", (q, k, v, out)) if t is not None
+               for axis, d in (("m" if name in "qo" else "n", 2), ("d", 3))}
+    return {"HEAD_DIM": q.shape[3], "CAUSAL": bool(causal), "WHOLE_BLOCKS": n_ctx % options["BLOCK_N"] == 0,
+            "OFFSETS_64": attention_offsets_64(dict(strides, N_CTX=n_ctx, **options))}
+
+
+def attention_offsets_64(args):
+    """OFFSETS_64 of attention_fwd_kernel from its arguments and config (for
+    tilelang.heuristics / triton.heuristics too): whether an element offset
+    within a head, rows (N_CTX of them, and the masked ones of a last
+    block) by their row stride plus HEAD_DIM columns, can reach 2**31, where
+    32 bits wrap. The row and column strides present in `args` count."""
+    rows = max([abs(v) for n, v in args.items() if n[:-1] in ("stride_q", "stride_k", "stride_v", "stride_o")
+                and n[-1] in "mn"] or [0])
+    cols = max([abs(v) for n, v in args.items() if n.startswith("stride_") and n[-1] == "d"] or [0])
+    reach = max(args.get("BLOCK_M", 0), args.get("BLOCK_N", 0))
+    return (args["N_CTX"] + reach) * rows + 128 * cols >= 2**31
 
 
 def attention_whole_blocks(args):
@@ -197,7 +229,7 @@ def attention(q, k, v, causal, sm_scale, kernel, config=None, out=None):
     options = attention_launch_options(config)
     if n_ctx > 0 and batch * heads > 0:
         kernel[attention_grid(q, options)](*attention_args(q, k, v, out, sm_scale),
-                                           **attention_constexprs(q, causal, options), **options)
+                                           **attention_constexprs(q, causal, options, k, v, out), **options)
     return out
 
 
@@ -305,7 +337,7 @@ def attention_tuner(kernel, autotune, heuristics, configs, prune, key, **options
     computed for each config by `heuristics` (tilelang.heuristics or
     triton.heuristics). `options` go to `autotune`. Launch it with
     attention_tuned."""
-    with_blocks = heuristics({"WHOLE_BLOCKS": attention_whole_blocks})(kernel)
+    with_blocks = heuristics({"WHOLE_BLOCKS": attention_whole_blocks, "OFFSETS_64": attention_offsets_64})(kernel)
     return autotune(configs=configs, key=key, prune_configs_by={"early_config_prune": prune},
                     **options)(with_blocks)
 
