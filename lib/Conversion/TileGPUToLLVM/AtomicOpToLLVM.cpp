@@ -138,19 +138,13 @@ Value emitAtomAsm(OpBuilder &b, Location loc, Type word,
 Value broadcastFromOwner(OpBuilder &b, Location loc, Operation *op,
                          Value value) {
   Type word = getWordType(b, value.getType());
-  unsigned bits = word.getIntOrFloatBitWidth();
   Value slot = getSharedMemoryBase(b, loc, op);
   emitBarrier(b, loc);
   Value isOwner = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
                                        getThreadId(b, loc),
                                        i32Constant(b, loc, 0));
   // Only thread 0 holds the real old value; it alone stores it.
-  std::string text =
-      llvm::formatv("@$2 st.shared.b{0} [ $0 ], $1;", bits).str();
-  std::string constraints = ("l," + constraintFor(bits) + ",b").str();
-  emitInlineAsm(b, loc, TypeRange{},
-                ValueRange{slot, toWord(b, loc, value, word), isOwner}, text,
-                constraints);
+  emitPredicatedSharedStore(b, loc, slot, toWord(b, loc, value, word), isOwner);
   emitBarrier(b, loc);
   Value shared = LLVM::LoadOp::create(b, loc, word, slot);
   return fromWord(b, loc, shared, value.getType());

@@ -218,12 +218,36 @@ struct ReduceOpLowering : public ConvertOpToLLVMPattern<tile::ReduceOp> {
                                    storageTypes[operand], sections[operand],
                                    ValueRange{linear});
       };
+      // After step 2 the lanes along the axis hold the same accumulators:
+      // the first of them writes them (one store per slot and warp, not one
+      // per lane; see emitPredicatedSharedStore for why it matters).
+      Value firstAlongAxis;
+      if (distribution->distinctLanes > 1)
+        firstAlongAxis = LLVM::ICmpOp::create(
+            rewriter, loc, LLVM::ICmpPredicate::eq,
+            LLVM::URemOp::create(
+                rewriter, loc,
+                LLVM::UDivOp::create(
+                    rewriter, loc, getLaneId(rewriter, loc),
+                    i32Constant(rewriter, loc, distribution->laneStride)),
+                i32Constant(rewriter, loc, distribution->distinctLanes)),
+            i32Constant(rewriter, loc, 0));
       emitBarrier(rewriter, loc);
       for (auto [acc, index] : llvm::zip_equal(accumulators, sliceIndex))
-        for (unsigned operand = 0; operand < numOperands; ++operand)
-          LLVM::StoreOp::create(rewriter, loc,
-                                toStorage(rewriter, loc, acc[operand]),
-                                slot(operand, warpCoord, index));
+        for (unsigned operand = 0; operand < numOperands; ++operand) {
+          Value stored = toStorage(rewriter, loc, acc[operand]);
+          Value pointer = slot(operand, warpCoord, index);
+          if (!firstAlongAxis) {
+            LLVM::StoreOp::create(rewriter, loc, stored, pointer);
+            continue;
+          }
+          Type word =
+              rewriter.getIntegerType(stored.getType().getIntOrFloatBitWidth());
+          if (stored.getType() != word)
+            stored = LLVM::BitcastOp::create(rewriter, loc, word, stored);
+          emitPredicatedSharedStore(rewriter, loc, pointer, stored,
+                                    firstAlongAxis);
+        }
       emitBarrier(rewriter, loc);
       // The lanes along the axis hold the same accumulators (step 2), so
       // they share the partials out: the lane at position q along the axis

@@ -11,6 +11,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace tilelang;
@@ -523,6 +524,25 @@ Value tilelang::lowering::getSharedMemoryBase(OpBuilder &builder, Location loc,
 
 void tilelang::lowering::emitBarrier(OpBuilder &builder, Location loc) {
   NVVM::Barrier0Op::create(builder, loc);
+}
+
+void tilelang::lowering::emitPredicatedSharedStore(OpBuilder &builder,
+                                                   Location loc, Value pointer,
+                                                   Value value,
+                                                   Value predicate) {
+  unsigned bits = value.getType().getIntOrFloatBitWidth();
+  // PTX has no 8-bit registers: a byte is stored from a 16-bit one.
+  if (bits == 8)
+    value = LLVM::ZExtOp::create(builder, loc, builder.getI16Type(), value);
+  unsigned registerBits = std::max(bits, 16u);
+  StringRef constraint = registerBits == 64   ? "l"
+                         : registerBits == 16 ? "h"
+                                              : "r";
+  std::string text =
+      llvm::formatv("@$2 st.shared.b{0} [ $0 ], $1;", bits).str();
+  emitInlineAsm(builder, loc, TypeRange{},
+                ValueRange{pointer, value, predicate}, text,
+                ("l," + constraint + ",b").str());
 }
 
 Type tilelang::lowering::getStorageType(Type llvmElementType) {

@@ -138,8 +138,11 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_80"} {
   // CHECK: %[[PARTIAL:.*]] = llvm.intr.maxnum
   // CHECK-NOT: nvvm.shfl.sync
   // CHECK: llvm.mlir.addressof @tilelang_smem : !llvm.ptr<3>
+  // Lane 0 of each warp alone writes the warp's partial (every lane holds it).
+  // CHECK: %[[FIRST:.*]] = llvm.icmp "eq"
   // CHECK: nvvm.barrier0
-  // CHECK: llvm.store %[[PARTIAL]], %{{.*}} : f32, !llvm.ptr<3>
+  // CHECK: %[[WORD:.*]] = llvm.bitcast %[[PARTIAL]] : f32 to i32
+  // CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "@$2 st.shared.b32 [ $0 ], $1;", "l,r,b" %{{.*}}, %[[WORD]], %[[FIRST]] : (!llvm.ptr<3>, i32, i1) -> ()
   // CHECK-NEXT: nvvm.barrier0
   // Across the 4 warps: each lane reads the partial of warp lane % 4, and
   // a butterfly over lanes 2 and 1 apart completes the total in all.

@@ -41,7 +41,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK-COUNT-48: nvvm.shfl.sync bfly
 // CHECK-NOT: nvvm.shfl.sync
 // CHECK: nvvm.barrier
-// CHECK-COUNT-16: llvm.store
+// CHECK-COUNT-16: "@$2 st.shared.b32 [ $0 ], $1;"
 // CHECK: nvvm.barrier
 // CHECK-COUNT-32: nvvm.shfl.sync bfly
 // CHECK-NOT: nvvm.shfl.sync

@@ -100,7 +100,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_80"} {
 // CHECK: %[[PARTIALS:.*]] = llvm.mlir.addressof @tilelang_smem
 // CHECK-NEXT: %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT: llvm.getelementptr %[[PARTIALS]][%[[ZERO]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
-// CHECK-NEXT: nvvm.barrier0
+// CHECK: nvvm.barrier0
 #blocked = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #b1 = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
 #shared = #tilegpu.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
