@@ -221,15 +221,17 @@ struct ReduceOpLowering : public ConvertOpToLLVMPattern<tile::ReduceOp> {
       // After step 2 the lanes along the axis hold the same accumulators:
       // the first of them writes them (one store per slot and warp, not one
       // per lane; see emitPredicatedSharedStore for why it matters).
+      // This lane's position along the axis, counted in lanes holding
+      // distinct data (wrapped below by what each use needs).
+      Value laneAlongAxis = LLVM::UDivOp::create(
+          rewriter, loc, getLaneId(rewriter, loc),
+          i32Constant(rewriter, loc, distribution->laneStride));
       Value firstAlongAxis;
       if (distribution->distinctLanes > 1)
         firstAlongAxis = LLVM::ICmpOp::create(
             rewriter, loc, LLVM::ICmpPredicate::eq,
             LLVM::URemOp::create(
-                rewriter, loc,
-                LLVM::UDivOp::create(
-                    rewriter, loc, getLaneId(rewriter, loc),
-                    i32Constant(rewriter, loc, distribution->laneStride)),
+                rewriter, loc, laneAlongAxis,
                 i32Constant(rewriter, loc, distribution->distinctLanes)),
             i32Constant(rewriter, loc, 0));
       emitBarrier(rewriter, loc);
@@ -257,11 +259,7 @@ struct ReduceOpLowering : public ConvertOpToLLVMPattern<tile::ReduceOp> {
       // lane reads one partial instead of every thread reading all of them.
       unsigned sharing = std::min(warps, distribution->distinctLanes);
       Value lanePosition = LLVM::URemOp::create(
-          rewriter, loc,
-          LLVM::UDivOp::create(rewriter, loc, getLaneId(rewriter, loc),
-                               i32Constant(rewriter, loc,
-                                           distribution->laneStride)),
-          i32Constant(rewriter, loc, sharing));
+          rewriter, loc, laneAlongAxis, i32Constant(rewriter, loc, sharing));
       for (auto [acc, index] : llvm::zip_equal(accumulators, sliceIndex)) {
         Accumulator total;
         for (unsigned round = 0; round < warps / sharing; ++round) {

@@ -204,7 +204,7 @@ void emitBarrier(mlir::OpBuilder &builder, mlir::Location loc);
 /// around, and never a store by every thread: ptxas schedules the loads
 /// before a shared store that all lanes of a warp make to one address less
 /// eagerly (a one-row layer norm issued 3 of its 8 row loads before their
-/// first use instead of all 8, 0.78x on the H200).
+/// first use instead of all 8; bench/parity/results, run 22).
 void emitPredicatedSharedStore(mlir::OpBuilder &builder, mlir::Location loc,
                                mlir::Value pointer, mlir::Value value,
                                mlir::Value predicate);

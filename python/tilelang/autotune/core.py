@@ -51,9 +51,9 @@ MAX_THREADS_PER_BLOCK = 1024
 #: them) are timed again, RUNOFF_ROUNDS times each in rotating order, and
 #: keep the median of those rounds. One pass in order hands the GPU's clock
 #: drift to the configs' positions: the first config timed after an idle
-#: spell runs at ramping clocks, later ones under the heat of the earlier
-#: (several percent on an H200, as much as near-tied configs differ: an
-#: attention config 4% slower than the first one won a sweep that way).
+#: spell runs at ramping clocks, later ones under the heat of the earlier,
+#: and near-tied configs differ by less than that drift (bench/results,
+#: the bundled attention's configs swept in alternation).
 RUNOFF_MARGIN = 0.10
 RUNOFF_SIZE = 4
 RUNOFF_ROUNDS = 3

@@ -147,7 +147,6 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_80"} {
   // Across the 4 warps: each lane reads the partial of warp lane % 4, and
   // a butterfly over lanes 2 and 1 apart completes the total in all.
   // CHECK: llvm.urem %{{.*}}, %{{.*}} : i32
-  // CHECK: llvm.urem %{{.*}}, %{{.*}} : i32
   // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
   // CHECK-NOT: llvm.load %{{.*}} : !llvm.ptr<3>
   // CHECK: %[[S2:.*]] = llvm.mlir.constant(2 : i32) : i32
