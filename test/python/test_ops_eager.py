@@ -219,6 +219,48 @@ def test_a_backward_step_launches_its_kernels_from_the_tables(launches, monkeypa
     assert same_bits(args[0], w.grad) and same_bits(args[2], b.grad)
 
 
+def test_the_fused_norm_backward_counts_rows_in_64_bits_from_2_30_rows(launches):
+    """Where norm_bwd_fused's row indices (a tile's first row plus the
+    step, about 2 m with one tile a program) can pass 2**31 - 1, the launch
+    asks for rows counted in 64 bits (ROWS_64): from 2**30 - 2 rows on.
+    The tensors (2 GB and more) are allocated (virtual memory), never
+    touched."""
+    for m, rows_64 in ((2**30 - 3, False), (2**30 - 2, True)):
+        x = torch.empty(m, 1, dtype=torch.float16)
+        rstd = torch.empty(m)
+        _norm._norm_bwd(x, x, None, None, rstd, True, True, False, False)
+        name, _, _, keywords = launches[-1]
+        assert name == "norm_bwd_fused" and keywords["ROWS_64"] is rows_64
+        del x, rstd
+
+
+def test_extents_past_the_32_bit_indices_are_refused(launches):
+    """Rows longer than MAX_EXTENT (2**31 - 2**16) and products with an M,
+    N or K past it are refused with the limit named, before anything is
+    copied or launched: the kernels index a row's elements (a product's
+    rows, columns and K) in 32 bits, and a block past the end would wrap to
+    negative indices that pass their masks. One element less is taken.
+    (Expanded tensors: nothing is allocated.)"""
+    long = _runtime.MAX_EXTENT + 1
+    row = torch.empty(1, 1, dtype=torch.float16).expand(2, long)
+    for call in (ops.softmax, ops.layer_norm, ops.rms_norm):
+        with pytest.raises(ValueError, match=rf"tilelang\.ops\.\w+: a row length of {long}; .* at most "
+                                             rf"{_runtime.MAX_EXTENT} \(2\*\*31 - 2\*\*16\)"):
+            call(row)
+    with pytest.raises(ValueError, match=rf"tilelang\.ops\.matmul: a product of M of {long};"):
+        ops.matmul(torch.empty(1, 1, dtype=torch.float16).expand(long, 8), torch.empty(8, 8, dtype=torch.float16))
+    with pytest.raises(ValueError, match=rf"tilelang\.ops\.matmul: a product of M of {long + 1};"):
+        ops.matmul(torch.empty(1, 1, 1, dtype=torch.float16).expand(2, long // 2 + 1, 8),
+                   torch.empty(8, 8, dtype=torch.float16))
+    with pytest.raises(ValueError, match=rf"tilelang\.ops\.matmul: a product of N of {long};"):
+        ops.matmul(torch.empty(8, 8, dtype=torch.float16), torch.empty(1, 1, dtype=torch.float16).expand(8, long))
+    with pytest.raises(ValueError, match=rf"tilelang\.ops\.matmul: a product of K of {long};"):
+        ops.matmul(torch.empty(1, 1, dtype=torch.float16).expand(8, long),
+                   torch.empty(1, 1, dtype=torch.float16).expand(long, 8))
+    assert launches == []
+    _runtime.check_extent("matmul", "a product of K", _runtime.MAX_EXTENT)
+
+
 def test_a_repeated_matmul_launches_from_the_table(launches, monkeypatch):
     a = torch.randn(37, 64, dtype=torch.float16)
     b = torch.randn(50, 64, dtype=torch.float16).t()  # column-major, columns 64 apart

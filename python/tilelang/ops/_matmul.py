@@ -15,8 +15,8 @@ from typing import Optional
 import torch
 from torch import Tensor
 
-from tilelang.ops import spaces
-from tilelang.ops._runtime import HALVES, Operator, Tuned, check_same, check_tensor
+from tilelang.ops import _norm, spaces
+from tilelang.ops._runtime import HALVES, Operator, Tuned, check_extent, check_same, check_tensor
 
 ACTIVATIONS = ("none", "relu", "gelu", "silu")
 
@@ -98,7 +98,11 @@ def _matmul(a: Tensor, b: Tensor, bias: Optional[Tensor], activation: str) -> Te
         a, b = _aligned(a), _aligned(b)
 
         def grid(meta):
-            return (-(-m // meta["BLOCK_SIZE_M"]) * -(-n // meta["BLOCK_SIZE_N"]),)
+            tiles = -(-m // meta["BLOCK_SIZE_M"]) * -(-n // meta["BLOCK_SIZE_N"])
+            persistent = meta.get("PERSISTENT", 0)
+            if not persistent:
+                return (tiles,)
+            return (spaces.matmul_programs(tiles, persistent, _norm._multiprocessors(a.device)),)
 
         # The config depends on the sizes (EVEN_K on k exactly), the dtypes and the epilogue; the
         # kernel on which strides are multiples of 8 and on the offsets' width.
@@ -195,6 +199,8 @@ def matmul(a: Tensor, b: Tensor, bias: Optional[Tensor] = None, activation: Opti
         raise ValueError(f"tilelang.ops.matmul: shapes {tuple(a.shape)} and {tuple(b.shape)} do not multiply")
     if bias is not None and bias.shape[0] != n:
         raise ValueError(f"tilelang.ops.matmul: bias has {bias.shape[0]} elements, the product {n} columns")
+    for what, size in (("a product of M", math.prod(a.shape[:-1])), ("a product of N", n), ("a product of K", k)):
+        check_extent(op, what, size)
     if a.dim() == 2:
         return _OP_MATMUL(a, b, bias, activation)
     lead = a.shape[:-1]

@@ -40,6 +40,13 @@ _NORM_BWD_FUSED = Tuned("norm_bwd_fused", spaces.NORM_BWD,
 _MAX_ROW_GROUPS = 256
 _ROWS_PER_GROUP = 64
 
+def _rows_64(m: int) -> bool:
+    """norm_bwd_fused's ROWS_64 for m rows: whether the row indices its loop
+    forms (a tile's rows, and its first row plus the step: below 2 m +
+    NORM_BWD_MAX_ROWS with one tile a program) can pass 2**31 - 1."""
+    return 2 * m + spaces.NORM_BWD_MAX_ROWS >= 2**31
+
+
 # Multiprocessors per device index (norm_bwd_fused's program count).
 _SM_COUNT = {}
 
@@ -56,7 +63,7 @@ def _multiprocessors(device) -> int:
 
 def _layer_norm_fwd(x: Tensor, weight: Optional[Tensor], bias: Optional[Tensor],
                     eps: float) -> Tuple[Tensor, Tensor, Tensor]:
-    x, m, n = as_rows(x)
+    x, m, n = as_rows(x, "layer_norm")
     mean = torch.empty(m, device=x.device, dtype=torch.float32)
     rstd = torch.empty(m, device=x.device, dtype=torch.float32)
     return _layer_norm(x, m, n, weight, bias, eps, mean, rstd), mean, rstd
@@ -67,7 +74,7 @@ def _layer_norm_output(x: Tensor, weight: Optional[Tensor], bias: Optional[Tenso
     kernel's mean and 1/std go to one scratch buffer (over each other;
     the kernel only stores them) that nothing reads, one allocation
     instead of two."""
-    x, m, n = as_rows(x)
+    x, m, n = as_rows(x, "layer_norm")
     scratch = torch.empty(m, device=x.device, dtype=torch.float32)
     return _layer_norm(x, m, n, weight, bias, eps, scratch, scratch)
 
@@ -91,7 +98,7 @@ def _layer_norm_fwd_fake(x, weight, bias, eps):
 
 
 def _rms_norm_fwd(x: Tensor, weight: Optional[Tensor], eps: float) -> Tuple[Tensor, Tensor]:
-    x, m, n = as_rows(x)
+    x, m, n = as_rows(x, "rms_norm")
     y = torch.empty_like(x, memory_format=torch.contiguous_format)
     rstd = torch.empty(m, device=x.device, dtype=torch.float32)
     w = weight if weight is not None else torch.ones(n, device=x.device, dtype=x.dtype)
@@ -114,7 +121,7 @@ def _norm_bwd(dy: Tensor, x: Tensor, weight: Optional[Tensor], mean: Optional[Te
     input_grad; dw = sum over rows of dy * x_hat and, with has_bias,
     db = sum of dy, where weight_grad, each (N,) in x's dtype (the
     parameters'), summed in fp32. What is not asked for comes back empty."""
-    x, m, n = as_rows(x)
+    x, m, n = as_rows(x, "norm_bwd")
     dy = dy.contiguous()
     dx = torch.empty_like(x, memory_format=torch.contiguous_format) if input_grad else x.new_empty(0)
     dw = x.new_empty(n if weight_grad else 0)
@@ -133,13 +140,15 @@ def _norm_bwd(dy: Tensor, x: Tensor, weight: Optional[Tensor], mean: Optional[Te
         return dx, dw, db
     if not weight_grad:
         _NORM_BWD_FUSED.launch(key, lambda meta: (-(-m // meta["ROWS"]),), dx, dx, dx, dy, x, w, stats, rstd, n, m,
-                               n, RMS=rms, INPUT_GRAD=input_grad, WEIGHT_GRAD=False, HAS_BIAS=False)
+                               n, RMS=rms, INPUT_GRAD=input_grad, WEIGHT_GRAD=False, HAS_BIAS=False,
+                               ROWS_64=_rows_64(m))
         return dx, dw, db
     groups = spaces.norm_bwd_programs(m, _multiprocessors(x.device))
     partial_w = torch.empty((groups, n), device=x.device, dtype=torch.float32)
     partial_b = torch.empty((groups, n), device=x.device, dtype=torch.float32) if has_bias else partial_w
     _NORM_BWD_FUSED.launch(key, (groups,), dx if input_grad else partial_w, partial_w, partial_b, dy, x, w, stats,
-                           rstd, n, m, n, RMS=rms, INPUT_GRAD=input_grad, WEIGHT_GRAD=True, HAS_BIAS=has_bias)
+                           rstd, n, m, n, RMS=rms, INPUT_GRAD=input_grad, WEIGHT_GRAD=True, HAS_BIAS=has_bias,
+                           ROWS_64=_rows_64(m))
     _column_sums(dw, partial_w, db, partial_b, groups, n, has_bias)
     return dx, dw, db
 

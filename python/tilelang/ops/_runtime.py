@@ -83,13 +83,32 @@ def check_same(op: str, reference_name: str, reference, others: Dict[str, Any]) 
                              f"{reference.device}")
 
 
-def as_rows(x):
+#: The largest extent the kernels take along a row (and along M, N and K
+#: of a product): they count a row's elements (a product's rows, columns
+#: and K) in 32 bits, and the indices of the block past the last element
+#: (up to 2**14 of them) must not wrap past 2**31 - 1, where a negative
+#: index would pass the kernels' bounds masks.
+MAX_EXTENT = 2**31 - 2**16
+
+
+def check_extent(op: str, what: str, size: int) -> None:
+    """Raises a ValueError naming `op` where `size` (of `what`) passes
+    MAX_EXTENT."""
+    if size > MAX_EXTENT:
+        raise ValueError(f"tilelang.ops.{op}: {what} of {size}; the kernels index it in 32 bits and take at most "
+                         f"{MAX_EXTENT} (2**31 - 2**16)")
+
+
+def as_rows(x, op: str):
     """(x, or a contiguous copy of it, its number of rows, the row length)
-    for the row kernels: the rows of a contiguous tensor are the row length
-    apart, so the kernels take it in its own shape, with no (rows, N) view
-    to make on every call."""
-    x = x.contiguous()
+    for the row kernels of operator `op`: the rows of a contiguous tensor
+    are the row length apart, so the kernels take it in its own shape, with
+    no (rows, N) view to make on every call. Rows longer than MAX_EXTENT
+    are refused before anything is copied."""
     n = x.shape[-1]
+    if n > MAX_EXTENT:
+        check_extent(op, "a row length", n)
+    x = x.contiguous()
     return x, x.numel() // n if n else 0, n
 
 

@@ -23,7 +23,7 @@ _SOFTMAX_BWD = Tuned("softmax_bwd", spaces.ROWS, key=["n_cols"], prune=spaces.pr
 
 def _softmax_fwd(x: Tensor) -> Tensor:
     """Softmax along the last dimension."""
-    x, m, n = as_rows(x)
+    x, m, n = as_rows(x, "softmax")
     y = torch.empty_like(x, memory_format=torch.contiguous_format)
     if m and n:
         _SOFTMAX_FWD.launch((n, x.dtype), (m,), y, x, n, n, n)
@@ -35,7 +35,7 @@ def _softmax_fwd_fake(x):
 
 
 def _softmax_bwd(dy: Tensor, y: Tensor) -> Tensor:
-    y, m, n = as_rows(y)
+    y, m, n = as_rows(y, "softmax")
     dy = dy.contiguous()
     dx = torch.empty_like(y, memory_format=torch.contiguous_format)
     if m and n:

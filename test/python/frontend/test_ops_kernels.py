@@ -38,6 +38,8 @@ def row_cases(dtype):
         (*fused, dict(RMS=True, INPUT_GRAD=True, WEIGHT_GRAD=True, HAS_BIAS=False, ROWS=1, BLOCK_SIZE=1024)),
         (*fused, dict(RMS=False, INPUT_GRAD=True, WEIGHT_GRAD=False, HAS_BIAS=False, ROWS=2, BLOCK_SIZE=1024)),
         (*fused, dict(RMS=False, INPUT_GRAD=False, WEIGHT_GRAD=True, HAS_BIAS=True, ROWS=2, BLOCK_SIZE=1024)),
+        (*fused, dict(RMS=True, INPUT_GRAD=True, WEIGHT_GRAD=False, HAS_BIAS=False, ROWS=4, BLOCK_SIZE=1024,
+                      ROWS_64=True)),
         ("norm_bwd_dwdb", (part, part, x, x, r, r, N, M, N, 125), dict(RMS=False, HAS_BIAS=True, BLOCK_M=32,
                                                                        BLOCK_N=128)),
         ("norm_bwd_dwdb", (part, part, x, x, r, r, N, M, N, 125), dict(RMS=True, HAS_BIAS=False, BLOCK_M=64,
@@ -87,6 +89,27 @@ def test_bench_kernels_are_the_package_kernels():
     bench = load_module("bench_kernels", REPO_ROOT / "bench" / "kernels.py")
     assert set(bench.define(tilelang.jit, tl)) == set(KERNELS) | {"tiny"}
     assert bench.matmul_args is package.matmul_args and bench.attention_reference is package.attention_reference
+
+
+def test_norm_backward_forms_its_large_offsets_in_64_bits():
+    """norm_bwd_dwdb's partial sums start pid_m * N elements in: a 64-bit
+    product (256 groups of rows of 8.4M elements pass 2**31); the kernel's
+    other scalar products stay 32-bit. norm_bwd_fused with ROWS_64 counts
+    its rows in 64 bits (the loop, so the tile's rows too); without it the
+    loop is 32-bit, as before."""
+    import re
+
+    x, w, r, part = t((M, N), "float16"), t((N,), "float16"), t((M,), "float32"), t((8, N), "float32")
+    dwdb = KERNELS["norm_bwd_dwdb"].warmup(part, part, x, x, r, r, N, M, N, 125, RMS=False, HAS_BIAS=True,
+                                           BLOCK_M=32, BLOCK_N=128, num_warps=4).asm["tile"]
+    scalar_products = re.findall(r"arith\.muli %\w+, %\w+ : (i\d+)$", dwdb, re.M)
+    assert scalar_products.count("i64") == 1 and "i32" in scalar_products
+    fused = ("norm_bwd_fused", (x, part, part, x, x, w, r, r, N, M, N))
+    for rows_64 in (False, True):
+        ir = KERNELS[fused[0]].warmup(*fused[1], RMS=True, INPUT_GRAD=True, WEIGHT_GRAD=False, HAS_BIAS=False,
+                                      ROWS=4, BLOCK_SIZE=1024, ROWS_64=rows_64, num_warps=4).asm["tile"]
+        loops = re.findall(r"scf\.for .* : (i\d+) \{$", ir, re.M)
+        assert loops == ["i64" if rows_64 else "i32"]
 
 
 def test_ops_without_torch():

@@ -205,6 +205,31 @@ def test_norm_backward_fused(rms, rows, cols, tile, block, programs):
             assert np.isnan(db).all()
 
 
+@pytest.mark.parametrize("weight_grad", [False, True])
+def test_norm_backward_fused_counting_rows_in_64_bits(weight_grad):
+    """norm_bwd_fused with ROWS_64 (the rows counted in 64 bits, which
+    tilelang.ops asks for from 2**30 rows on) computes what the 32-bit form
+    does: dx, and dw and db from the partial sums, against float64."""
+    rows, cols, tile, block, programs = 37, 300, 4, 512, 9
+    x = (RNG.standard_normal((rows, cols)) * 2 + 0.5).astype(np.float16)
+    dy = RNG.standard_normal((rows, cols)).astype(np.float16)
+    w = (RNG.random(cols) + 0.5).astype(np.float16)
+    dx_ref, dw_ref, db_ref, mean, rstd = _norm_backward_reference(x, dy, w, False, 1e-5)
+    mean, rstd = mean.astype(np.float32), rstd.astype(np.float32)
+    dx = np.full_like(x, np.nan)
+    pw, pb = np.full((programs, cols), np.nan, np.float32), np.full((programs, cols), np.nan, np.float32)
+    run(KERNELS["norm_bwd_fused"], (programs,), dx, pw, pb, dy, x, w, mean, rstd, cols, rows, cols, RMS=False,
+        INPUT_GRAD=True, WEIGHT_GRAD=weight_grad, HAS_BIAS=True, ROWS=tile, BLOCK_SIZE=block, ROWS_64=True)
+    np.testing.assert_allclose(dx.astype(np.float64), dx_ref, rtol=0, atol=4e-3 * np.abs(dx_ref).max())
+    if weight_grad:
+        np.testing.assert_allclose(pw.astype(np.float64).sum(axis=0), dw_ref, rtol=0,
+                                   atol=1e-4 * np.abs(dw_ref).max())
+        np.testing.assert_allclose(pb.astype(np.float64).sum(axis=0), db_ref, rtol=0,
+                                   atol=1e-4 * np.abs(db_ref).max())
+    else:
+        assert np.isnan(pw).all() and np.isnan(pb).all()
+
+
 @pytest.mark.parametrize("rms", [False, True], ids=["layer", "rms"])
 def test_norm_backward_of_long_rows(rms):
     """The path of rows longer than norm_bwd_fused's widest block, at small

@@ -135,7 +135,7 @@ def define(jit, tl):
     @jit
     def norm_bwd_fused(DX, PW, PB, DY, X, W, Mean, Rstd, stride, M, N, RMS: tl.constexpr,
                        INPUT_GRAD: tl.constexpr, WEIGHT_GRAD: tl.constexpr, HAS_BIAS: tl.constexpr,
-                       ROWS: tl.constexpr, BLOCK_SIZE: tl.constexpr):
+                       ROWS: tl.constexpr, BLOCK_SIZE: tl.constexpr, ROWS_64: tl.constexpr = False):
         # The whole backward of layer norm (RMS false) or RMS norm (RMS true)
         # for rows that fit one block (N <= BLOCK_SIZE), in one pass: x and
         # dy are read once, dx written once. Program p takes tiles of ROWS
@@ -152,6 +152,13 @@ def define(jit, tl):
         # through shared memory on every tile). The row statistics are
         # loaded as vectors: loaded as [ROWS, 1] they took a layout of their
         # own, converted after the broadcast, a whole tile's worth.
+        # ROWS_64 (norm_bwd_rows_64): the rows are counted in 64 bits. The
+        # loop's next start (first + step, up to about 2 M with one tile a
+        # program) and the tile's rows would wrap in 32 bits from M = 2**30
+        # on, and a wrapped, negative row passes `rows < M`.
+        # The partial sums' offsets (pid * N) stay 32-bit: pid is below
+        # NORM_BWD_PROGRAMS_PER_SM programs a multiprocessor and N at most
+        # NORM_BWD_BLOCK_CAP.
         pid = tl.program_id(0)
         step = tl.num_programs(0) * ROWS
         cols = tl.arange(0, BLOCK_SIZE)[None, :]
@@ -159,7 +166,10 @@ def define(jit, tl):
         w = tl.load(W + cols, mask=col_ok, other=0.).to(tl.float32)
         dw = tl.zeros([ROWS, BLOCK_SIZE], dtype=tl.float32)
         db = tl.zeros([ROWS, BLOCK_SIZE], dtype=tl.float32)
-        for first in range(pid * ROWS, M, step):
+        first_tile = pid * ROWS
+        if ROWS_64:
+            first_tile = first_tile.to(tl.int64)
+        for first in range(first_tile, M, step):
             rows = first + tl.arange(0, ROWS)
             row_ok = rows < M
             mask = row_ok[:, None] & col_ok
@@ -198,7 +208,9 @@ def define(jit, tl):
         # sums DY * x_hat (and DY) over rows [j R, (j + 1) R) of columns
         # [i BLOCK_N, (i + 1) BLOCK_N) into row j of the fp32 partial sums DW
         # (DB), which column_sum then adds up. Each partial has one writer,
-        # so the result does not depend on the order programs run in.
+        # so the result does not depend on the order programs run in. Row
+        # j of the partial sums starts j N elements in, in 64 bits: up to
+        # 256 groups of rows of 8.4M elements or more pass 2**31.
         pid_n = tl.program_id(0)
         pid_m = tl.program_id(1)
         cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
@@ -223,9 +235,10 @@ def define(jit, tl):
             dw += dy * x_hat
             if HAS_BIAS:
                 db += dy
-        tl.store(DW + pid_m * N + cols, tl.sum(dw, axis=0), mask=col_ok)
+        partial_row = pid_m.to(tl.int64) * N
+        tl.store(DW + partial_row + cols, tl.sum(dw, axis=0), mask=col_ok)
         if HAS_BIAS:
-            tl.store(DB + pid_m * N + cols, tl.sum(db, axis=0), mask=col_ok)
+            tl.store(DB + partial_row + cols, tl.sum(db, axis=0), mask=col_ok)
 
     @jit
     def column_sum(Out, Partial, Out2, Partial2, G, N, TWO: tl.constexpr, BLOCK_G: tl.constexpr,
