@@ -123,6 +123,47 @@ def test_a_launch_runs_on_the_device_of_its_tensors(library):
     assert report["ordinal"] == 1
 
 
+TWO_MODELS = PRELUDE + """
+import os
+from tilelang.autotune import core
+
+def timer(fn, quantiles=None):
+    fn()
+    return 1.0 + fn.config.kwargs["BLOCK"] / 1000
+
+tuned = tilelang.autotune(configs=[tilelang.Config({"BLOCK": b}) for b in (128, 256)], key=["n"],
+                          do_bench=timer)(axpy)
+tuned.store_path = os.environ["STORE"]
+sweeps = core.stats.sweeps
+devices = []
+for device in (0, 1, 0, 1):
+    fakecuda.set_device(device)
+    tuned[(4,)](on(device, 0x1000), on(device, 0x2000), 1000, 2.0)
+    devices.append(fakecuda.last_launch_device())
+report["sweeps"] = core.stats.sweeps - sweeps
+report["devices"] = devices
+report["several"] = core.several_models()
+store = json.load(open(os.environ["STORE"]))
+report["stored"] = sorted(entry["device"] for entry in store["entries"].values())
+report["wrong"] = fakecuda.wrong_device_count()
+print(json.dumps(report))
+"""
+
+
+def test_devices_of_two_models_are_tuned_each(library, tmp_path):
+    """Two devices of different models (FAKE_CUDA_NAMES) in one process: a
+    key tuned on cuda:0 is tuned again on cuda:1, each model's entry stored
+    under its own name (the driver's names, through core.several_models and
+    device_properties of the arguments' device), and later launches on each
+    take their own model's choice without tuning; every launch runs on its
+    tensors' device."""
+    report = fakecuda.run_script(library, TWO_MODELS, env=dict(TWO_DEVICES, FAKE_CUDA_NAMES="Fake H200,Fake H100",
+                                                                 STORE=str(tmp_path / "autotune.json")))
+    assert report["several"] is True and report["sweeps"] == 2
+    assert report["stored"] == ["Fake H100", "Fake H200"]
+    assert report["devices"] == [0, 1, 0, 1] and report["wrong"] == 0
+
+
 MIXED = PRELUDE + """
 fakecuda.set_device(0)
 report["slow"] = error_of(lambda: axpy[(4,)](on(0, 0x1000), on(1, 0x2000), 1000, 2.0, BLOCK=256))

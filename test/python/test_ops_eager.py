@@ -17,7 +17,7 @@ torch = pytest.importorskip("torch")
 import tilelang.ops as ops  # noqa: E402
 from tilelang.autotune import core  # noqa: E402
 from tilelang.jit import JITFunction  # noqa: E402
-from tilelang.ops import _matmul, _norm, _runtime, _softmax, spaces  # noqa: E402
+from tilelang.ops import _autograd, _matmul, _norm, _runtime, _softmax, spaces  # noqa: E402
 from tilelang.ops._runtime import Operator, Tuned, eager  # noqa: E402
 
 FAKE_DEVICE = {"name": "stand-in", "arch": "sm_90a", "max_threads_per_block": 1024, "max_shared_memory": 232448}
@@ -38,7 +38,9 @@ def launches(tmp_path, monkeypatch):
     operators starts with an empty cache."""
     monkeypatch.setenv("TILELANG_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(Operator, "device_attribute", "is_cpu")
-    monkeypatch.setattr(core, "device_properties", lambda: dict(FAKE_DEVICE))
+    # Launches are recorded in Python here: no backward is resolved for C++.
+    monkeypatch.setattr(_autograd, "enabled", False)
+    monkeypatch.setattr(core, "device_properties", lambda device=None: dict(FAKE_DEVICE))
     recorded = Launches()
 
     def subscript(kernel, grid):
@@ -261,6 +263,32 @@ def test_extents_past_the_32_bit_indices_are_refused(launches):
     _runtime.check_extent("matmul", "a product of K", _runtime.MAX_EXTENT)
 
 
+def test_devices_of_two_models_get_their_own_launches(launches, monkeypatch):
+    """In a process whose devices are of two models, a shape tuned and
+    recorded on one is tuned again on the other: the launch tables (and the
+    tuner's cache) are keyed by the model of the arguments' device (here the
+    current one: the stand-in tensors are CPU tensors), and each device then
+    launches from its own model's entry. Before, the table's key held
+    the shapes and dtypes alone, and cuda:1 launched cuda:0's choice."""
+    models = ("NVIDIA H200", "NVIDIA H100 80GB HBM3")
+    monkeypatch.setattr(core, "_DEVICE_MODELS", models)
+    monkeypatch.setattr(core, "_SEVERAL_MODELS", True)
+    current = [0]
+    monkeypatch.setattr(core, "current_device", lambda: current[0])
+    monkeypatch.setattr(core, "device_properties",
+                        lambda device=None: dict(FAKE_DEVICE, name=models[current[0] if device is None else device]))
+    monkeypatch.setattr(_softmax._SOFTMAX_FWD, "_launches", {})
+    x = torch.randn(4, 300)
+    sweeps = core.stats.sweeps
+    for device in (0, 1, 0, 1):
+        current[0] = device
+        ops.softmax(x)
+    assert core.stats.sweeps == sweeps + 2
+    assert launches.names() == ["softmax_fwd"] * 4
+    tables = _softmax._SOFTMAX_FWD._launches
+    assert {model for _, model in tables} == {"NVIDIA H200", "NVIDIA H100 80GB HBM3"}
+
+
 def test_a_repeated_matmul_launches_from_the_table(launches, monkeypatch):
     a = torch.randn(37, 64, dtype=torch.float16)
     b = torch.randn(50, 64, dtype=torch.float16).t()  # column-major, columns 64 apart
@@ -320,7 +348,7 @@ def test_attention_tells_its_kernel_the_offsets_width(launches, monkeypatch):
     heuristic beside WHOLE_BLOCKS), and from q's strides: a (B, N_CTX, H, D)
     q whose heads' rows reach 2**31 elements asks for 64-bit offsets
     (allocated, never touched), a small one does not."""
-    monkeypatch.setattr(core, "device_properties", lambda: dict(FAKE_DEVICE, max_shared_per_block=232448))
+    monkeypatch.setattr(core, "device_properties", lambda device=None: dict(FAKE_DEVICE, max_shared_per_block=232448))
     k = torch.randn(1, 1, 4224, 128, dtype=torch.float16)
     ops.attention(torch.randn(1, 2, 4224, 128, dtype=torch.float16), k, k)
     assert launches[-1][0] == "attention_fwd_kernel" and launches[-1][3]["OFFSETS_64"] is False

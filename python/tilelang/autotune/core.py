@@ -232,14 +232,15 @@ def estimate_peaks(info: Dict[str, Any]) -> Dict[str, Optional[float]]:
     return {"tflops": tflops, "gbps": gbps}
 
 
-def device_properties() -> Dict[str, Any]:
+def device_properties(device: Optional[int] = None) -> Dict[str, Any]:
     """name, arch, max_shared_per_block, max_threads_per_block and the
-    estimated peaks of the current device (the CPU tests replace this
+    estimated peaks of device ``device`` (None: the current device); arch
+    is what the process compiles for (the CPU tests replace this
     function)."""
     from tilelang import _C
     from tilelang.jit import _current_arch
 
-    info = _C.device_info()
+    info = _C.device_info() if device is None else _C.device_info(device)
     return {"name": info["name"], "arch": _current_arch(),
             "max_shared_per_block": int(info["max_shared_per_block"]),
             "max_threads_per_block": int(info.get("max_threads_per_block", MAX_THREADS_PER_BLOCK)),
@@ -265,6 +266,36 @@ def current_device() -> int:
     from tilelang import _C
 
     return _C.current_device()
+
+
+#: The model name of each device the driver sees, read at the first launch
+#: of an autotuner in the process (None before; () without a driver), and
+#: whether they are of more than one model (docs/autotune.md, "Devices of
+#: several models"). Tests that present other devices reset both to None.
+_DEVICE_MODELS: Optional[tuple] = None
+_SEVERAL_MODELS: Optional[bool] = None
+
+
+def several_models() -> bool:
+    """Whether the devices of this process are of more than one model: the
+    choices kept in memory (an autotuner's cache and quick keys, the launch
+    tables of tilelang.ops) are then keyed by the model of the launch's
+    device too. Asked of the driver once."""
+    global _DEVICE_MODELS, _SEVERAL_MODELS
+    if _SEVERAL_MODELS is None:
+        try:
+            models = tuple(device_name(d) for d in range(device_count()))
+        except Exception:  # noqa: BLE001 - no driver: nothing launches, one model at most
+            models = ()
+        _DEVICE_MODELS, _SEVERAL_MODELS = models, len(set(models)) > 1
+    return _SEVERAL_MODELS
+
+
+def launch_model(args, kwargs) -> str:
+    """The model of the device a launch with these arguments runs on (its
+    first CUDA tensor's, else the current one); several_models() must have
+    been asked."""
+    return _DEVICE_MODELS[_home_device(args, kwargs)]
 
 
 def _home_device(args, kwargs) -> int:
@@ -431,7 +462,12 @@ class Autotuner:
         # the checks below, which its first launch passed with the same
         # keywords.
         quick = self._quick_key(args, kwargs)
+        # Devices of several models each get their own choices.
+        model = launch_model(args, kwargs) if _SEVERAL_MODELS or (_SEVERAL_MODELS is None and several_models()) \
+            else None
         if quick is not None:
+            if model is not None:
+                quick = (quick, model)
             try:
                 cache_key = self._quick.get(quick)
             except TypeError:  # an unhashable dtype or keyword value
@@ -455,7 +491,7 @@ class Autotuner:
         key = {name: _key_value(self.bucket[name](nargs.get(name)) if name in self.bucket else nargs.get(name))
                for name in self.key}
         dtypes = [f"{name}:{_dtype_name(v.dtype)}" for name, v in nargs.items() if hasattr(v, "dtype")]
-        cache_key = json.dumps([key, dtypes], sort_keys=True)
+        cache_key = json.dumps([key, dtypes] if model is None else [key, dtypes, model], sort_keys=True)
         config = self.cache.get(cache_key)
         if config is None:
             config = self._tune(grid, args, kwargs, nargs, key, dtypes)
@@ -495,7 +531,10 @@ class Autotuner:
         return _store.Store(path) if path else None
 
     def _tune(self, grid, args, kwargs, nargs, key, dtypes) -> Config:
-        device = device_properties()
+        # The properties (and the store's model) of the device the configs
+        # are timed on: where models differ, the arguments' device, which
+        # need not be the current one.
+        device = device_properties(_home_device(args, kwargs) if several_models() else None)
         compiler = compiler_identity()
         kernel_hash = kernel_identity(self.base)
         eid = schema.entry_id(kernel_hash, key, dtypes, device["name"], compiler)

@@ -19,6 +19,7 @@ except ImportError as exc:  # pragma: no cover - exercised without torch only
         "`pip install 'tilelang-mlir[torch]'`, or use tilelang.jit kernels directly") from exc
 
 from tilelang import knobs
+from tilelang.autotune import core as _autotune
 from tilelang.ops import spaces
 
 _KERNELS: Dict[str, Any] = {}
@@ -316,7 +317,11 @@ class Tuned:
         bucket, or takes the untuned config under TILELANG_OPS_AUTOTUNE=0)
         and is recorded. A callable grid is given the launch's keywords.
         Entries are trusted only while the tuner's cache is the one they
-        came from: replacing it (as the tests do) tunes again."""
+        came from: replacing it (as the tests do) tunes again. In a process
+        whose devices are of several models, the model of the launch's
+        device is part of the key (as it is of the tuner's)."""
+        if _autotune._SEVERAL_MODELS:
+            key = (key, _autotune.launch_model(args, kwargs))
         entry = self._launches.get(key)
         if entry is not None and entry[0] is self._tuner.cache:
             keywords = entry[2]

@@ -105,7 +105,9 @@ def prune_attention(configs, named_args: Dict[str, Any], **kwargs) -> list:
 
     args = dict(named_args, **kwargs)
     head_dim = args.get("HEAD_DIM") or args["Q"].shape[-1]
-    limit = core.device_properties()["max_shared_per_block"]
+    # The arguments' device where the process has devices of several models.
+    device = getattr(getattr(args["Q"], "device", None), "index", None) if core.several_models() else None
+    limit = core.device_properties(device)["max_shared_per_block"]
     return attention_configs_that_fit(configs, head_dim, args["Q"].element_size(), limit)
 
 
@@ -121,6 +123,15 @@ def attention_work(args: Dict[str, Any]) -> Dict[str, float]:
         flops /= 2
     element = args["Q"].element_size()
     return {"flops": flops, "bytes": float(element * batch * n_ctx * head_dim * (2 * heads + 2 * kv_heads))}
+
+
+def matmul_programs(tiles: int, persistent: int, multiprocessors: int) -> int:
+    """The programs of matmul_epilogue_kernel for `tiles` output tiles: one
+    per tile, or with PERSISTENT (`persistent` programs per
+    multiprocessor) at most that many, each looping over tiles."""
+    if not persistent:
+        return tiles
+    return max(1, min(tiles, persistent * multiprocessors))
 
 
 def matmul_work(args: Dict[str, Any]) -> Dict[str, float]:

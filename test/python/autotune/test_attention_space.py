@@ -64,7 +64,7 @@ def test_prune_reads_the_device_and_both_autotuners_arguments(monkeypatch):
     import tilelang
     from tilelang.autotune import core
 
-    monkeypatch.setattr(core, "device_properties", lambda: {"max_shared_per_block": 160 * 1024})
+    monkeypatch.setattr(core, "device_properties", lambda device=None: {"max_shared_per_block": 160 * 1024})
     configs = SPACES.configs(SPACES.ATTENTION)
     assert all(isinstance(c, tilelang.Config) for c in configs)
     # tilelang passes constexprs among the named arguments, Triton as keywords.

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+import types
 import warnings
 
 import pytest
@@ -93,13 +94,16 @@ def fake(tmp_path, monkeypatch):
     monkeypatch.setenv("TILELANG_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("TILELANG_AUTOTUNE_DEVICES", raising=False)
     devices = Devices(["Fake GPU", "Fake GPU"])
-    monkeypatch.setattr(core, "device_properties", lambda: dict(K.FAKE_DEVICE))
+    monkeypatch.setattr(core, "device_properties", lambda device=None: dict(K.FAKE_DEVICE))
     monkeypatch.setattr(core, "device_count", lambda: len(devices.models))
     monkeypatch.setattr(core, "device_name", lambda d: devices.models[d])
     monkeypatch.setattr(core, "current_device", devices.current)
     monkeypatch.setattr(core.Autotuner, "_on_device", lambda self, d: devices.on_device(self, d))
     monkeypatch.setattr(core.Autotuner, "_arguments_on", lambda self, d, a, k: devices.arguments_on(self, d, a, k))
     monkeypatch.setattr(core.Autotuner, "_launch", lambda self, g, c, a, k: devices.launch(self, g, c, a, k))
+    # The devices' models are asked again (and forgotten after the test).
+    monkeypatch.setattr(core, "_DEVICE_MODELS", None)
+    monkeypatch.setattr(core, "_SEVERAL_MODELS", None)
     return devices
 
 
@@ -159,6 +163,57 @@ def test_devices_of_another_model_are_left_out(fake, tmp_path):
     assert any("times on the Fake GPU devices only, not on cuda:1 (Other GPU)" in str(w.message) for w in caught)
 
 
+class CudaTensor(DeviceTensor):
+    """A DeviceTensor that says it is a CUDA tensor on its device, as
+    torch's do (is_cuda, device.index): the arguments' device is its."""
+
+    is_cuda = True
+
+    @property
+    def device(self):
+        return types.SimpleNamespace(index=self.on)
+
+
+def test_devices_of_two_models_keep_their_own_choices(fake, tmp_path, monkeypatch):
+    """In a process whose devices are of two models, a key tuned on one is
+    tuned again where the arguments are on the other, whichever device is
+    current (the times and the winner of one model need not hold on the
+    other; a config may not even fit it), each model's entry in the store
+    under its own name, with the properties of the arguments' device; a
+    repeated launch on either finds its own model's choice. Before, the
+    choices in memory were keyed by the arguments alone, and cuda:1 got
+    cuda:0's."""
+    fake.models = ["Fake GPU", "Other GPU"]
+    asked = []
+
+    def properties(device=None):
+        asked.append(device)
+        return dict(K.FAKE_DEVICE, name=fake.models[fake.current() if device is None else device])
+
+    monkeypatch.setattr(core, "device_properties", properties)
+    store = tmp_path / "store.json"
+    kernel = tilelang.autotune(configs=SPACE, key=["n"], do_bench=fake.timer)(K.row_sum)
+    kernel.store_path = str(store)
+    sweeps = core.stats.sweeps
+    for device in (0, 1, 0, 1):  # cuda:0 is current throughout
+        kernel[(1,)](CudaTensor([8], device), CudaTensor([1], device), 8)
+    assert core.stats.sweeps == sweeps + 2 and asked == [0, 1]
+    assert sorted(entry["device"] for entry in json.loads(store.read_text())["entries"].values()) == \
+        ["Fake GPU", "Other GPU"]
+    assert [devices for _, devices in fake.launched[-2:]] == [[0], [1]]
+
+
+def test_devices_of_one_model_share_their_choices(fake, tmp_path):
+    """Devices of one model (the usual host) share a key's sweep: the
+    arguments' device is not looked at."""
+    kernel = tilelang.autotune(configs=SPACE, key=["n"], do_bench=fake.timer)(K.row_sum)
+    kernel.store_path = str(tmp_path / "store.json")
+    sweeps = core.stats.sweeps
+    for device in (0, 1):
+        kernel[(1,)](CudaTensor([8], device), CudaTensor([1], device), 8)
+    assert core.stats.sweeps == sweeps + 1 and core._SEVERAL_MODELS is False
+
+
 def test_one_progress_bar_covers_the_whole_sweep(fake, tmp_path, monkeypatch):
     bars = []
 
@@ -206,7 +261,7 @@ from tilelang_testing import load_module
 
 K = load_module("autotune_kernels", sys.argv[1])
 store, go, half = sys.argv[2], pathlib.Path(sys.argv[3]), int(sys.argv[4])
-core.device_properties = lambda: dict(K.FAKE_DEVICE)
+core.device_properties = lambda device=None: dict(K.FAKE_DEVICE)
 core.Autotuner._launch = lambda self, grid, config, args, kwargs: None
 configs = [tilelang.Config({"BLOCK": b}, num_warps=w) for b in (64, 128, 256, 512) for w in (2, 4)][half::2]
 kernel = tilelang.autotune(configs=configs, key=["n"], do_bench=K.FakeTimer())(K.row_sum)

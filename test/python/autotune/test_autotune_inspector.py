@@ -23,7 +23,7 @@ Config = tilelang.Config
 def filled(tmp_path, monkeypatch):
     cache = tmp_path / "cache"
     monkeypatch.setenv("TILELANG_CACHE_DIR", str(cache))
-    monkeypatch.setattr(core, "device_properties", lambda: dict(K.FAKE_DEVICE))
+    monkeypatch.setattr(core, "device_properties", lambda device=None: dict(K.FAKE_DEVICE))
     monkeypatch.setattr(core.Autotuner, "_launch", lambda self, grid, config, args, kwargs: None)
     space = [Config({"BLOCK": 64}), Config({"BLOCK": 256}), Config({"BLOCK": 256}, num_warps=8),
              Config({"BLOCK": 3}), Config({"BLOCK": 128}, num_warps=64)]

@@ -22,7 +22,7 @@ SPACE = [tilelang.Config({"BLOCK": 64}), tilelang.Config({"BLOCK": 256})]
 @pytest.fixture
 def launches(tmp_path, monkeypatch):
     monkeypatch.setenv("TILELANG_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(core, "device_properties", lambda: dict(K.FAKE_DEVICE))
+    monkeypatch.setattr(core, "device_properties", lambda device=None: dict(K.FAKE_DEVICE))
     launched = []
     monkeypatch.setattr(core.Autotuner, "_launch",
                         lambda self, grid, config, args, kwargs: launched.append((str(config), args, kwargs)))

@@ -27,7 +27,7 @@ TRUE_MS = {str(FAST): 1.00, str(NEAR): 1.03, str(SLOW): 1.50}
 @pytest.fixture
 def env(tmp_path, monkeypatch):
     monkeypatch.setenv("TILELANG_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(core, "device_properties", lambda: dict(K.FAKE_DEVICE))
+    monkeypatch.setattr(core, "device_properties", lambda device=None: dict(K.FAKE_DEVICE))
     monkeypatch.setattr(core.Autotuner, "_launch", lambda self, grid, config, args, kwargs: None)
     return tmp_path / "cache" / "autotune.json"
 

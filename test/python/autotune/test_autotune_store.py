@@ -27,7 +27,7 @@ def env(tmp_path, monkeypatch):
     """A private cache directory, a fake device and recorded fake launches."""
     monkeypatch.setenv("TILELANG_CACHE_DIR", str(tmp_path / "cache"))
     device = dict(K.FAKE_DEVICE)
-    monkeypatch.setattr(core, "device_properties", lambda: dict(device))
+    monkeypatch.setattr(core, "device_properties", lambda index=None: dict(device))
     launches = []
     monkeypatch.setattr(core.Autotuner, "_launch",
                         lambda self, grid, config, args, kwargs: launches.append((grid, str(config))))
@@ -384,7 +384,7 @@ PARALLEL_SWEEP = textwrap.dedent(
     from tilelang_testing import load_module
 
     K = load_module("autotune_kernels", sys.argv[1])
-    core.device_properties = lambda: dict(K.FAKE_DEVICE)
+    core.device_properties = lambda device=None: dict(K.FAKE_DEVICE)
     core.Autotuner._launch = lambda self, grid, config, args, kwargs: None
     configs = [tilelang.Config({"BLOCK": b}, num_warps=w) for b in (64, 128, 256, 512) for w in (2, 4)]
     timer = K.FakeTimer()

@@ -26,7 +26,7 @@ K = load_module("autotune_kernels", pathlib.Path(__file__).with_name("autotune_k
 def filled(tmp_path, monkeypatch):
     """A store of 12 entries of row_sum, each with timed and pruned configs."""
     monkeypatch.setenv("TILELANG_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(core, "device_properties", lambda: dict(K.FAKE_DEVICE))
+    monkeypatch.setattr(core, "device_properties", lambda device=None: dict(K.FAKE_DEVICE))
     monkeypatch.setattr(core.Autotuner, "_launch", lambda self, grid, config, args, kwargs: None)
     space = [tilelang.Config({"BLOCK": 64}), tilelang.Config({"BLOCK": 256}), tilelang.Config({"BLOCK": 3}),
              tilelang.Config({"BLOCK": 128}, num_warps=64)]

@@ -58,7 +58,7 @@ def seed():
 
 @pytest.fixture
 def fake_gpu(monkeypatch):
-    monkeypatch.setattr(core, "device_properties", lambda: dict(K.FAKE_DEVICE))
+    monkeypatch.setattr(core, "device_properties", lambda device=None: dict(K.FAKE_DEVICE))
     launches = []
     monkeypatch.setattr(core.Autotuner, "_launch", lambda self, grid, config, args, kwargs: launches.append(grid))
     return launches

@@ -27,7 +27,7 @@ SPACE = [tilelang.Config({"BLOCK": 64}), tilelang.Config({"BLOCK": 256}), tilela
 def env(tmp_path, monkeypatch):
     """A private cache directory, a fake device and recorded fake launches."""
     monkeypatch.setenv("TILELANG_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(core, "device_properties", lambda: dict(K.FAKE_DEVICE))
+    monkeypatch.setattr(core, "device_properties", lambda device=None: dict(K.FAKE_DEVICE))
     launches = []
     monkeypatch.setattr(core.Autotuner, "_launch", lambda self, grid, config, args, kwargs: launches.append(grid))
     return {"launches": launches, "store": tmp_path / "cache" / "autotune.json"}

@@ -26,7 +26,8 @@
  * PTX fails to link), FAKE_CUDA_FAULT_AT (N: the Nth launch "faults").
  *
  * Several devices: FAKE_CUDA_DEVICES=N (1 by default) pretends to have N
- * identical devices, each with its own primary context. The current context
+ * identical devices (but for their names, FAKE_CUDA_NAMES), each with its
+ * own primary context. The current context
  * is per thread, with a stack (cuCtxPushCurrent/PopCurrent), as the
  * driver's; a module belongs to the context it was loaded in, and launching
  * one of its functions while another context is current fails
@@ -137,6 +138,9 @@ typedef struct {
 static FakeFunction functions[kMaxFunctions];
 static int functionCount;
 static LaunchRecord last;
+/* The last kHistory launches, the Nth (from 1) at history[(N - 1) % kHistory]. */
+enum { kHistory = 8 };
+static LaunchRecord history[kHistory];
 static long long launchCount, encodeCount, linkCount;
 static uintptr_t moduleCount;
 /* One link's state (cuLinkCreate to cuLinkDestroy). */
@@ -321,8 +325,20 @@ CUresult cuPointerGetAttribute(void *data, int attribute, uint64_t pointer) {
   return 0;
 }
 
+/* FAKE_CUDA_NAMES: the devices' names, comma-separated, in device order
+ * (devices past the list, or without it, are "Fake CUDA device"): devices
+ * of several models in one process. */
 CUresult cuDeviceGetName(char *name, int length, int device) {
-  (void)device;
+  const char *names = getenv("FAKE_CUDA_NAMES");
+  for (int index = 0; names && *names; ++index) {
+    const char *end = strchr(names, ',');
+    size_t size = end ? (size_t)(end - names) : strlen(names);
+    if (index == device) {
+      snprintf(name, (size_t)length, "%.*s", (int)size, names);
+      return 0;
+    }
+    names = end ? end + 1 : NULL;
+  }
   snprintf(name, (size_t)length, "Fake CUDA device");
   return 0;
 }
@@ -620,6 +636,7 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
     last.used += size;
   }
   if (!result) {
+    history[launchCount % kHistory] = last;
     ++launchCount;
     static long long faultAt = -1;
     if (faultAt < 0)
@@ -703,9 +720,36 @@ int fakeCudaLastLaunchDevice(void) { return last.function ? last.device : -1; }
 /* The last launch: dims = {grid x, y, z, block x, y, z, shared bytes}; the
  * kernel's name; its parameter sizes and their bytes, packed one after the
  * other. Returns the number of parameters, or -1 before any launch. */
+static int describeLaunch(const LaunchRecord *record, unsigned *dims,
+                          uint64_t *stream, char *name, int nameCapacity,
+                          int *sizes, int sizesCapacity, unsigned char *bytes,
+                          int bytesCapacity);
+
 int fakeCudaLastLaunch(unsigned *dims, uint64_t *stream, char *name,
                        int nameCapacity, int *sizes, int sizesCapacity,
                        unsigned char *bytes, int bytesCapacity) {
+  return describeLaunch(&last, dims, stream, name, nameCapacity, sizes,
+                        sizesCapacity, bytes, bytesCapacity);
+}
+
+/* Launch number `number` (from 1, one of the last kHistory made), as
+ * fakeCudaLastLaunch describes it; -1 when it is not kept. */
+int fakeCudaLaunchAt(long long number, unsigned *dims, uint64_t *stream,
+                     char *name, int nameCapacity, int *sizes,
+                     int sizesCapacity, unsigned char *bytes,
+                     int bytesCapacity) {
+  if (number < 1 || number > launchCount || number <= launchCount - kHistory)
+    return -1;
+  return describeLaunch(&history[(number - 1) % kHistory], dims, stream, name,
+                        nameCapacity, sizes, sizesCapacity, bytes,
+                        bytesCapacity);
+}
+
+static int describeLaunch(const LaunchRecord *record, unsigned *dims,
+                          uint64_t *stream, char *name, int nameCapacity,
+                          int *sizes, int sizesCapacity, unsigned char *bytes,
+                          int bytesCapacity) {
+  const LaunchRecord last = *record;
   if (!last.function)
     return -1;
   for (int i = 0; i < 3; ++i) {
