@@ -13,6 +13,8 @@ import tilelang.language as tl
 from tilelang.errors import CompilationError
 from tilelang.frontend.semantic import fp8_bits
 
+import byte_matmul_kernels
+
 FORMATS = {"fp8e4nv": (tl.float8e4nv, 3, 7), "fp8e5": (tl.float8e5, 2, 15)}
 
 
@@ -127,27 +129,8 @@ def test_rtz_to_fp8_is_refused():
         rtz_kernel.compile({"x_ptr": "*fp32", "y_ptr": "*fp8e4nv"}, constexprs={"BLOCK": 64})
 
 
-@tilelang.jit
-def fp8_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-               BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
-    pid_m = tl.program_id(0)
-    pid_n = tl.program_id(1)
-    offs_m = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
-    offs_n = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
-    offs_k = tl.arange(0, BLOCK_K)
-    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
-    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BLOCK_K)):
-        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
-        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
-        acc = tl.dot(a, b, acc)
-        a_ptrs += BLOCK_K * stride_ak
-        b_ptrs += BLOCK_K * stride_bk
-    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn, acc.to(tl.float16),
-             mask=(rows[:, None] < M) & (cols[None, :] < N))
+# Triton's tutorial kernel on fp8 operands (shared with the GPU tests), fp32 accumulator.
+byte_matmul = byte_matmul_kernels.define(tilelang.jit, tl)
 
 
 def matmul_ptx(a, b, k_major, arch="sm_90a"):
@@ -155,11 +138,11 @@ def matmul_ptx(a, b, k_major, arch="sm_90a"):
                  "stride_am": "i32", "stride_ak": "i32", "stride_bk": "i32", "stride_bn": "i32",
                  "stride_cm": "i32", "stride_cn": "i32"}
     constexprs = {"stride_ak": 1, "stride_cn": 1, ("stride_bk" if k_major else "stride_bn"): 1,
-                  "BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 128}
+                  "BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 128, "ACC": tl.float32}
     aligned = ["a_ptr", "b_ptr", "c_ptr", "M", "N", "K", "stride_am", "stride_cm",
                "stride_bn" if k_major else "stride_bk"]
-    kernel = fp8_matmul.compile(signature, constexprs=constexprs, specialization={n: 16 for n in aligned},
-                                num_warps=4, num_stages=3)
+    kernel = byte_matmul.compile(signature, constexprs=constexprs, specialization={n: 16 for n in aligned},
+                                 num_warps=4, num_stages=3)
     return tilelang.compile_ir(kernel.asm["tile"], arch=arch, source_name="<fp8 matmul>").ptx
 
 

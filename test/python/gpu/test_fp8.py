@@ -14,6 +14,8 @@ import pytest
 import tilelang
 import tilelang.language as tl
 
+import byte_matmul_kernels
+
 pytestmark = pytest.mark.gpu
 
 torch = pytest.importorskip("torch")
@@ -109,27 +111,8 @@ def test_casts_from_fp8_are_exact(dst, fmt):
     assert torch.equal(y[~nan], expected[~nan])
 
 
-@tilelang.jit
-def fp8_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-               BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
-    pid_m = tl.program_id(0)
-    pid_n = tl.program_id(1)
-    offs_m = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
-    offs_n = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
-    offs_k = tl.arange(0, BLOCK_K)
-    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
-    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BLOCK_K)):
-        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
-        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
-        acc = tl.dot(a, b, acc)
-        a_ptrs += BLOCK_K * stride_ak
-        b_ptrs += BLOCK_K * stride_bk
-    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn, acc.to(c_ptr.dtype.element_ty),
-             mask=(rows[:, None] < M) & (cols[None, :] < N))
+# The tutorial's kernel with an fp32 accumulator (ACC), shared with the int8 tests.
+byte_matmul = byte_matmul_kernels.define(tilelang.jit, tl)
 
 
 def matmul(a, b, out_dtype, block=(128, 128, 64), num_warps=4, num_stages=3):
@@ -137,9 +120,9 @@ def matmul(a, b, out_dtype, block=(128, 128, 64), num_warps=4, num_stages=3):
     N = b.shape[1]
     c = torch.full((M, N), float("nan"), device="cuda", dtype=out_dtype)
     bm, bn, bk = block
-    fp8_matmul[(triton_cdiv(M, bm), triton_cdiv(N, bn))](
+    byte_matmul[(triton_cdiv(M, bm), triton_cdiv(N, bn))](
         a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
-        BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, num_warps=num_warps, num_stages=num_stages)
+        BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, ACC=tl.float32, num_warps=num_warps, num_stages=num_stages)
     return c
 
 

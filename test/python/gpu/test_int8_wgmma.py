@@ -13,32 +13,14 @@ import pytest
 import tilelang
 import tilelang.language as tl
 
+import byte_matmul_kernels
+
 pytestmark = pytest.mark.gpu
 
 torch = pytest.importorskip("torch")
 
-
-@tilelang.jit
-def int8_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
-    pid_m = tl.program_id(0)
-    pid_n = tl.program_id(1)
-    offs_m = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
-    offs_n = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
-    offs_k = tl.arange(0, BLOCK_K)
-    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
-    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32)
-    for k in range(0, tl.cdiv(K, BLOCK_K)):
-        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0)
-        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0)
-        acc = tl.dot(a, b, acc, out_dtype=tl.int32)
-        a_ptrs += BLOCK_K * stride_ak
-        b_ptrs += BLOCK_K * stride_bk
-    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn, acc,
-             mask=(rows[:, None] < M) & (cols[None, :] < N))
+# The tutorial's kernel with an int32 accumulator (ACC), shared with the fp8 tests.
+byte_matmul = byte_matmul_kernels.define(tilelang.jit, tl)
 
 
 def cdiv(a, b):
@@ -52,9 +34,9 @@ def matmul(a, b, block, num_warps, num_stages):
     N = b.shape[1]
     c = torch.full((M, N), -(2**31), device="cuda", dtype=torch.int32)
     bm, bn, bk = block
-    compiled = int8_matmul[(cdiv(M, bm), cdiv(N, bn))](
+    compiled = byte_matmul[(cdiv(M, bm), cdiv(N, bn))](
         a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
-        BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, num_warps=num_warps, num_stages=num_stages)
+        BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, ACC=tl.int32, num_warps=num_warps, num_stages=num_stages)
     return c, compiled
 
 
