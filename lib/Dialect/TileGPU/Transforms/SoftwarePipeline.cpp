@@ -83,11 +83,16 @@ public:
         axisInfo(axisInfo) {}
 
   /// Finds the loads and the ops computing their addresses; false if there
-  /// is nothing to pipeline.
+  /// is nothing to pipeline. Changes nothing: a loop it refuses is left as
+  /// it was.
   bool analyze();
   void rewrite();
 
 private:
+  /// Carries the copies' pointer tensors that move by a uniform step as
+  /// their scalar base (CarriedPointers.h) and finds the slice again; the
+  /// first step of rewrite().
+  void rebaseCarriedPointers();
   std::optional<OperandLoad> matchOperandLoad(Operation *consumer);
   /// A descriptor load that bulk copies can fill a stage with.
   std::optional<OperandLoad> matchBulkLoad(tile::DescriptorLoadOp load,
@@ -287,9 +292,15 @@ bool LoopPipeliner::analyze() {
     for (Value operand : load.load->getOperands())
       if (!addToSlice(operand))
         return false;
-  // Pointer tensors the copies read through that move by a uniform step
-  // are carried as their scalar base (CarriedPointers.h); the addresses are
-  // then recomputed from it, so the slice is found again.
+  products = findAsyncProducts(
+      loop, [&](Value operand) { return isStageOperand(operand); });
+  return true;
+}
+
+void LoopPipeliner::rebaseCarriedPointers() {
+  // Only here, once the loop is pipelined: the rewrite of a carried
+  // pointer tensor is what the copies' prologue and ahead values need, and
+  // a loop left as it was keeps its tensors (and its registers) as written.
   bool rebased = false;
   for (OperandLoad &load : loads) {
     auto arg = dyn_cast_if_present<BlockArgument>(load.ptr);
@@ -303,17 +314,19 @@ bool LoopPipeliner::analyze() {
         other.ptr = rebuilt;
     rebased = true;
   }
-  if (rebased) {
-    slice.clear();
-    carried.clear();
-    for (OperandLoad &load : loads)
-      for (Value operand : load.load->getOperands())
-        if (!addToSlice(operand))
-          return false;
-  }
-  products = findAsyncProducts(
-      loop, [&](Value operand) { return isStageOperand(operand); });
-  return true;
+  if (!rebased)
+    return;
+  // The addresses are recomputed from the carried base, so the slice is
+  // found again. It cannot fail where analyze() succeeded: the rebuilt
+  // tensor is pure ops of the body on the carried base (advanced by a
+  // pure, loop-invariant step) and on offsets defined before the loop.
+  slice.clear();
+  carried.clear();
+  for (OperandLoad &load : loads)
+    for (Value operand : load.load->getOperands()) {
+      [[maybe_unused]] bool recomputable = addToSlice(operand);
+      assert(recomputable && "a rebased address slice must be recomputable");
+    }
 }
 
 void LoopPipeliner::cloneSlice(OpBuilder &builder, IRMapping &mapping) {
@@ -364,6 +377,7 @@ void LoopPipeliner::issueCopies(OpBuilder &builder, Location loc,
 }
 
 void LoopPipeliner::rewrite() {
+  rebaseCarriedPointers();
   Location loc = loop.getLoc();
   MLIRContext *context = loop.getContext();
   Operation *yield = body->getTerminator();
