@@ -4,62 +4,82 @@
 // tilelang's dialects; the driver of every lit test of a pass or an op.
 // A crash inside becomes an error message and exit status 1, not a signal;
 // input MLIR's parser is known to crash on is refused before it parses
-// (tilelang/Support/ParserGuard.h).
+// (tilelang/Support/ParserGuard.h), whether it comes from a file or from
+// standard input: the driver reads the input itself and hands MLIR's the
+// buffer.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <optional>
+#include <cstdio>
+#include <memory>
 #include <string>
 
 #include "tilelang/InitAllDialects.h"
 #include "tilelang/Support/ParserGuard.h"
 #include "tilelang/InitAllPasses.h"
 
-/// The input file of the command line (the first argument that is not an
-/// option or an option's value), if one is named; standard input is not
-/// looked at.
-static std::optional<std::string> inputPath(int argc, char **argv) {
-  for (int index = 1; index < argc; ++index) {
-    llvm::StringRef arg = argv[index];
-    if (arg == "-o") {
-      ++index;
-      continue;
-    }
-    if (arg.starts_with("-"))
-      continue;
-    return arg.str();
-  }
-  return std::nullopt;
-}
-
 int main(int argc, char **argv) {
-  // Input MLIR's parser would crash on is refused before it parses.
-  if (std::optional<std::string> path = inputPath(argc, argv)) {
-    if (auto buffer = llvm::MemoryBuffer::getFile(*path)) {
-      if (auto where = tilelang::findIndexDenseArray((*buffer)->getBuffer())) {
-        llvm::errs() << *path << ":" << where->first << ":" << where->second
-                     << ": error: " << tilelang::kIndexDenseArrayMessage
-                     << "\n";
-        return 1;
-      }
-    }
-  }
   mlir::DialectRegistry registry;
   tilelang::registerAllDialects(registry);
   tilelang::registerAllPasses();
+  auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
+      argc, argv, "tilelang optimizer driver\n", registry);
+  mlir::MlirOptMainConfig config =
+      mlir::MlirOptMainConfig::createFromCLOptions();
   int status = 1;
   llvm::CrashRecoveryContext::Enable();
   llvm::CrashRecoveryContext recovery;
-  bool completed = recovery.RunSafely([&] {
-    status = mlir::asMainReturnCode(mlir::MlirOptMain(
-        argc, argv, "tilelang optimizer driver\n", registry));
-  });
+  bool completed;
+  if (config.shouldShowDialects() || config.shouldListPasses()) {
+    // Nothing to read: MLIR's driver prints them.
+    completed = recovery.RunSafely([&] {
+      status = mlir::asMainReturnCode(mlir::MlirOptMain(
+          argc, argv, inputFilename, outputFilename, registry));
+    });
+  } else {
+    // The input is read here, a file or standard input ("-") alike, so
+    // that input MLIR's parser would crash on is refused before it parses,
+    // with the position in the input's name ("<stdin>" for standard input).
+    if (inputFilename == "-" &&
+        llvm::sys::Process::FileDescriptorIsDisplayed(fileno(stdin)))
+      llvm::errs() << "(processing input from stdin now, hit ctrl-c/ctrl-d "
+                      "to interrupt)\n";
+    std::string error;
+    std::unique_ptr<llvm::MemoryBuffer> input =
+        mlir::openInputFile(inputFilename, &error);
+    if (!input) {
+      llvm::errs() << error << "\n";
+      return 1;
+    }
+    if (auto where = tilelang::findIndexDenseArray(input->getBuffer())) {
+      llvm::errs() << input->getBufferIdentifier() << ":" << where->first << ":"
+                   << where->second
+                   << ": error: " << tilelang::kIndexDenseArrayMessage << "\n";
+      return 1;
+    }
+    std::unique_ptr<llvm::ToolOutputFile> output =
+        mlir::openOutputFile(outputFilename, &error);
+    if (!output) {
+      llvm::errs() << error << "\n";
+      return 1;
+    }
+    completed = recovery.RunSafely([&] {
+      if (mlir::succeeded(mlir::MlirOptMain(output->os(), std::move(input),
+                                            registry, config))) {
+        output->keep();
+        status = 0;
+      }
+    });
+  }
   if (!completed) {
     llvm::errs() << "tilelang-opt: error: internal compiler error: crashed "
                     "while processing the input (please report it with the "
