@@ -10,7 +10,9 @@
 #include "tilelang/Runtime/Cache.h"
 #include "tilelang/Runtime/Runtime.h"
 
+#include "ArgumentPacking.h"
 #include "Dispatcher.h"
+#include "LaunchApi.h"
 #include "LaunchTypes.h"
 #include "LaunchableKernel.h"
 #include "TorchLink.h"
@@ -350,6 +352,31 @@ PYBIND11_MODULE(_C, m) {
           "False): seconds for `launches` back-to-back cuLaunchKernel calls "
           "from C++ (args packed once): the floor under kernel[grid](...)'s "
           "cost.")
+      .def(
+          "pack_parameters",
+          [](const LaunchableKernel &self, py::handle grid,
+             const py::args &args) {
+            std::vector<py::handle> handles(args.begin(), args.end());
+            tilelang::python::PackedLaunch packed;
+            tilelang::python::packLaunch(self, grid, handles.data(),
+                                         handles.size(), nullptr, {}, packed);
+            // Slots of 8 bytes, one per argument, are what a caller can
+            // fill in again; a tensor map is encoded per tensor.
+            if (packed.tensorMapCount)
+              throw py::value_error("pack_parameters: kernel '" +
+                                    self.kernel->getName() +
+                                    "' takes tensor descriptors");
+            return py::make_tuple(
+                py::make_tuple(packed.dims[0], packed.dims[1], packed.dims[2]),
+                py::bytes(reinterpret_cast<const char *>(packed.storage),
+                          packed.paramCount * sizeof(std::uint64_t)));
+          },
+          py::arg("grid"),
+          "pack_parameters(grid, *args) -> (dims, bytes): the grid and the "
+          "8-byte parameter slots (one per argument) a launch with these "
+          "arguments passes to the driver, for C++ callers that launch "
+          "through tilelang._C.launch_api with some slots filled in again "
+          "(tilelang._C_torch's autograd nodes).")
       .def_property_readonly("name",
                              [](const LaunchableKernel &k) {
                                return k.kernel->getName();
@@ -443,6 +470,8 @@ PYBIND11_MODULE(_C, m) {
         "time launches both ways); returns the previous setting.");
   bindCache(m);
   tilelang::python::addLaunchTypes(m);
+  m.attr("launch_api") = py::reinterpret_steal<py::object>(
+      tilelang::python::makeLaunchApiCapsule());
 
   m.def("driver_version", &tilelang::runtime::driverVersion,
         "The CUDA driver's version, 0 without a driver.");

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TorchBridge.h"
+#include "TorchAutograd.h"
 
 #include <ATen/PythonTorchFunctionTLS.h>
 #include <torch/csrc/DynamicTypes.h>
@@ -92,6 +93,11 @@ PyMODINIT_FUNC PyInit__C_torch() {
       PyModule_AddStringConstant(module, "torch_version",
                                  TILELANG_TORCH_VERSION) < 0) {
     Py_XDECREF(capsule);
+    Py_DECREF(module);
+    return nullptr;
+  }
+  // The C++ autograd nodes of tilelang.ops (TorchAutograd.h).
+  if (!tilelang::python::addTorchAutograd(module)) {
     Py_DECREF(module);
     return nullptr;
   }

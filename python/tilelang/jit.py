@@ -450,6 +450,18 @@ class JITFunction(KernelFunction, _Subscriptable):
             raise
         return compiled
 
+    def resolve_launch(self, args, kwargs):
+        """What ``kernel[grid](*args, **kwargs)`` launches, without launching:
+        (the loaded kernel, its run-time arguments in order), compiling
+        first if needed. For callers that launch again from C++ with other
+        tensors of the same kinds (tilelang.ops._autograd)."""
+        _native()
+        launch_kwargs = dict(kwargs)
+        options = take_launch_options(launch_kwargs, self.params)
+        launchable, positions, _ = self._prepare_launch(args, launch_kwargs, options.num_warps, options.num_stages,
+                                                        options.maxnreg)
+        return launchable, [args[i] if type(i) is int else launch_kwargs[i] for i in positions]
+
     def __call__(self, *args, **kwargs):
         if tlc._INTERPRETING:  # called from an interpreted kernel
             from tilelang.interpreter import call

@@ -14,7 +14,7 @@ from typing import List, Optional, Tuple
 import torch
 from torch import Tensor
 
-from tilelang.ops import spaces
+from tilelang.ops import _autograd, spaces
 from tilelang.ops._runtime import FLOATS, Operator, Tuned, as_rows, check_same, check_tensor, eager, kernels
 
 
@@ -121,6 +121,13 @@ def _norm_bwd(dy: Tensor, x: Tensor, weight: Optional[Tensor], mean: Optional[Te
     input_grad; dw = sum over rows of dy * x_hat and, with has_bias,
     db = sum of dy, where weight_grad, each (N,) in x's dtype (the
     parameters'), summed in fp32. What is not asked for comes back empty."""
+    return _norm_bwd_with(_autograd.launch, dy, x, weight, mean, rstd, rms, input_grad, weight_grad, has_bias)
+
+
+def _norm_bwd_with(launch, dy: Tensor, x: Tensor, weight: Optional[Tensor], mean: Optional[Tensor], rstd: Tensor,
+                   rms: bool, input_grad: bool, weight_grad: bool, has_bias: bool) -> Tuple[Tensor, Tensor, Tensor]:
+    """_norm_bwd with its launches made by `launch` (_autograd.launch, or
+    the recorder that resolves a C++ backward: _autograd.resolve)."""
     x, m, n = as_rows(x, "norm_bwd")
     dy = dy.contiguous()
     dx = torch.empty_like(x, memory_format=torch.contiguous_format) if input_grad else x.new_empty(0)
@@ -134,34 +141,32 @@ def _norm_bwd(dy: Tensor, x: Tensor, weight: Optional[Tensor], mean: Optional[Te
     key = (m, n, rms, input_grad, weight_grad, has_bias, x.dtype, dy.dtype, w.dtype, stats.dtype, rstd.dtype)
     if n > spaces.NORM_BWD_BLOCK_CAP:
         if input_grad:
-            _NORM_BWD_DX.launch(key, (m,), dx, dy, x, w, stats, rstd, n, n, RMS=rms)
+            launch(_NORM_BWD_DX, key, (m,), dx, dy, x, w, stats, rstd, n, n, RMS=rms)
         if weight_grad:
-            _norm_bwd_dwdb(key, dw, db, dy, x, m, n, stats, rstd, rms, has_bias)
+            _norm_bwd_dwdb(launch, key, dw, db, dy, x, m, n, stats, rstd, rms, has_bias)
         return dx, dw, db
     if not weight_grad:
-        _NORM_BWD_FUSED.launch(key, lambda meta: (-(-m // meta["ROWS"]),), dx, dx, dx, dy, x, w, stats, rstd, n, m,
-                               n, RMS=rms, INPUT_GRAD=input_grad, WEIGHT_GRAD=False, HAS_BIAS=False,
-                               ROWS_64=_rows_64(m))
+        launch(_NORM_BWD_FUSED, key, lambda meta: (-(-m // meta["ROWS"]),), dx, dx, dx, dy, x, w, stats, rstd, n, m,
+               n, RMS=rms, INPUT_GRAD=input_grad, WEIGHT_GRAD=False, HAS_BIAS=False, ROWS_64=_rows_64(m))
         return dx, dw, db
     groups = spaces.norm_bwd_programs(m, _multiprocessors(x.device))
     partial_w = torch.empty((groups, n), device=x.device, dtype=torch.float32)
     partial_b = torch.empty((groups, n), device=x.device, dtype=torch.float32) if has_bias else partial_w
-    _NORM_BWD_FUSED.launch(key, (groups,), dx if input_grad else partial_w, partial_w, partial_b, dy, x, w, stats,
-                           rstd, n, m, n, RMS=rms, INPUT_GRAD=input_grad, WEIGHT_GRAD=True, HAS_BIAS=has_bias,
-                           ROWS_64=_rows_64(m))
-    _column_sums(dw, partial_w, db, partial_b, groups, n, has_bias)
+    launch(_NORM_BWD_FUSED, key, (groups,), dx if input_grad else partial_w, partial_w, partial_b, dy, x, w, stats,
+           rstd, n, m, n, RMS=rms, INPUT_GRAD=input_grad, WEIGHT_GRAD=True, HAS_BIAS=has_bias, ROWS_64=_rows_64(m))
+    _column_sums(launch, dw, partial_w, db, partial_b, groups, n, has_bias)
     return dx, dw, db
 
 
-def _column_sums(dw: Tensor, partial_w: Tensor, db: Tensor, partial_b: Tensor, groups: int, n: int,
+def _column_sums(launch, dw: Tensor, partial_w: Tensor, db: Tensor, partial_b: Tensor, groups: int, n: int,
                  has_bias: bool) -> None:
     """dw (and db, has_bias) = the column sums of the (groups x n) fp32
     partial sums, converted to their dtype: one launch for both."""
-    kernels()["column_sum"][(-(-n // spaces.COLUMN_SUM["BLOCK_N"]),)](
-        dw, partial_w, db if has_bias else dw, partial_b, groups, n, TWO=has_bias, **spaces.COLUMN_SUM)
+    launch(kernels()["column_sum"], None, (-(-n // spaces.COLUMN_SUM["BLOCK_N"]),), dw, partial_w,
+           db if has_bias else dw, partial_b, groups, n, TWO=has_bias, **spaces.COLUMN_SUM)
 
 
-def _norm_bwd_dwdb(key: tuple, dw: Tensor, db: Tensor, dy2: Tensor, x2: Tensor, m: int, n: int, stats: Tensor,
+def _norm_bwd_dwdb(launch, key: tuple, dw: Tensor, db: Tensor, dy2: Tensor, x2: Tensor, m: int, n: int, stats: Tensor,
                    rstd: Tensor, rms: bool, has_bias: bool) -> None:
     """dw and db (has_bias) of rows too long for norm_bwd_fused: norm_bwd_dwdb
     sums groups of rows of BLOCK_N-wide strips into fp32 partial sums,
@@ -175,9 +180,9 @@ def _norm_bwd_dwdb(key: tuple, dw: Tensor, db: Tensor, dy2: Tensor, x2: Tensor, 
     def grid(meta):
         return (-(-n // meta["BLOCK_N"]), groups)
 
-    _NORM_BWD_DWDB.launch(key, grid, partial_w, partial_b, dy2, x2, stats, rstd, n, m, n, rows_per_group, RMS=rms,
-                          HAS_BIAS=has_bias)
-    _column_sums(dw, partial_w, db, partial_b, groups, n, has_bias)
+    launch(_NORM_BWD_DWDB, key, grid, partial_w, partial_b, dy2, x2, stats, rstd, n, m, n, rows_per_group, RMS=rms,
+           HAS_BIAS=has_bias)
+    _column_sums(launch, dw, partial_w, db, partial_b, groups, n, has_bias)
 
 
 def _norm_bwd_fake(dy, x, weight, mean, rstd, rms, input_grad, weight_grad, has_bias):
@@ -214,6 +219,8 @@ def _backward_layer_norm(ctx, dy, _dmean, _drstd):
         return None, None, None, None
     dx, sum_w, sum_b = _OP_NORM_BWD(dy, x, weight, mean, rstd, False, input_grad, weight_grad or bias_grad,
                                     ctx.has_bias)
+    if _autograd.wanted(x):
+        _resolve(x, weight, False, ctx.has_bias, input_grad, weight_grad, bias_grad)
     return (dx if input_grad else None, _in(sum_w, weight.dtype) if weight_grad else None,
             _in(sum_b, dy.dtype) if bias_grad else None, None)
 
@@ -235,11 +242,58 @@ def _backward_rms_norm(ctx, dy, _drstd):
     if not (input_grad or weight_grad):
         return None, None, None
     dx, sum_w, _ = _OP_NORM_BWD(dy, x, weight, None, rstd, True, input_grad, weight_grad, False)
+    if _autograd.wanted(x):
+        _resolve(x, weight, True, False, input_grad, weight_grad, False)
     return dx if input_grad else None, _in(sum_w, weight.dtype) if weight_grad else None, None
 
 
 _OP_RMS_NORM_FWD = Operator("tilelang::rms_norm_fwd", _rms_norm_fwd, _rms_norm_fwd_fake, _setup_rms_norm,
                             _backward_rms_norm, first_output_only=True)
+
+
+# -- the C++ backward (tilelang.ops._autograd) ------------------------------------------
+
+
+def _key(x: Tensor, weight: Optional[Tensor], rms: bool, has_bias: bool, input_grad: bool, weight_grad: bool,
+         bias_grad: bool) -> tuple:
+    """What a norm's C++ backward is resolved for: the rows, the row length,
+    the dtype and device, which parameters there are and which gradients
+    the forward's inputs want (their requires_grad at the forward, as
+    autograd.Function's needs_input_grad)."""
+    n = x.shape[-1]
+    return (rms, x.numel() // n if n else 0, n, x.dtype, x.get_device(), weight is None, has_bias, input_grad,
+            weight_grad, bias_grad)
+
+
+def _resolve(x: Tensor, weight: Optional[Tensor], rms: bool, has_bias: bool, input_grad: bool, weight_grad: bool,
+             bias_grad: bool) -> None:
+    """After a backward in Python: resolves the same backward for the C++
+    node (_autograd.resolve), on stand-ins of the saved tensors."""
+    key = _key(x, weight, rms, has_bias, input_grad, weight_grad, bias_grad)
+    if key in _autograd.plans:
+        return
+    n = x.shape[-1]
+    m = x.numel() // n if n else 0
+    if not (m and n):
+        _autograd.plans[key] = None  # nothing to launch: the Python backward's zeros
+        return
+    gradient = torch.empty(x.shape, device=x.device, dtype=x.dtype)
+    x_in = torch.empty_like(gradient)
+    w_in = torch.empty(n, device=x.device, dtype=x.dtype) if weight is not None else None
+    # Without a weight the kernels read ones, which the plan keeps.
+    constants = () if weight is not None else (torch.ones(n, device=x.device, dtype=x.dtype),)
+    rstd = torch.empty(m, device=x.device, dtype=torch.float32)
+    mean = None if rms else torch.empty(m, device=x.device, dtype=torch.float32)
+    saved = (x_in, w_in, rstd) if rms else (x_in, w_in, mean, rstd)
+
+    def run(launch):
+        dx, dw, db = _norm_bwd_with(launch, gradient, x_in, w_in if weight is not None else constants[0], mean,
+                                    rstd, rms, input_grad, weight_grad or bias_grad, has_bias)
+        grads = (dx if input_grad else None, dw if weight_grad else None)
+        return grads if rms else grads + (db if bias_grad else None,)
+
+    name = "TileLangRmsNormBackward" if rms else "TileLangLayerNormBackward"
+    _autograd.resolve(key, name, gradient, saved, constants, run)
 
 
 # -- the public functions ---------------------------------------------------------------
@@ -271,6 +325,13 @@ def layer_norm(x: Tensor, weight: Optional[Tensor] = None, bias: Optional[Tensor
     if recorded is not None and eps > 0:
         if not recorded:
             return _layer_norm_output(x, weight, bias, float(eps))
+        if _autograd.enabled:
+            plan = _autograd.lookup(_key(x, weight, False, bias is not None, x.requires_grad,
+                                            weight is not None and weight.requires_grad,
+                                            bias is not None and bias.requires_grad))
+            if plan is not None:
+                y, mean, rstd = _layer_norm_fwd(x, weight, bias, float(eps))
+                return _autograd.record(plan, y, (x, weight, bias), (x, weight, mean, rstd))
         return _OP_LAYER_NORM_FWD.direct(True, x, weight, bias, float(eps))[0]
     _check("layer_norm", x, [("weight", weight), ("bias", bias)], eps)
     return _OP_LAYER_NORM_FWD(x, weight, bias, float(eps))[0]
@@ -283,6 +344,12 @@ def rms_norm(x: Tensor, weight: Optional[Tensor] = None, eps: float = 1e-6) -> T
     dtype, or None. Differentiable in x and weight."""
     recorded = eager(x, FLOATS, weight)
     if recorded is not None and eps > 0:
+        if recorded and _autograd.enabled:
+            plan = _autograd.lookup(_key(x, weight, True, False, x.requires_grad,
+                                            weight is not None and weight.requires_grad, False))
+            if plan is not None:
+                y, rstd = _rms_norm_fwd(x, weight, float(eps))
+                return _autograd.record(plan, y, (x, weight), (x, weight, rstd))
         return _OP_RMS_NORM_FWD.direct(recorded, x, weight, float(eps))[0]
     _check("rms_norm", x, [("weight", weight)], eps)
     return _OP_RMS_NORM_FWD(x, weight, float(eps))[0]

@@ -329,6 +329,17 @@ class Tuned:
             return
         self._record(key, grid, args, kwargs)
 
+    def entry(self, key: tuple, args, kwargs):
+        """(the kernel, its keywords) that launch(key, grid, *args, **kwargs)
+        launches, or None when it would tune or record first
+        (tilelang.ops._autograd resolves a backward from these)."""
+        if _autotune._SEVERAL_MODELS:
+            key = (key, _autotune.launch_model(args, kwargs))
+        entry = self._launches.get(key)
+        if entry is None or self._tuner is None or entry[0] is not self._tuner.cache:
+            return None
+        return entry[1], entry[2]
+
     def _record(self, key: tuple, grid, args, kwargs) -> None:
         """launch() of an unknown key: the launch __call__ makes, with the
         config it chose kept under `key`."""

@@ -7,7 +7,7 @@ backward is DX = Y * (DY - sum(DY * Y)), one row per program."""
 import torch
 from torch import Tensor
 
-from tilelang.ops import spaces
+from tilelang.ops import _autograd, spaces
 from tilelang.ops._runtime import FLOATS, Operator, Tuned, as_rows, check_tensor, eager
 
 
@@ -35,11 +35,17 @@ def _softmax_fwd_fake(x):
 
 
 def _softmax_bwd(dy: Tensor, y: Tensor) -> Tensor:
+    return _softmax_bwd_with(_autograd.launch, dy, y)
+
+
+def _softmax_bwd_with(launch, dy: Tensor, y: Tensor) -> Tensor:
+    """_softmax_bwd with its launch made by `launch` (_autograd.launch, or
+    the recorder that resolves a C++ backward: _autograd.resolve)."""
     y, m, n = as_rows(y, "softmax")
     dy = dy.contiguous()
     dx = torch.empty_like(y, memory_format=torch.contiguous_format)
     if m and n:
-        _SOFTMAX_BWD.launch((n, y.dtype, dy.dtype), (m,), dx, dy, y, n, n, n, n)
+        launch(_SOFTMAX_BWD, (n, y.dtype, dy.dtype), (m,), dx, dy, y, n, n, n, n)
     return dx
 
 
@@ -56,7 +62,31 @@ def _setup(ctx, inputs, output):
 
 def _backward(ctx, dy):
     (y,) = ctx.saved_tensors
-    return _OP_SOFTMAX_BWD(dy if dy.dtype is y.dtype else dy.to(y.dtype), y)
+    dx = _OP_SOFTMAX_BWD(dy if dy.dtype is y.dtype else dy.to(y.dtype), y)
+    if _autograd.wanted(y):
+        _resolve(y)
+    return dx
+
+
+def _key(y: Tensor) -> tuple:
+    """What softmax's C++ backward is resolved for (tilelang.ops._autograd)."""
+    n = y.shape[-1]
+    return (y.numel() // n if n else 0, n, y.dtype, y.get_device())
+
+
+def _resolve(y: Tensor) -> None:
+    """After a backward in Python: resolves the same backward for the C++
+    node, on stand-ins of the saved output."""
+    key = _key(y)
+    if key in _autograd.plans:
+        return
+    if not y.numel():
+        _autograd.plans[key] = None
+        return
+    gradient = torch.empty(y.shape, device=y.device, dtype=y.dtype)
+    y_in = torch.empty_like(gradient)
+    _autograd.resolve(key, "TileLangSoftmaxBackward", gradient, (y_in,), (),
+                      lambda launch: (_softmax_bwd_with(launch, gradient, y_in),))
 
 
 _OP_SOFTMAX_FWD = Operator("tilelang::softmax_fwd", _softmax_fwd, _softmax_fwd_fake, _setup, _backward)
@@ -69,6 +99,11 @@ def softmax(x: Tensor, dim: int = -1) -> Tensor:
     Differentiable in x."""
     recorded = eager(x, FLOATS)
     if recorded is not None and (dim == -1 or dim == x.dim() - 1):
+        if recorded and _autograd.enabled:
+            plan = _autograd.lookup(_key(x))
+            if plan is not None:
+                y = _softmax_fwd(x)
+                return _autograd.record(plan, y, (x,), (y,))
         return _OP_SOFTMAX_FWD.direct(recorded, x)
     check_tensor("softmax", "x", x, FLOATS, min_dims=1)
     if not -x.dim() <= dim < x.dim():

@@ -93,12 +93,22 @@ def link_count() -> int:
 def last_launch():
     """The last cuLaunchKernel: grid, block, shared bytes, stream, kernel
     name, and each parameter's bytes (as a hex string)."""
+    return _launch(lambda driver, *buffers: driver.fakeCudaLastLaunch(*buffers))
+
+
+def launch_at(number: int):
+    """Launch number `number` (counted from 1, as launch_count()), as
+    last_launch() describes it; None unless it is one of the last 8."""
+    return _launch(lambda driver, *buffers: driver.fakeCudaLaunchAt(ctypes.c_longlong(number), *buffers))
+
+
+def _launch(read):
     dims = (ctypes.c_uint * 7)()
     stream = ctypes.c_uint64()
     name = ctypes.create_string_buffer(256)
     sizes = (ctypes.c_int * 256)()
     data = ctypes.create_string_buffer(8192)
-    count = _driver().fakeCudaLastLaunch(dims, ctypes.byref(stream), name, 256, sizes, 256, data, 8192)
+    count = read(_driver(), dims, ctypes.byref(stream), name, 256, sizes, 256, data, 8192)
     if count < 0:
         return None
     params, offset = [], 0

@@ -355,6 +355,88 @@ def test_torch_compile_fullgraph_forward_and_backward():
         assert torch.equal(a, b) or relative_error(a, b) <= 4e-3, f"compiled result {index} differs"
 
 
+# -- the C++ backward (tilelang.ops._autograd) ------------------------------------------
+
+
+def _native_or_skip():
+    from tilelang.ops import _autograd
+
+    if not _autograd.enabled:
+        pytest.skip("tilelang._C_torch is not built with its autograd nodes here")
+    return _autograd
+
+
+NATIVE_CASES = [("layer_norm", (True, True, True)), ("layer_norm", (True, False, True)),
+                ("layer_norm", (False, True, False)), ("layer_norm", (True, None, None)),
+                ("rms_norm", (True, True)), ("rms_norm", (False, True)), ("rms_norm", (True, None)),
+                ("softmax", (True,))]
+
+
+@pytest.mark.parametrize("op,needs", NATIVE_CASES)
+@pytest.mark.parametrize("m,n", [(37, 1000), (300, 9000)])
+def test_the_cpp_backward_against_float64(op, needs, m, n):
+    """From a shape's second eager step on, the backward runs as
+    tilelang._C_torch's C++ node (the first runs in Python and resolves
+    it): each step on fresh random inputs against float64 references, each
+    requires_grad combination (None: no such parameter), rows that no block
+    divides and rows longer than the fused norm backward's widest; the
+    incoming gradient contiguous, expanded (stride 0) and 2 bytes off an
+    aligned address (the node copies it)."""
+    autograd = _native_or_skip()
+    names = {"layer_norm": ("x", "w", "b"), "rms_norm": ("x", "w"), "softmax": ("x",)}[op]
+    for step, layout in enumerate(["contiguous", "contiguous", "expanded", "misaligned"]):
+        x = torch.randn(m, n, device="cuda", dtype=torch.float16) * 2 + 0.5
+        w = torch.rand(n, device="cuda", dtype=torch.float16) + 0.5
+        b = torch.randn(n, device="cuda", dtype=torch.float16)
+        if layout == "expanded":
+            dy = torch.randn(n, device="cuda", dtype=torch.float16).expand(m, n)
+        elif layout == "misaligned":
+            dy = torch.randn(m * n + 1, device="cuda", dtype=torch.float16)[1:].view(m, n)
+        else:
+            dy = torch.randn(m, n, device="cuda", dtype=torch.float16)
+        given = dict(zip(names, (x, w, b)))
+        mine = {k: None if need is None else t.detach().clone().requires_grad_(need)
+                for (k, t), need in zip(given.items(), needs)}
+        refs = {k: None if need is None else t.detach().double().requires_grad_(need)
+                for (k, t), need in zip(given.items(), needs)}
+        if op == "layer_norm":
+            y = ops.layer_norm(mine["x"], mine["w"], mine["b"])
+            yr = F.layer_norm(refs["x"], (n,), refs["w"], refs["b"])
+        elif op == "rms_norm":
+            y = ops.rms_norm(mine["x"], mine["w"])
+            yr = F.rms_norm(refs["x"], (n,), refs["w"], 1e-6)
+        else:
+            y = ops.softmax(mine["x"])
+            yr = torch.softmax(refs["x"], -1)
+        assert (type(y.grad_fn).__name__ == "CppFunction") == (step > 0), (step, autograd.declined)
+        wanted = [k for k, need in zip(names, needs) if need]
+        grads = torch.autograd.grad(y, [mine[k] for k in wanted], dy)
+        expected = torch.autograd.grad(yr, [refs[k] for k in wanted], dy.double())
+        check([y, *grads], [yr, *expected], torch.float16, f"{op} {m}x{n} step {step} ({layout} dy)")
+
+
+def test_the_cpp_backward_on_a_3d_input_and_under_compile():
+    """A layer norm of a (2, 19, 1000) input with the C++ node (its x
+    gradient in x's shape), against float64; then torch.compile(fullgraph)
+    of the same call still traces the custom operator without a break."""
+    _native_or_skip()
+    for step in range(2):
+        x = torch.randn(2, 19, 1000, device="cuda", dtype=torch.float16)
+        w = torch.rand(1000, device="cuda", dtype=torch.float16) + 0.5
+        xs, ws = leaves(x, w)
+        y = ops.layer_norm(xs, ws)
+        dy = torch.randn_like(y)
+        grads = torch.autograd.grad(y, (xs, ws), dy)
+        xr, wr = reference_leaves(x, w)
+        yr = F.layer_norm(xr, (1000,), wr)
+        check([y, *grads], [yr, *torch.autograd.grad(yr, (xr, wr), dy.double())], torch.float16,
+              f"layer_norm 3-D step {step}")
+    assert type(y.grad_fn).__name__ == "CppFunction"
+    explanation = torch._dynamo.explain(lambda t: ops.layer_norm(t, ws))(xs)
+    assert explanation.graph_break_count == 0 and explanation.graph_count == 1
+    torch._dynamo.reset()
+
+
 @pytest.mark.real_timer
 def test_tuned_once_per_shape_bucket(tmp_path, monkeypatch):
     """The real sweep at the first layer norm of a bucket of row lengths;

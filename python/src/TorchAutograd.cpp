@@ -1,0 +1,401 @@
+//===- TorchAutograd.cpp - C++ autograd nodes for tilelang.ops ------------===//
+//
+// Part of tilelang, built into tilelang._C_torch (against torch's headers).
+// A BackwardPlan is a backward of tilelang.ops resolved once per shape and
+// set of flags (tilelang/ops/_autograd.py builds it): the loaded kernels it
+// launches, each with its parameter slots packed except the tensors', where
+// each tensor comes from (the incoming gradient, a saved tensor, a buffer
+// the backward allocates, a constant of the plan), the buffers' shapes and
+// dtypes, and which buffer is the gradient of which forward input.
+// `record` attaches a node to a forward's output that holds the plan and
+// the saved tensors; the autograd engine runs its backward in C++: it
+// allocates the buffers with at::empty and launches the kernels through
+// tilelang._C's LaunchApi on torch's current stream, with no Python.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TorchAutograd.h"
+#include "LaunchApi.h"
+
+#include <ATen/ATen.h>
+#include <torch/csrc/Dtype.h>
+#include <torch/csrc/autograd/function.h>
+#include <torch/csrc/autograd/functions/basic_ops.h>
+#include <torch/csrc/autograd/functions/utils.h>
+#include <torch/csrc/autograd/python_variable.h>
+#include <torch/csrc/autograd/saved_variable.h>
+#include <torch/csrc/utils/pybind.h>
+
+#ifdef TILELANG_TORCH_BRIDGE_CUDA
+#include <c10/cuda/CUDAStream.h>
+#endif
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace {
+
+namespace py = pybind11;
+using torch::autograd::Edge;
+using torch::autograd::edge_list;
+using torch::autograd::Node;
+using torch::autograd::SavedVariable;
+using torch::autograd::variable_list;
+
+/// How autograd holds nodes: a std::shared_ptr up to torch 2.1x, a
+/// c10::intrusive_ptr in newer releases. Both are handled by their type.
+using NodePtr = decltype(Edge::function);
+
+template <typename T, typename Ptr = NodePtr> struct NodeHolder;
+template <typename T> struct NodeHolder<T, std::shared_ptr<Node>> {
+  template <typename... Args> static NodePtr make(Args &&...args) {
+    return std::make_shared<T>(std::forward<Args>(args)...);
+  }
+  static NodePtr self(T *node) { return node->shared_from_this(); }
+};
+template <typename T> struct NodeHolder<T, c10::intrusive_ptr<Node>> {
+  template <typename... Args> static NodePtr make(Args &&...args) {
+    return c10::make_intrusive<T>(std::forward<Args>(args)...);
+  }
+  static NodePtr self(T *node) { return node->getptr(); }
+};
+
+using tilelang::python::LaunchApi;
+
+/// tilelang._C's launcher (imports tilelang._C the first time); throws
+/// when it is missing or of another build.
+const LaunchApi &launchApi() {
+  static const LaunchApi *api = nullptr;
+  if (api)
+    return *api;
+  auto *found = static_cast<const LaunchApi *>(
+      PyCapsule_Import(tilelang::python::kLaunchApiCapsule, 0));
+  if (!found)
+    throw py::error_already_set();
+  if (found->version != tilelang::python::kLaunchApiVersion)
+    throw std::runtime_error(
+        "tilelang._C_torch: tilelang._C's launch_api is of another build "
+        "(version " +
+        std::to_string(found->version) + ")");
+  api = found;
+  return *api;
+}
+
+/// Where a kernel's pointer parameter comes from.
+struct Slot {
+  std::size_t index; ///< the parameter (one 8-byte slot each)
+  char kind;         ///< 'g' gradient, 's' saved, 'b' buffer, 'c' constant
+  std::size_t which; ///< index among the saved tensors, buffers, constants
+};
+
+struct Launch {
+  py::object kernelObject; ///< the _C.Kernel, which owns `loaded`
+  const void *loaded = nullptr;
+  unsigned dims[3] = {1, 1, 1};
+  std::vector<std::uint64_t> params;
+  std::vector<Slot> slots;
+};
+
+struct Buffer {
+  bool gradientShaped = false; ///< the incoming gradient's sizes
+  std::vector<std::int64_t> sizes;
+  at::ScalarType dtype;
+};
+
+} // namespace
+
+namespace tilelang::python {
+
+/// A resolved backward: see the file comment.
+struct BackwardPlan {
+  std::string name;
+  int device = -1;
+  at::ScalarType dtype;
+  std::vector<Buffer> buffers;
+  std::vector<Launch> launches;
+  std::vector<at::Tensor> constants;
+  std::vector<int> gradients;
+
+  ~BackwardPlan() {
+    // The kernels are Python objects: released with the GIL, or left to the
+    // process's end once Python is finalizing.
+#if PY_VERSION_HEX >= 0x030D0000
+    bool finalizing = Py_IsFinalizing();
+#else
+    bool finalizing = _Py_IsFinalizing();
+#endif
+    if (!Py_IsInitialized() || finalizing) {
+      for (Launch &launch : launches)
+        launch.kernelObject.release();
+      return;
+    }
+    py::gil_scoped_acquire gil;
+    for (Launch &launch : launches)
+      launch.kernelObject = py::object();
+  }
+};
+
+} // namespace tilelang::python
+
+namespace {
+
+using tilelang::python::BackwardPlan;
+
+at::ScalarType dtypeOf(py::handle object) {
+  if (!THPDtype_Check(object.ptr()))
+    throw py::type_error("tilelang._C_torch: expected a torch.dtype");
+  return reinterpret_cast<THPDtype *>(object.ptr())->scalar_type;
+}
+
+std::shared_ptr<BackwardPlan> makePlan(std::string name, int device,
+                                       py::handle dtype, py::list buffers,
+                                       py::list launches, py::list constants,
+                                       std::vector<int> gradients) {
+  const LaunchApi &api = launchApi();
+  auto plan = std::make_shared<BackwardPlan>();
+  plan->name = std::move(name);
+  plan->device = device;
+  plan->dtype = dtypeOf(dtype);
+  for (py::handle item : buffers) {
+    py::tuple spec = py::reinterpret_borrow<py::tuple>(item);
+    Buffer buffer;
+    buffer.gradientShaped = spec[0].is_none();
+    if (!buffer.gradientShaped)
+      buffer.sizes = spec[0].cast<std::vector<std::int64_t>>();
+    buffer.dtype = dtypeOf(spec[1]);
+    plan->buffers.push_back(std::move(buffer));
+  }
+  for (py::handle item : constants)
+    plan->constants.push_back(THPVariable_Unpack(item.ptr()));
+  for (py::handle item : launches) {
+    py::tuple spec = py::reinterpret_borrow<py::tuple>(item);
+    Launch launch;
+    launch.kernelObject = py::reinterpret_borrow<py::object>(spec[0]);
+    launch.loaded = api.loadedKernel(launch.kernelObject.ptr(), device);
+    if (!launch.loaded)
+      throw py::error_already_set();
+    py::tuple dims = py::reinterpret_borrow<py::tuple>(spec[1]);
+    for (std::size_t i = 0; i < 3; ++i)
+      launch.dims[i] = dims[i].cast<unsigned>();
+    std::string bytes = spec[2].cast<std::string>();
+    launch.params.resize(bytes.size() / sizeof(std::uint64_t));
+    std::memcpy(launch.params.data(), bytes.data(),
+                launch.params.size() * sizeof(std::uint64_t));
+    for (py::handle slotItem : py::reinterpret_borrow<py::list>(spec[3])) {
+      py::tuple slot = py::reinterpret_borrow<py::tuple>(slotItem);
+      Slot parsed{slot[0].cast<std::size_t>(),
+                  slot[1].cast<std::string>().at(0),
+                  slot[2].cast<std::size_t>()};
+      std::size_t limit = parsed.kind == 's'   ? std::size_t(-1)
+                          : parsed.kind == 'b' ? plan->buffers.size()
+                          : parsed.kind == 'c' ? plan->constants.size()
+                                               : 1;
+      if (parsed.index >= launch.params.size() || parsed.which >= limit ||
+          std::string("gsbc").find(parsed.kind) == std::string::npos)
+        throw py::value_error("tilelang._C_torch: a bad slot in the plan");
+      launch.slots.push_back(parsed);
+    }
+    plan->launches.push_back(std::move(launch));
+  }
+  for (int gradient : gradients)
+    if (gradient >= int(plan->buffers.size()))
+      throw py::value_error("tilelang._C_torch: a bad gradient in the plan");
+  plan->gradients = std::move(gradients);
+  return plan;
+}
+
+/// `tensor`, or a copy of it, contiguous and 16-byte aligned: the plan's
+/// kernels were specialized for aligned pointers (as fresh allocations
+/// are), so a view at another offset is copied rather than misread.
+at::Tensor asKernelsTake(at::Tensor tensor) {
+  if (!tensor.defined())
+    return tensor;
+  tensor = tensor.contiguous();
+  if (reinterpret_cast<std::uintptr_t>(tensor.data_ptr()) % 16 != 0)
+    tensor = tensor.clone(at::MemoryFormat::Contiguous);
+  return tensor;
+}
+
+/// The node a forward of tilelang.ops records: the plan and what it saved.
+struct TileLangBackward : Node {
+  std::shared_ptr<const BackwardPlan> plan;
+  std::vector<SavedVariable> saved;
+
+  std::string name() const override { return plan->name; }
+
+  void release_variables() override {
+    for (SavedVariable &variable : saved)
+      variable.reset_data();
+  }
+
+  variable_list apply(variable_list &&grads) override {
+    variable_list result(num_outputs());
+    at::Tensor incoming = grads.empty() ? at::Tensor() : grads[0];
+    if (!incoming.defined())
+      return result; // the output was not used: no gradient flows
+    NodePtr self = NodeHolder<TileLangBackward>::self(this);
+    std::vector<at::Tensor> tensors;
+    tensors.reserve(saved.size());
+    for (SavedVariable &variable : saved)
+      tensors.push_back(variable.unpack(self));
+    bool differentiable = false;
+    if (torch::autograd::GradMode::is_enabled()) {
+      differentiable = incoming.requires_grad();
+      for (const at::Tensor &tensor : tensors)
+        differentiable |= tensor.defined() && tensor.requires_grad();
+    }
+    at::Tensor gradient = incoming;
+    if (gradient.scalar_type() != plan->dtype)
+      gradient = gradient.to(plan->dtype);
+    gradient = asKernelsTake(gradient);
+    std::vector<at::Tensor> inputs;
+    inputs.reserve(tensors.size());
+    for (const at::Tensor &tensor : tensors)
+      inputs.push_back(asKernelsTake(tensor));
+    std::vector<at::Tensor> buffers;
+    buffers.reserve(plan->buffers.size());
+    for (const Buffer &buffer : plan->buffers)
+      buffers.push_back(at::empty(buffer.gradientShaped
+                                      ? gradient.sizes()
+                                      : at::IntArrayRef(buffer.sizes),
+                                  gradient.options().dtype(buffer.dtype)));
+    launchAll(gradient, inputs, buffers);
+    for (std::size_t i = 0; i < result.size(); ++i) {
+      int buffer = i < plan->gradients.size() ? plan->gradients[i] : -1;
+      if (buffer >= 0 && should_compute_output(i))
+        result[i] = buffers[std::size_t(buffer)];
+    }
+    if (differentiable) {
+      // Under create_graph the gradients are recorded, as a node that
+      // refuses to be differentiated: the backward kernels have no
+      // backward of their own.
+      edge_list edges;
+      edges.push_back(torch::autograd::impl::gradient_edge(incoming));
+      for (const at::Tensor &tensor : tensors)
+        edges.push_back(tensor.defined()
+                            ? torch::autograd::impl::gradient_edge(tensor)
+                            : Edge());
+      NodePtr error = NodeHolder<torch::autograd::Error>::make(
+          "tilelang.ops: " + plan->name +
+              " is not twice differentiable (its backward kernels have no "
+              "backward)",
+          std::move(edges));
+      for (at::Tensor &output : result)
+        if (output.defined())
+          torch::autograd::set_history(output, error);
+    }
+    return result;
+  }
+
+private:
+  void launchAll(const at::Tensor &gradient,
+                 const std::vector<at::Tensor> &inputs,
+                 const std::vector<at::Tensor> &buffers) const {
+    const LaunchApi &api = launchApi();
+    std::uintptr_t stream = 0;
+    char message[512] = {0};
+#ifdef TILELANG_TORCH_BRIDGE_CUDA
+    if (plan->device >= 0)
+      stream = reinterpret_cast<std::uintptr_t>(
+          c10::cuda::getCurrentCUDAStream(plan->device).stream());
+    else
+#endif
+        if (!api.currentStream(plan->device, &stream, message, sizeof(message)))
+      throw std::runtime_error(std::string("tilelang.ops: ") + plan->name +
+                               ": " + message);
+    std::uint64_t params[256];
+    void *pointers[256];
+    for (const Launch &launch : plan->launches) {
+      std::size_t count = launch.params.size();
+      TORCH_CHECK(count <= 256, "tilelang.ops: too many parameters");
+      std::memcpy(params, launch.params.data(), count * sizeof(params[0]));
+      for (const Slot &slot : launch.slots) {
+        const at::Tensor &tensor = slot.kind == 'g'   ? gradient
+                                   : slot.kind == 's' ? inputs.at(slot.which)
+                                   : slot.kind == 'b'
+                                       ? buffers[slot.which]
+                                       : plan->constants[slot.which];
+        params[slot.index] =
+            tensor.defined()
+                ? reinterpret_cast<std::uintptr_t>(tensor.data_ptr())
+                : 0;
+      }
+      for (std::size_t i = 0; i < count; ++i)
+        pointers[i] = &params[i];
+      if (!api.launch(launch.loaded, launch.dims, stream, pointers, message,
+                      sizeof(message)))
+        throw std::runtime_error(std::string("tilelang.ops: ") + plan->name +
+                                 ": " + message);
+    }
+  }
+};
+
+/// record(plan, output, inputs, saved) -> output: `output` (a fresh tensor
+/// of the forward) gets a TileLangBackward node as its grad_fn, with an
+/// edge to each of `inputs` (tensors or None, in the order of the plan's
+/// gradients) and `saved` (tensors or None) saved as autograd saves them.
+py::object record(std::shared_ptr<BackwardPlan> plan, py::handle output,
+                  py::tuple inputs, py::tuple saved) {
+  if (!THPVariable_Check(output.ptr()))
+    throw py::type_error("tilelang._C_torch.record: output is not a tensor");
+  const at::Tensor &result = THPVariable_Unpack(output.ptr());
+  edge_list edges;
+  edges.reserve(inputs.size());
+  for (py::handle input : inputs)
+    edges.push_back(input.is_none() ? Edge()
+                                    : torch::autograd::impl::gradient_edge(
+                                          THPVariable_Unpack(input.ptr())));
+  NodePtr node = NodeHolder<TileLangBackward>::make();
+  auto *backward = static_cast<TileLangBackward *>(node.get());
+  backward->plan = std::move(plan);
+  backward->set_next_edges(std::move(edges));
+  torch::autograd::set_history(result, node);
+  backward->saved.reserve(saved.size());
+  for (py::handle item : saved) {
+    if (item.is_none()) {
+      backward->saved.emplace_back();
+      continue;
+    }
+    const at::Tensor &tensor = THPVariable_Unpack(item.ptr());
+    backward->saved.emplace_back(tensor, /*is_output=*/tensor.is_same(result));
+  }
+  return py::reinterpret_borrow<py::object>(output);
+}
+
+} // namespace
+
+namespace tilelang::python {
+
+bool addTorchAutograd(PyObject *module) {
+  try {
+    py::module_ m = py::reinterpret_borrow<py::module_>(module);
+    py::class_<BackwardPlan, std::shared_ptr<BackwardPlan>>(
+        m, "BackwardPlan",
+        "A backward of tilelang.ops resolved for one shape and set of flags "
+        "(docs/ops.md, \"The C++ backward\").")
+        .def(py::init(&makePlan), py::arg("name"), py::arg("device"),
+             py::arg("dtype"), py::arg("buffers"), py::arg("launches"),
+             py::arg("constants"), py::arg("gradients"))
+        .def_property_readonly(
+            "launches",
+            [](const BackwardPlan &plan) { return plan.launches.size(); })
+        .def_property_readonly(
+            "name", [](const BackwardPlan &plan) { return plan.name; });
+    m.def("record", &record, py::arg("plan"), py::arg("output"),
+          py::arg("inputs"), py::arg("saved"),
+          "record(plan, output, inputs, saved) -> output, with a C++ "
+          "autograd node running `plan` as its grad_fn.");
+  } catch (py::error_already_set &error) {
+    error.restore();
+    return false;
+  } catch (const std::exception &error) {
+    PyErr_SetString(PyExc_RuntimeError, error.what());
+    return false;
+  }
+  return true;
+}
+
+} // namespace tilelang::python

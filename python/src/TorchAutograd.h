@@ -1,0 +1,22 @@
+//===- TorchAutograd.h - C++ autograd nodes for tilelang.ops ----*- C++ -*-===//
+//
+// Part of tilelang. The part of tilelang._C_torch that records tilelang.ops'
+// backwards as C++ autograd nodes (TorchAutograd.cpp; docs/ops.md, "The C++
+// backward"): `BackwardPlan` and `record`, added to the module at import.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILELANG_PYTHON_TORCHAUTOGRAD_H
+#define TILELANG_PYTHON_TORCHAUTOGRAD_H
+
+#include <Python.h>
+
+namespace tilelang::python {
+
+/// Adds BackwardPlan and record to `module`; false with a Python error set
+/// when that fails.
+bool addTorchAutograd(PyObject *module);
+
+} // namespace tilelang::python
+
+#endif // TILELANG_PYTHON_TORCHAUTOGRAD_H

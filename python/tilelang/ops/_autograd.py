@@ -1,0 +1,155 @@
+"""The C++ backward of tilelang.ops' eager calls (docs/ops.md, "The C++
+backward"). Where tilelang._C_torch is built, the first backward of a
+shape and set of flags runs in Python (an autograd.Function, which tunes
+and records the backward's launches in the `Tuned` tables) and then
+resolves the same backward into a BackwardPlan: it runs the operator's
+backward function once more on stand-in tensors with `_Recorder` as its
+launcher, which launches nothing and notes each kernel (as tilelang._C
+loaded it for these argument kinds), its packed parameters and where each
+tensor comes from. Later eager forwards of that key record a C++ node
+(`record`) whose backward allocates and launches without Python. Without
+tilelang._C_torch, or with TILELANG_OPS_NATIVE_AUTOGRAD=0, every backward
+stays in Python."""
+
+import os
+from typing import Any, Callable, Dict, Optional
+
+import torch
+
+from tilelang.ops._runtime import _PLAIN_TENSORS, Operator, Tuned, _tracing
+
+try:
+    from tilelang import _C_torch as _native
+
+    _record = _native.record
+except (ImportError, AttributeError):  # not built, or built without the nodes
+    _native = None
+    _record = None
+
+#: Whether eager forwards record C++ nodes (tests that record launches in
+#: Python turn it off).
+enabled = _record is not None and os.environ.get("TILELANG_OPS_NATIVE_AUTOGRAD", "1").strip().lower() not in (
+    "0", "false", "no", "off")
+
+#: key -> (its BackwardPlan, the (Tuned, tuner cache) pairs it was resolved
+#: from), or None where the backward stays in Python (`declined` says why).
+plans: Dict[Any, Any] = {}
+declined: Dict[Any, str] = {}
+
+#: Plans kept before starting over (shapes without end).
+_PLAN_LIMIT = 1024
+
+
+def lookup(key):
+    """The BackwardPlan of `key`, or None. A plan holds while the tuners'
+    caches it was resolved from are the ones in use: replacing one (as the
+    tests do, to tune again) resolves it again, as Tuned.launch's table
+    starts over."""
+    found = plans.get(key)
+    if found is None:
+        return None
+    plan, sources = found
+    for tuned, cache in sources:
+        if tuned._tuner.cache is not cache:
+            del plans[key]
+            return None
+    return plan
+
+
+def record(plan, output, inputs: tuple, saved: tuple):
+    """`output` with a C++ node running `plan` as its grad_fn: edges to
+    `inputs` (the forward's differentiable inputs, tensors or None, in the
+    plan's order) and `saved` kept as autograd saves tensors."""
+    return _record(plan, output, inputs, saved)
+
+
+def launch(kernel, key: Optional[tuple], grid, *args, **kwargs) -> None:
+    """A backward function's launch in Python: a Tuned kernel through its
+    table under `key`, any other kernel by subscription."""
+    if isinstance(kernel, Tuned):
+        kernel.launch(key, grid, *args, **kwargs)
+    else:
+        kernel[grid](*args, **kwargs)
+
+
+class _NotResolved(Exception):
+    pass
+
+
+class _Recorder:
+    """The launcher a backward function runs with to resolve it: notes each
+    launch instead of making it. Tensors are known by identity: the
+    incoming gradient ('g'), the saved tensors ('s', by index), the plan's
+    constants ('c'); any other is a buffer the backward allocated ('b')."""
+
+    def __init__(self, gradient, saved, constants):
+        self.sources = {id(gradient): ("g", 0)}
+        for index, tensor in enumerate(saved):
+            if tensor is not None:
+                self.sources[id(tensor)] = ("s", index)
+        for index, tensor in enumerate(constants):
+            self.sources[id(tensor)] = ("c", index)
+        self.buffers = []
+        self.launches = []
+        self.tuned = []
+
+    def source(self, tensor):
+        found = self.sources.get(id(tensor))
+        if found is None:
+            found = self.sources[id(tensor)] = ("b", len(self.buffers))
+            self.buffers.append(tensor)
+        return found
+
+    def __call__(self, kernel, key, grid, *args, **kwargs) -> None:
+        if isinstance(kernel, Tuned):
+            entry = kernel.entry(key, args, kwargs)
+            if entry is None:
+                raise _NotResolved(f"{kernel.name} has no launch recorded under {key}")
+            function, keywords = entry
+            self.tuned.append((kernel, kernel._tuner.cache))
+        else:
+            function, keywords = kernel, kwargs
+        if callable(grid):
+            grid = grid(keywords)
+        launchable, values = function.resolve_launch(args, keywords)
+        dims, params = launchable.pack_parameters(grid, *values)
+        slots = [(index, *self.source(value)) for index, value in enumerate(values) if isinstance(value, torch.Tensor)]
+        self.launches.append((launchable, dims, params, slots))
+
+
+def wanted(x) -> bool:
+    """Whether a Python backward on `x` should resolve its key: nodes are
+    on, and the call is an eager one on plain tensors (not traced)."""
+    return enabled and type(x) in _PLAIN_TENSORS and getattr(x, Operator.device_attribute) and not _tracing()
+
+
+def resolve(key, name: str, gradient, saved: tuple, constants: tuple, run: Callable) -> None:
+    """Builds plans[key]: `run(launch)` runs the backward function on the
+    stand-ins `gradient` (the incoming gradient's shape and dtype) and
+    `saved` (what the node will save, in order; None where nothing is) with
+    `launch` as its launcher and returns the gradients of the forward's
+    inputs (tensors the backward allocated, or None). `constants`: tensors
+    the plan keeps (a weight of ones where there is none)."""
+    if len(plans) >= _PLAN_LIMIT:
+        plans.clear()
+        declined.clear()
+    recorder = _Recorder(gradient, saved, constants)
+    try:
+        gradients = run(recorder)
+        outputs = []
+        for tensor in gradients:
+            if tensor is None:
+                outputs.append(-1)
+                continue
+            kind, index = recorder.source(tensor)
+            if kind != "b":
+                raise _NotResolved(f"a gradient is not a buffer of the backward ({kind})")
+            outputs.append(index)
+        buffers = [(None if tuple(b.shape) == tuple(gradient.shape) else list(b.shape), b.dtype)
+                   for b in recorder.buffers]
+        device = gradient.get_device()
+        plans[key] = (_native.BackwardPlan(name, device, gradient.dtype, buffers, recorder.launches,
+                                           list(constants), outputs), recorder.tuned)
+    except Exception as exc:  # any failure keeps this key's backward in Python
+        plans[key] = None
+        declined[key] = f"{type(exc).__name__}: {exc}"

@@ -1,0 +1,226 @@
+"""The C++ backward of tilelang.ops (tilelang.ops._autograd, the nodes of
+tilelang._C_torch), without a GPU: CPU torch tensors stand for CUDA ones,
+the kernels are compiled by the real compiler and launched through the
+recording stand-in for the driver (fakecuda/), untuned. Checked, per
+operator and requires_grad combination: the first backward of a key runs in
+Python, later forwards record a C++ node, and its backward launches the
+kernels the Python backward launched, with the same grid and scalar
+parameters and the same tensors (the saved input, the weight, the incoming
+gradient) on torch's current stream; the gradients have their inputs'
+shapes; a misaligned incoming gradient is copied, not passed misaligned to
+kernels specialized for aligned pointers; a second derivative is refused;
+without tilelang._C_torch every backward stays in Python. Each case runs in
+a child process (the runtime opens the driver once per process). Skipped
+without torch or without a tilelang._C_torch built with the nodes."""
+
+import pathlib
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from fakecuda import fakecuda  # noqa: E402
+
+try:
+    from tilelang import _C_torch
+
+    _HAS_NODES = hasattr(_C_torch, "record")
+except ImportError:
+    _HAS_NODES = False
+
+pytestmark = pytest.mark.skipif(not _HAS_NODES, reason="tilelang._C_torch is not built (with its autograd nodes)")
+
+PRELUDE = """
+import json, sys
+import torch
+# CPU torch as the kernels' device: the stream query and the device check.
+torch._C._cuda_getCurrentRawStream = lambda device: 0x5EA1
+torch.cuda.current_device = lambda: 0
+NO_BRIDGE = "--no-bridge" in sys.argv
+if NO_BRIDGE:
+    sys.modules["tilelang._C_torch"] = None
+import fakecuda
+import tilelang.ops as ops
+from tilelang.jit import JITFunction
+from tilelang.ops import _autograd, _norm, _runtime
+
+_runtime.Operator.device_attribute = "is_cpu"
+_norm._multiprocessors = lambda device: 132
+_specialize = JITFunction._specialize
+JITFunction._specialize = lambda self, args, kwargs: _specialize(self, args, kwargs)[:4] + ([],)
+
+report = {}
+
+
+def backward_launches(y, dy):
+    before = fakecuda.launch_count()
+    y.backward(dy)
+    return [fakecuda.launch_at(k) for k in range(before + 1, fakecuda.launch_count() + 1)]
+
+
+def symbolic(launch, names):
+    # Each parameter: a known tensor by name, another address as "address"
+    # (buffers the backward allocates), a scalar by its bytes.
+    params = []
+    for hex_bytes in launch["params"]:
+        value = int.from_bytes(bytes.fromhex(hex_bytes), "little")
+        params.append(names.get(value, "address" if value >= 2**32 else hex_bytes))
+    return {"name": launch["name"], "grid": launch["grid"], "block": launch["block"], "stream": launch["stream"],
+            "params": params}
+"""
+
+STEPS = PRELUDE + """
+case = sys.argv[1]
+m, n = 37, 300
+x = torch.randn(m, n, dtype=torch.float16)
+w = torch.rand(n, dtype=torch.float16) + 0.5
+b = torch.randn(n, dtype=torch.float16)
+dy = torch.randn(m, n, dtype=torch.float16)
+needs = [c == "1" for c in sys.argv[2]]
+x.requires_grad_(needs[0])
+if case == "layer_norm":
+    w.requires_grad_(needs[1]); b.requires_grad_(needs[2])
+    params = [x, w if sys.argv[3] != "no-weight" else None, b if sys.argv[3] != "no-bias" else None]
+    call = lambda: ops.layer_norm(*params)
+elif case == "rms_norm":
+    w.requires_grad_(needs[1])
+    params = [x, w]
+    call = lambda: ops.rms_norm(x, w)
+else:
+    params = [x]
+    call = lambda: ops.softmax(x)
+names = {x.data_ptr(): "x", w.data_ptr(): "w", b.data_ptr(): "b", dy.data_ptr(): "dy"}
+steps = []
+for step in range(3):
+    for p in params:
+        if p is not None:
+            p.grad = None
+    y = call()
+    launches = backward_launches(y, dy)
+    steps.append({"grad_fn": type(y.grad_fn).__name__, "node": y.grad_fn.name(),
+                  "launches": [symbolic(launch, names) for launch in launches],
+                  "grads": [None if p is None or p.grad is None else [list(p.grad.shape), str(p.grad.dtype)]
+                            for p in params]})
+report["steps"] = steps
+report["declined"] = [str(v) for v in _autograd.declined.values()]
+print(json.dumps(report))
+"""
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory) -> pathlib.Path:
+    return fakecuda.build(tmp_path_factory.mktemp("fakecuda"))
+
+
+def run(library, source, *args):
+    return fakecuda.run_script(library, source.replace("sys.argv", f"(['child'] + {list(args)!r})"),
+                               env={"TILELANG_OPS_AUTOTUNE": "0"})
+
+
+CASES = [("layer_norm", "111", "all"), ("layer_norm", "101", "all"), ("layer_norm", "010", "all"),
+         ("layer_norm", "110", "no-bias"), ("layer_norm", "100", "no-weight"), ("rms_norm", "11", "all"),
+         ("rms_norm", "10", "all"), ("rms_norm", "01", "all"), ("softmax", "1", "all")]
+
+
+@pytest.mark.parametrize("case,needs,params", CASES)
+def test_the_cpp_node_launches_what_the_python_backward_launched(library, case, needs, params):
+    report = run(library, STEPS, case, needs, params)
+    python, first, second = report["steps"]
+    assert report["declined"] == []
+    assert python["grad_fn"] != "CppFunction"
+    assert first["grad_fn"] == second["grad_fn"] == "CppFunction"
+    assert first["node"].startswith("TileLang") and first["node"].endswith("Backward")
+    # The same kernels, grids, scalars and known tensors, on torch's stream.
+    assert first["launches"] == python["launches"] and second["launches"] == python["launches"]
+    assert python["launches"] and all(launch["stream"] == 0x5EA1 for launch in python["launches"])
+    flat = [p for launch in python["launches"] for p in launch["params"]]
+    assert "dy" in flat and ("x" in flat or case == "softmax")
+    # Gradients where asked, in the inputs' shapes and dtype.
+    assert first["grads"] == second["grads"] == python["grads"]
+    shapes = {"layer_norm": [[37, 300], [300], [300]], "rms_norm": [[37, 300], [300]], "softmax": [[37, 300]]}[case]
+    for index, grad in enumerate(first["grads"]):
+        wanted = needs[index] == "1" and not (params == "no-weight" and index == 1) and \
+            not (params == "no-bias" and index == 2)
+        assert grad == ([shapes[index], "torch.float16"] if wanted else None)
+
+
+MISALIGNED = PRELUDE + """
+x = torch.randn(37, 300, dtype=torch.float16, requires_grad=True)
+w = (torch.rand(300, dtype=torch.float16) + 0.5).requires_grad_()
+storage = torch.randn(37 * 300 + 1, dtype=torch.float16)
+dy = storage[1:].view(37, 300)  # 2 bytes past an aligned address
+names = {x.data_ptr(): "x", w.data_ptr(): "w", dy.data_ptr(): "dy"}
+runs = []
+for step in range(2):
+    x.grad = w.grad = None
+    y = ops.rms_norm(x, w)
+    runs.append((type(y.grad_fn).__name__, backward_launches(y, dy)))
+(python_fn, python), (node_fn, node) = runs
+report["python_fn"], report["node_fn"] = python_fn, node_fn
+report["python"] = [symbolic(l, names) for l in python]
+report["node"] = [symbolic(l, names) for l in node]
+# The node's kernels read a 16-byte aligned copy: same kernel names.
+pointers = [int.from_bytes(bytes.fromhex(p), "little") for p in node[0]["params"]]
+report["node_pointers_aligned"] = all(p % 16 == 0 for p in pointers if p >= 2**32)
+print(json.dumps(report))
+"""
+
+
+def test_a_misaligned_gradient_is_copied_for_the_kernels(library):
+    report = run(library, MISALIGNED)
+    assert report["python_fn"] != "CppFunction" and report["node_fn"] == "CppFunction"
+    # Python passes dy as it is (its kernel specialized for it); the node a copy.
+    assert "dy" in report["python"][0]["params"]
+    assert "dy" not in report["node"][0]["params"] and report["node_pointers_aligned"]
+    assert [launch["name"] for launch in report["node"]] == [launch["name"] for launch in report["python"]]
+
+
+DOUBLE = PRELUDE + """
+x = torch.randn(7, 33, dtype=torch.float16, requires_grad=True)
+w = (torch.rand(33, dtype=torch.float16) + 0.5).requires_grad_()
+for step in range(2):
+    y = ops.layer_norm(x, w)
+    report[f"fn{step}"] = type(y.grad_fn).__name__
+    (dx,) = torch.autograd.grad(y, x, torch.randn_like(y), create_graph=True)
+    report[f"requires_grad{step}"] = dx.requires_grad
+    try:
+        dx.float().sum().backward()
+        report[f"error{step}"] = None
+    except RuntimeError as exc:
+        report[f"error{step}"] = str(exc)
+print(json.dumps(report))
+"""
+
+
+def test_a_second_derivative_is_refused(library):
+    report = run(library, DOUBLE)
+    assert report["fn0"] != "CppFunction" and report["fn1"] == "CppFunction"
+    assert report["requires_grad0"] and report["requires_grad1"]
+    assert "no autograd formula" in report["error0"]
+    assert "TileLangLayerNormBackward is not twice differentiable" in report["error1"]
+
+
+FALLBACK = PRELUDE + """
+import tilelang._C
+x = torch.randn(37, 300, dtype=torch.float16, requires_grad=True)
+w = (torch.rand(300, dtype=torch.float16) + 0.5).requires_grad_()
+dy = torch.randn(37, 300, dtype=torch.float16)
+report["enabled"] = _autograd.enabled
+report["fns"], report["launches"] = [], []
+for step in range(3):
+    y = ops.layer_norm(x, w)
+    report["fns"].append(type(y.grad_fn).__name__)
+    report["launches"].append([l["name"] for l in backward_launches(y, dy)])
+report["grad_shape"] = list(x.grad.shape)
+report["bridge"] = tilelang._C.torch_bridge_status()
+print(json.dumps(report))
+"""
+
+
+def test_without_the_bridge_every_backward_stays_in_python(library):
+    report = run(library, FALLBACK, "--no-bridge")
+    assert report["enabled"] is False
+    assert report["bridge"].startswith("tilelang._C_torch is not available")
+    assert "CppFunction" not in report["fns"]
+    assert report["launches"][0] and report["launches"] == [report["launches"][0]] * 3
+    assert report["grad_shape"] == [37, 300]
