@@ -176,6 +176,44 @@ def test_attention_strided(dtype, causal):
                                                   f"outside the output"
 
 
+NON_FINITE_CONFIGS = [CONFIG, {"BLOCK_M": 64, "BLOCK_N": 64, "num_warps": 4, "num_stages": 4}]
+
+
+@pytest.mark.parametrize("config", NON_FINITE_CONFIGS, ids=["128x64-w8-s3", "64x64-w4-s4"])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("head_dim", [64, 128])
+def test_attention_zero_weights_meet_no_non_finite_values(head_dim, causal, config):
+    """The products where P is zero must not meet NaN or inf (0 * inf is
+    NaN): (1) the keys past N_CTX of the last, partial key block, and the
+    query rows past it, sit here in memory that holds NaN and inf (each
+    head's rows inside a buffer 64 rows longer): their loads are masked to
+    zeros, so the padded keys add exp2(-1e6 - m) = 0 times 0; (2) the first
+    iteration of a loop with a deferred P V product issues it with a zero P
+    on V's stage 0: launched right after a launch on NaN inputs, whose
+    stages leave NaN bit patterns in shared memory, it must read the stage
+    the prologue filled and waited for, not what the earlier kernel left."""
+    batch, heads, n_ctx, dtype = 2, 2, 1000, torch.float16
+    q, k, v = inputs(batch, heads, heads, n_ctx, head_dim, dtype)
+    reason = fits(q, k, v, causal, config)
+    if reason is not None:
+        pytest.skip(reason)
+
+    def padded(x):
+        buf = torch.empty(batch, heads, n_ctx + 64, head_dim, device="cuda", dtype=dtype)
+        buf[:, :, n_ctx::2] = float("nan")
+        buf[:, :, n_ctx + 1::2] = float("inf")
+        buf[:, :, :n_ctx] = x
+        return buf[:, :, :n_ctx]
+
+    nan = torch.full_like(q, float("nan"))
+    BENCH_KERNELS.attention(nan, nan, nan, causal, None, ATTENTION, config, out=torch.empty_like(q))
+    out = torch.full_like(q, float("nan"))
+    BENCH_KERNELS.attention(padded(q), padded(k), padded(v), causal, None, ATTENTION, config, out=out)
+    torch.cuda.synchronize()
+    assert_attention(q, k, v, causal, out, f"non-finite padding D{head_dim} {'causal' if causal else 'full'} "
+                                           f"config {config}")
+
+
 def test_attention_explicit_scale():
     """An sm_scale other than HEAD_DIM ** -0.5 reaches the kernel."""
     q, k, v = inputs(1, 2, 2, 300, 64, torch.float16)
