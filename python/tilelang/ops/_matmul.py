@@ -39,7 +39,7 @@ def _k_group(args) -> int:
     return _ALIGN if args["K"] % _ALIGN == 0 else 0
 
 
-_MATMUL = Tuned("matmul_epilogue_kernel", spaces.MATMUL, key=["M", "N", "K"], work=spaces.matmul_work,
+_MATMUL = Tuned("matmul_epilogue_kernel", spaces.MATMUL_OPS, key=["M", "N", "K"], work=spaces.matmul_work,
                 untuned=spaces.MATMUL_UNTUNED, heuristics={"EVEN_K": _even_k, "K_GROUP": _k_group})
 
 
@@ -52,7 +52,7 @@ def _strides_of_8(strides) -> int:
 # How far a tile's rows and columns reach past M and N, and its K offsets
 # past 0: the largest block of the space (the masked rows of the last tile
 # have offsets too).
-_REACH = max(max(c["BLOCK_SIZE_M"], c["BLOCK_SIZE_N"], c["BLOCK_SIZE_K"]) for c in spaces.MATMUL)
+_REACH = max(max(c["BLOCK_SIZE_M"], c["BLOCK_SIZE_N"], c["BLOCK_SIZE_K"]) for c in spaces.MATMUL_OPS)
 
 
 def _offsets_64(m: int, n: int, a_strides, b_strides) -> bool:

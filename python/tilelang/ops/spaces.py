@@ -193,6 +193,22 @@ ROWS: List[Dict[str, Any]] = [
     if 32 * warps <= block <= 32 * warps * ROW_ELEMENTS_PER_THREAD
 ]
 
+# tilelang.ops.matmul's space (matmul_epilogue_kernel): MATMUL and its
+# 128x256x64 tiles again in the persistent form (PERSISTENT=1: one program
+# per multiprocessor, each looping over tiles; matmul_programs). Where K is
+# short, a tile's K loop is a small part of its time (8192x4096x1000: 16
+# steps, then the bias, the gelu and the store, 1024 tiles in 7.76 rounds
+# over 132 SMs), and a launch per tile costs what a loop iteration does
+# not; the H200 measured the persistent form ahead there without an
+# epilogue and level with the gelu (bench/results/2026-11-25-h200.md), so
+# the tuner picks. Only the tiles that lead at short K are doubled, to keep
+# the sweep short; MATMUL stays the space of the other matmul kernels,
+# which have no PERSISTENT.
+MATMUL_OPS: List[Dict[str, Any]] = MATMUL + [
+    dict(entry, PERSISTENT=1) for entry in MATMUL
+    if (entry["BLOCK_SIZE_M"], entry["BLOCK_SIZE_N"], entry["BLOCK_SIZE_K"]) == (128, 256, 64)
+]
+
 # The matmul config launched untuned (TILELANG_OPS_AUTOTUNE=0): one of
 # MATMUL that needs no local memory even with a gelu epilogue.
 MATMUL_UNTUNED = dict(BLOCK_SIZE_M=128, BLOCK_SIZE_N=128, BLOCK_SIZE_K=64, GROUP_SIZE_M=8, num_warps=8,

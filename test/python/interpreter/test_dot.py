@@ -103,6 +103,30 @@ def test_matmul_epilogue_k_forms(k, flags, layout):
     np.testing.assert_allclose(c.astype(np.float64), want, rtol=2e-3, atol=2e-3)
 
 
+@pytest.mark.parametrize("programs,persistent", [(1, 1), (4, 1), (5, 2), (6, 1)])
+@pytest.mark.parametrize("k,flags", [(72, dict(K_GROUP=8)), (40, dict(K_GROUP=8)), (70, dict()),
+                                     (64, dict(EVEN_K=True))])
+def test_matmul_epilogue_persistent(programs, persistent, k, flags):
+    """matmul_epilogue_kernel with PERSISTENT: fewer programs than the 6
+    tiles of a 70 x 50 product in 32 x 32 blocks (one program for all, 4
+    and 5 programs with 2 and 1 tiles each, one per tile), each looping
+    over its tiles; every element is written once with bias and gelu,
+    in each K form (K_GROUP's group mask, a masked step after the loop
+    with K < 2 blocks, an even K), against float64."""
+    import math
+
+    m, n = 70, 50
+    a64, b64, bias64 = RNG.standard_normal((m, k)), RNG.standard_normal((k, n)) / k ** 0.5, RNG.standard_normal(n)
+    a, b, bias = a64.astype(np.float16), b64.astype(np.float16), bias64.astype(np.float16)
+    c = np.full((m, n), np.nan, np.float16)
+    blocks = dict(BLOCK_SIZE_M=32, BLOCK_SIZE_N=32, BLOCK_SIZE_K=32, GROUP_SIZE_M=2)
+    run(KERNELS["matmul_epilogue_kernel"], (programs,), a, b, bias, c, m, n, k, *_elements(a), *_elements(b),
+        *_elements(c), HAS_BIAS=True, ACTIVATION="gelu", PERSISTENT=persistent, **blocks, **flags)
+    z = a.astype(np.float64) @ b.astype(np.float64) + bias.astype(np.float64)
+    want = 0.5 * z * (1 + np.vectorize(math.erf)(z / math.sqrt(2)))
+    np.testing.assert_allclose(c.astype(np.float64), want, rtol=2e-3, atol=2e-3)
+
+
 def _attention_reference(q, k, v, causal, scale):
     group = q.shape[1] // k.shape[1]
     k, v = np.repeat(k, group, axis=1), np.repeat(v, group, axis=1)

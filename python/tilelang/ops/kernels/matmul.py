@@ -8,13 +8,12 @@ def define(jit, tl):
     """The matmul kernels decorated with `jit`, using language module `tl`."""
 
     @jit
-    def grouped_tile(M, N, BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
-                     GROUP_SIZE_M: tl.constexpr):
-        # This program's tile (row, column of tiles) of an M x N product in
-        # grouped ordering: consecutive program ids walk down a column of
-        # GROUP_SIZE_M row-tiles before moving to the next column of tiles, so the
-        # programs running at the same time share rows of A and columns of B in L2.
-        pid = tl.program_id(axis=0)
+    def grouped_tile_of(pid, M, N, BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
+                        GROUP_SIZE_M: tl.constexpr):
+        # Tile `pid` (row, column of tiles) of an M x N product in grouped
+        # ordering: consecutive tile ids walk down a column of GROUP_SIZE_M
+        # row-tiles before moving to the next column of tiles, so the tiles
+        # computed at the same time share rows of A and columns of B in L2.
         tiles_m = tl.cdiv(M, BLOCK_SIZE_M)
         tiles_n = tl.cdiv(N, BLOCK_SIZE_N)
         tiles_per_group = GROUP_SIZE_M * tiles_n
@@ -27,10 +26,16 @@ def define(jit, tl):
         return pid_m, pid_n
 
     @jit
-    def tile_operands(a_ptr, b_ptr, M, N, stride_am, stride_ak, stride_bk, stride_bn,
+    def grouped_tile(M, N, BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
+                     GROUP_SIZE_M: tl.constexpr):
+        # This program's tile, one tile per program (grouped_tile_of).
+        return grouped_tile_of(tl.program_id(axis=0), M, N, BLOCK_SIZE_M, BLOCK_SIZE_N, GROUP_SIZE_M)
+
+    @jit
+    def tile_operands(pid, a_ptr, b_ptr, M, N, stride_am, stride_ak, stride_bk, stride_bn,
                       BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
                       GROUP_SIZE_M: tl.constexpr, OFFSETS_64: tl.constexpr = False):
-        # This program's BLOCK_SIZE_M x BLOCK_SIZE_N tile of A (M x K) @ B (K x N):
+        # Tile `pid` (grouped_tile_of), BLOCK_SIZE_M x BLOCK_SIZE_N, of A (M x K) @ B (K x N):
         # its row and column indices, which of them are in bounds, the K
         # offsets of one step and the pointers of the first step's blocks of A
         # and B. Any strides: transposed or padded operands need no copy.
@@ -38,7 +43,7 @@ def define(jit, tl):
         # rows * stride_am (cols * stride_bn) would wrap in 32 bits; the
         # tile's first row (column) then moves the base pointer in 64 bits
         # and the offsets within the tile stay small 32-bit tensors.
-        pid_m, pid_n = grouped_tile(M, N, BLOCK_SIZE_M, BLOCK_SIZE_N, GROUP_SIZE_M)
+        pid_m, pid_n = grouped_tile_of(pid, M, N, BLOCK_SIZE_M, BLOCK_SIZE_N, GROUP_SIZE_M)
         rows = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
         cols = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
         ks = tl.arange(0, BLOCK_SIZE_K)
@@ -61,7 +66,7 @@ def define(jit, tl):
         # This program's tile of A @ B (tile_operands), with its row and column
         # indices and which of them are in bounds.
         rows, cols, ks, a_tile, b_tile, row_ok, col_ok = tile_operands(
-            a_ptr, b_ptr, M, N, stride_am, stride_ak, stride_bk, stride_bn,
+            tl.program_id(axis=0), a_ptr, b_ptr, M, N, stride_am, stride_ak, stride_bk, stride_bn,
             BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K, GROUP_SIZE_M)
 
         # Integer operands (int8) accumulate exactly in int32, floating-point
@@ -125,45 +130,15 @@ def define(jit, tl):
         c_desc.store([pid_m * BLOCK_SIZE_M, pid_n * BLOCK_SIZE_N], acc.to(c_desc.dtype))
 
     @jit
-    def matmul_epilogue_kernel(a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K,
-                               stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-                               HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr,
-                               BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
-                               BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr,
-                               EVEN_K: tl.constexpr = False, K_GROUP: tl.constexpr = 0,
-                               STRIDES_OF_8: tl.constexpr = 0, OFFSETS_64: tl.constexpr = False):
-        # C = act(A @ B + bias[None, :]) for tilelang.ops.matmul: the bias
-        # (HAS_BIAS) and the activation (ACTIVATION: "none", "relu", "gelu"
-        # (the erf form) or "silu") are applied to the fp32 accumulator
-        # before the one store. The K loop runs over whole K blocks with
-        # row and column masks only, which are constant along K, so that
-        # the loads stay wide (16-byte copies) whatever K is; a K that
-        # BLOCK_SIZE_K does not divide (EVEN_K false) gets one more, masked
-        # step after the loop (where K does divide, that step loads nothing).
-        # K_GROUP (K a multiple of it, K_GROUP elements being 16 bytes):
-        # the last, partial block stays in the loop instead, under a K mask
-        # that compares whole groups of K_GROUP elements; constant over each
-        # 16-byte run of a row, it keeps the copies 16 bytes wide (the runs
-        # past K read as zero), so the loop's copies and waits are those of
-        # an even K and no step after it waits for loads of its own.
-        # STRIDES_OF_8: a bit for each stride the caller promises is a
-        # multiple of 8 elements (1: stride_am, 2: stride_ak, 4: stride_bk,
-        # 8: stride_bn). A run-time stride is otherwise known as a multiple
-        # of 16 or not at all, and rows 1000 elements apart (2000 bytes,
-        # 16-byte aligned) would cost the operand its 16-byte copies.
-        # OFFSETS_64: A, B or C spans 2**31 elements or more (a 32768 x
-        # 128256 product); their row offsets are then computed in 64 bits
-        # (tile_operands, the store), which 32 bits would wrap.
-        if STRIDES_OF_8 & 1:
-            stride_am = tl.multiple_of(stride_am, 8)
-        if STRIDES_OF_8 & 2:
-            stride_ak = tl.multiple_of(stride_ak, 8)
-        if STRIDES_OF_8 & 4:
-            stride_bk = tl.multiple_of(stride_bk, 8)
-        if STRIDES_OF_8 & 8:
-            stride_bn = tl.multiple_of(stride_bn, 8)
+    def epilogue_tile(pid, a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K,
+                      stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                      HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr,
+                      BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
+                      BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr,
+                      EVEN_K: tl.constexpr, K_GROUP: tl.constexpr, OFFSETS_64: tl.constexpr):
+        # Tile `pid` of matmul_epilogue_kernel: its K loop, epilogue and store.
         rows, cols, ks, a_tile, b_tile, row_ok, col_ok = tile_operands(
-            a_ptr, b_ptr, M, N, stride_am, stride_ak, stride_bk, stride_bn,
+            pid, a_ptr, b_ptr, M, N, stride_am, stride_ak, stride_bk, stride_bn,
             BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K, GROUP_SIZE_M, OFFSETS_64)
         acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
         if K_GROUP and not EVEN_K:
@@ -193,7 +168,12 @@ def define(jit, tl):
         if ACTIVATION == "relu":
             acc = tl.maximum(acc, 0.0)
         elif ACTIVATION == "gelu":
-            acc = 0.5 * acc * (1.0 + tl.erf(acc * 0.7071067811865476))
+            # x/2 + x/2 erf(x/sqrt(2)): the sum is one fma, where the
+            # spelled-out 0.5 x (1 + erf) costs a multiply more per element;
+            # the epilogue runs while the tensor cores idle, and at a short K
+            # it is a large part of a tile's time.
+            half = 0.5 * acc
+            acc = half + half * tl.erf(acc * 0.7071067811865476)
         elif ACTIVATION == "silu":
             acc = acc * tl.sigmoid(acc)
         c = acc.to(c_ptr.dtype.element_ty)
@@ -203,7 +183,66 @@ def define(jit, tl):
             c_rows = rows
         tl.store(c_ptr + c_rows[:, None] * stride_cm + cols[None, :] * stride_cn, c, mask=row_ok & col_ok)
 
-    return {"grouped_tile": grouped_tile, "tile_operands": tile_operands, "matmul_tile": matmul_tile,
+    @jit
+    def matmul_epilogue_kernel(a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K,
+                               stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                               HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr,
+                               BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
+                               BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr,
+                               EVEN_K: tl.constexpr = False, K_GROUP: tl.constexpr = 0,
+                               STRIDES_OF_8: tl.constexpr = 0, OFFSETS_64: tl.constexpr = False,
+                               PERSISTENT: tl.constexpr = 0):
+        # C = act(A @ B + bias[None, :]) for tilelang.ops.matmul: the bias
+        # (HAS_BIAS) and the activation (ACTIVATION: "none", "relu", "gelu"
+        # (the erf form) or "silu") are applied to the fp32 accumulator
+        # before the one store. The K loop runs over whole K blocks with
+        # row and column masks only, which are constant along K, so that
+        # the loads stay wide (16-byte copies) whatever K is; a K that
+        # BLOCK_SIZE_K does not divide (EVEN_K false) gets one more, masked
+        # step after the loop (where K does divide, that step loads nothing).
+        # K_GROUP (K a multiple of it, K_GROUP elements being 16 bytes):
+        # the last, partial block stays in the loop instead, under a K mask
+        # that compares whole groups of K_GROUP elements; constant over each
+        # 16-byte run of a row, it keeps the copies 16 bytes wide (the runs
+        # past K read as zero), so the loop's copies and waits are those of
+        # an even K and no step after it waits for loads of its own.
+        # STRIDES_OF_8: a bit for each stride the caller promises is a
+        # multiple of 8 elements (1: stride_am, 2: stride_ak, 4: stride_bk,
+        # 8: stride_bn). A run-time stride is otherwise known as a multiple
+        # of 16 or not at all, and rows 1000 elements apart (2000 bytes,
+        # 16-byte aligned) would cost the operand its 16-byte copies.
+        # OFFSETS_64: A, B or C spans 2**31 elements or more (a 32768 x
+        # 128256 product); their row offsets are then computed in 64 bits
+        # (tile_operands, the store), which 32 bits would wrap.
+        # PERSISTENT: 0, one tile per program (a grid of every tile); else
+        # programs per multiprocessor: the grid is min(tiles, PERSISTENT x
+        # multiprocessors) (matmul_programs) and each program loops over
+        # tiles pid, pid + programs, ... in the same grouped order, so that
+        # no program waits to be launched behind another's epilogue and the
+        # last round of tiles is spread over every program.
+        if STRIDES_OF_8 & 1:
+            stride_am = tl.multiple_of(stride_am, 8)
+        if STRIDES_OF_8 & 2:
+            stride_ak = tl.multiple_of(stride_ak, 8)
+        if STRIDES_OF_8 & 4:
+            stride_bk = tl.multiple_of(stride_bk, 8)
+        if STRIDES_OF_8 & 8:
+            stride_bn = tl.multiple_of(stride_bn, 8)
+        if PERSISTENT:
+            tiles = tl.cdiv(M, BLOCK_SIZE_M) * tl.cdiv(N, BLOCK_SIZE_N)
+            for pid in range(tl.program_id(axis=0), tiles, tl.num_programs(axis=0)):
+                epilogue_tile(pid, a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K,
+                              stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                              HAS_BIAS, ACTIVATION, BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K, GROUP_SIZE_M,
+                              EVEN_K, K_GROUP, OFFSETS_64)
+        else:
+            epilogue_tile(tl.program_id(axis=0), a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K,
+                          stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                          HAS_BIAS, ACTIVATION, BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K, GROUP_SIZE_M,
+                          EVEN_K, K_GROUP, OFFSETS_64)
+
+    return {"grouped_tile_of": grouped_tile_of, "grouped_tile": grouped_tile, "tile_operands": tile_operands,
+            "matmul_tile": matmul_tile, "epilogue_tile": epilogue_tile,
             "matmul_kernel": matmul_kernel, "matmul_bias_relu_kernel": matmul_bias_relu_kernel,
             "matmul_epilogue_kernel": matmul_epilogue_kernel, "matmul_descriptor_kernel": matmul_descriptor_kernel}
 
