@@ -224,3 +224,27 @@ def test_without_the_bridge_every_backward_stays_in_python(library):
     assert "CppFunction" not in report["fns"]
     assert report["launches"][0] and report["launches"] == [report["launches"][0]] * 3
     assert report["grad_shape"] == [37, 300]
+
+
+SAME_OBJECT = PRELUDE + """
+x = torch.randn(37, 300, dtype=torch.float16)
+w = (torch.rand(300, dtype=torch.float16) + 0.5).requires_grad_()
+y = ops.rms_norm(x, w)
+report["first"] = type(y.grad_fn).__name__
+y.backward(x)  # the incoming gradient is the saved input itself: resolved on them
+dy = torch.randn(37, 300, dtype=torch.float16)
+y = ops.rms_norm(x, w)
+report["second"] = type(y.grad_fn).__name__
+report["launches"] = [symbolic(l, {x.data_ptr(): "x", w.data_ptr(): "w", dy.data_ptr(): "dy"})
+                      for l in backward_launches(y, dy)]
+print(json.dumps(report))
+"""
+
+
+def test_a_plan_resolved_where_the_gradient_is_the_saved_input(library):
+    # The recorder knows tensors by identity: resolved on the backward's own
+    # tensors, one object in two roles must not make one slot of two.
+    report = run(library, SAME_OBJECT)
+    assert report["first"] != "CppFunction" and report["second"] == "CppFunction"
+    params = report["launches"][0]["params"]
+    assert "dy" in params and "x" in params and "w" in params

@@ -123,6 +123,21 @@ def wanted(x) -> bool:
     return enabled and type(x) in _PLAIN_TENSORS and getattr(x, Operator.device_attribute) and not _tracing()
 
 
+def stand_in(tensor, shape, dtype, device, taken: list):
+    """A tensor to resolve a plan on in place of `tensor` (shape `shape`,
+    dtype `dtype`; the backward's own, or None): `tensor` itself where it is
+    what the node will pass the kernels (contiguous, 16-byte aligned, of
+    that shape and dtype) and no other stand-in already (the recorder knows
+    tensors by identity), else a fresh allocation of that kind. Resolving on
+    the backward's own tensors allocates nothing the size of the input.
+    Appends the result to `taken`."""
+    if tensor is None or not (tensor.is_contiguous() and tensor.data_ptr() % 16 == 0 and tensor.dtype == dtype
+                              and tuple(tensor.shape) == tuple(shape)) or any(tensor is t for t in taken):
+        tensor = torch.empty(shape, device=device, dtype=dtype)
+    taken.append(tensor)
+    return tensor
+
+
 def resolve(key, name: str, gradient, saved: tuple, constants: tuple, run: Callable) -> None:
     """Builds plans[key]: `run(launch)` runs the backward function on the
     stand-ins `gradient` (the incoming gradient's shape and dtype) and

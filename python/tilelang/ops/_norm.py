@@ -220,7 +220,7 @@ def _backward_layer_norm(ctx, dy, _dmean, _drstd):
     dx, sum_w, sum_b = _OP_NORM_BWD(dy, x, weight, mean, rstd, False, input_grad, weight_grad or bias_grad,
                                     ctx.has_bias)
     if _autograd.wanted(x):
-        _resolve(x, weight, False, ctx.has_bias, input_grad, weight_grad, bias_grad)
+        _resolve(dy, x, weight, mean, rstd, False, ctx.has_bias, input_grad, weight_grad, bias_grad)
     return (dx if input_grad else None, _in(sum_w, weight.dtype) if weight_grad else None,
             _in(sum_b, dy.dtype) if bias_grad else None, None)
 
@@ -243,7 +243,7 @@ def _backward_rms_norm(ctx, dy, _drstd):
         return None, None, None
     dx, sum_w, _ = _OP_NORM_BWD(dy, x, weight, None, rstd, True, input_grad, weight_grad, False)
     if _autograd.wanted(x):
-        _resolve(x, weight, True, False, input_grad, weight_grad, False)
+        _resolve(dy, x, weight, None, rstd, True, False, input_grad, weight_grad, False)
     return dx if input_grad else None, _in(sum_w, weight.dtype) if weight_grad else None, None
 
 
@@ -265,10 +265,11 @@ def _key(x: Tensor, weight: Optional[Tensor], rms: bool, has_bias: bool, input_g
             weight_grad, bias_grad)
 
 
-def _resolve(x: Tensor, weight: Optional[Tensor], rms: bool, has_bias: bool, input_grad: bool, weight_grad: bool,
-             bias_grad: bool) -> None:
-    """After a backward in Python: resolves the same backward for the C++
-    node (_autograd.resolve), on stand-ins of the saved tensors."""
+def _resolve(dy: Tensor, x: Tensor, weight: Optional[Tensor], mean: Optional[Tensor], rstd: Tensor, rms: bool,
+             has_bias: bool, input_grad: bool, weight_grad: bool, bias_grad: bool) -> None:
+    """After a backward in Python (of dy and the saved x, weight, mean,
+    rstd): resolves the same backward for the C++ node
+    (_autograd.resolve), on those tensors or stand-ins of them."""
     key = _key(x, weight, rms, has_bias, input_grad, weight_grad, bias_grad)
     if key in _autograd.plans:
         return
@@ -277,13 +278,14 @@ def _resolve(x: Tensor, weight: Optional[Tensor], rms: bool, has_bias: bool, inp
     if not (m and n):
         _autograd.plans[key] = None  # nothing to launch: the Python backward's zeros
         return
-    gradient = torch.empty(x.shape, device=x.device, dtype=x.dtype)
-    x_in = torch.empty_like(gradient)
-    w_in = torch.empty(n, device=x.device, dtype=x.dtype) if weight is not None else None
+    taken = []
+    gradient = _autograd.stand_in(dy, x.shape, x.dtype, x.device, taken)
+    x_in = _autograd.stand_in(x, x.shape, x.dtype, x.device, taken)
+    w_in = _autograd.stand_in(weight, (n,), x.dtype, x.device, taken) if weight is not None else None
     # Without a weight the kernels read ones, which the plan keeps.
     constants = () if weight is not None else (torch.ones(n, device=x.device, dtype=x.dtype),)
-    rstd = torch.empty(m, device=x.device, dtype=torch.float32)
-    mean = None if rms else torch.empty(m, device=x.device, dtype=torch.float32)
+    rstd = _autograd.stand_in(rstd, (m,), torch.float32, x.device, taken)
+    mean = None if rms else _autograd.stand_in(mean, (m,), torch.float32, x.device, taken)
     saved = (x_in, w_in, rstd) if rms else (x_in, w_in, mean, rstd)
 
     def run(launch):

@@ -64,7 +64,7 @@ def _backward(ctx, dy):
     (y,) = ctx.saved_tensors
     dx = _OP_SOFTMAX_BWD(dy if dy.dtype is y.dtype else dy.to(y.dtype), y)
     if _autograd.wanted(y):
-        _resolve(y)
+        _resolve(dy, y)
     return dx
 
 
@@ -74,17 +74,19 @@ def _key(y: Tensor) -> tuple:
     return (y.numel() // n if n else 0, n, y.dtype, y.get_device())
 
 
-def _resolve(y: Tensor) -> None:
-    """After a backward in Python: resolves the same backward for the C++
-    node, on stand-ins of the saved output."""
+def _resolve(dy: Tensor, y: Tensor) -> None:
+    """After a backward in Python (of dy and the saved output y): resolves
+    the same backward for the C++ node, on those tensors or stand-ins of
+    them (_autograd.stand_in)."""
     key = _key(y)
     if key in _autograd.plans:
         return
     if not y.numel():
         _autograd.plans[key] = None
         return
-    gradient = torch.empty(y.shape, device=y.device, dtype=y.dtype)
-    y_in = torch.empty_like(gradient)
+    taken = []
+    gradient = _autograd.stand_in(dy, y.shape, y.dtype, y.device, taken)
+    y_in = _autograd.stand_in(y, y.shape, y.dtype, y.device, taken)
     _autograd.resolve(key, "TileLangSoftmaxBackward", gradient, (y_in,), (),
                       lambda launch: (_softmax_bwd_with(launch, gradient, y_in),))
 
