@@ -7,7 +7,7 @@ copies, products, waits and barriers), the form without PERSISTENT
 unchanged, the grid (spaces.matmul_programs), the space
 (spaces.MATMUL_OPS); and the gelu epilogue's arithmetic per element. The
 results are checked by the interpreter (interpreter/test_dot.py) and on
-the GPU (gpu/test_matmul_persistent.py)."""
+the GPU (gpu/test_ops_matmul_persistent.py)."""
 
 import re
 
