@@ -199,10 +199,11 @@ ROWS: List[Dict[str, Any]] = [
 # short, a tile's K loop is a small part of its time (8192x4096x1000: 16
 # steps, then the bias, the gelu and the store, 1024 tiles in 7.76 rounds
 # over 132 SMs), and a launch per tile costs what a loop iteration does
-# not; the H200 measured the persistent form ahead there without an
-# epilogue and level with the gelu (bench/results/2026-11-25-h200.md), so
-# the tuner picks. Only the tiles that lead at short K are doubled, to keep
-# the sweep short; MATMUL stays the space of the other matmul kernels,
+# not: on the H200 the persistent form of 128x256x64 w8 s3 was ahead of the
+# one-tile form at every K from 256 to 4096 with bias and gelu (timed in
+# interleaved rounds; bench/results/2026-11-25-h200.md), by a few percent,
+# so the tuner picks. Only the tiles that lead at short K are doubled, to
+# keep the sweep short; MATMUL stays the space of the other matmul kernels,
 # which have no PERSISTENT.
 MATMUL_OPS: List[Dict[str, Any]] = MATMUL + [
     dict(entry, PERSISTENT=1) for entry in MATMUL
