@@ -423,3 +423,24 @@ def test_the_norms_autograd_function_returns_the_output_alone(launches, monkeypa
         assert dx.requires_grad
         with pytest.raises(RuntimeError, match="no autograd formula"):
             dx.float().sum().backward()
+
+
+def test_strided_norm_parameters_reach_the_kernels_contiguous(launches, monkeypatch):
+    # The kernels read weight and bias at consecutive addresses (W + cols):
+    # a strided parameter (every other element of a buffer) was passed as it
+    # is, and its rows read the wrong elements.
+    monkeypatch.setattr(_norm, "_multiprocessors", lambda device: 132)
+    x = torch.randn(5, 40, dtype=torch.float16, requires_grad=True)
+    w = (torch.rand(80, dtype=torch.float16) + 0.5)[::2].requires_grad_()
+    b = torch.randn(80, dtype=torch.float16)[::2].requires_grad_()
+    for call, forward_params, name in ((lambda: ops.layer_norm(x, w, b), (2, 3), "layer_norm_fwd"),
+                                       (lambda: ops.rms_norm(x, w), (2,), "rms_norm_fwd")):
+        y = call()
+        first = len(launches)
+        forward = next(launch for launch in launches if launch[0] == name)
+        y.backward(torch.randn_like(y))
+        backward = next(launch for launch in launches[first:] if launch[0] == "norm_bwd_fused")
+        for tensor, given in [(forward[2][i], (w, b)[k]) for k, i in enumerate(forward_params)] + \
+                [(backward[2][5], w)]:
+            assert tensor.is_contiguous() and torch.equal(tensor, given)
+        launches.clear()

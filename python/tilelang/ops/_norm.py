@@ -84,8 +84,9 @@ def _layer_norm(x: Tensor, m: int, n: int, weight: Optional[Tensor], bias: Optio
     """layer_norm_fwd over x (contiguous, m rows of n), its statistics
     written to mean and rstd; returns the output."""
     y = torch.empty_like(x, memory_format=torch.contiguous_format)
-    w = weight if weight is not None else torch.ones(n, device=x.device, dtype=x.dtype)
-    b = bias if bias is not None else torch.zeros(n, device=x.device, dtype=x.dtype)
+    # The kernels read the parameters at consecutive addresses: a strided one is copied.
+    w = weight.contiguous() if weight is not None else torch.ones(n, device=x.device, dtype=x.dtype)
+    b = bias.contiguous() if bias is not None else torch.zeros(n, device=x.device, dtype=x.dtype)
     if m and n:
         _LAYER_NORM_FWD.launch((n, x.dtype, w.dtype, b.dtype), (m,), x, y, w, b, mean, rstd, n, n, eps)
     return y
@@ -101,7 +102,7 @@ def _rms_norm_fwd(x: Tensor, weight: Optional[Tensor], eps: float) -> Tuple[Tens
     x, m, n = as_rows(x, "rms_norm")
     y = torch.empty_like(x, memory_format=torch.contiguous_format)
     rstd = torch.empty(m, device=x.device, dtype=torch.float32)
-    w = weight if weight is not None else torch.ones(n, device=x.device, dtype=x.dtype)
+    w = weight.contiguous() if weight is not None else torch.ones(n, device=x.device, dtype=x.dtype)
     if m and n:
         _RMS_NORM_FWD.launch((n, x.dtype, w.dtype), (m,), x, y, w, rstd, n, n, eps)
     return y, rstd
@@ -135,7 +136,7 @@ def _norm_bwd_with(launch, dy: Tensor, x: Tensor, weight: Optional[Tensor], mean
     db = x.new_empty(n if weight_grad and has_bias else 0)
     if not (m and n):
         return dx, dw.zero_(), db.zero_()
-    w = weight if weight is not None else torch.ones(n, device=x.device, dtype=x.dtype)
+    w = weight.contiguous() if weight is not None else torch.ones(n, device=x.device, dtype=x.dtype)
     stats = rstd if mean is None else mean
     # What decides the tuned configs besides the flags: the sizes and the dtypes.
     key = (m, n, rms, input_grad, weight_grad, has_bias, x.dtype, dy.dtype, w.dtype, stats.dtype, rstd.dtype)

@@ -415,6 +415,30 @@ def test_the_cpp_backward_against_float64(op, needs, m, n):
         check([y, *grads], [yr, *expected], torch.float16, f"{op} {m}x{n} step {step} ({layout} dy)")
 
 
+def test_strided_norm_parameters():
+    """Weight and bias that are every other element of a buffer (the
+    kernels read parameters at consecutive addresses: they are copied),
+    forward and backward against float64, twice (the second step through
+    the C++ node where it is built)."""
+    for step in range(2):
+        x = torch.randn(37, 1000, device="cuda", dtype=torch.float16)
+        w = torch.rand(2000, device="cuda", dtype=torch.float16)[::2].add_(0.5)
+        b = torch.randn(2000, device="cuda", dtype=torch.float16)[::2]
+        dy = torch.randn(37, 1000, device="cuda", dtype=torch.float16)
+        xs = x.clone().requires_grad_()
+        ws, bs = w.detach().requires_grad_(), b.detach().requires_grad_()
+        assert ws.stride() == (2,)
+        xr, wr, br = reference_leaves(x, w, b)
+        y = ops.layer_norm(xs, ws, bs)
+        yr = F.layer_norm(xr, (1000,), wr, br)
+        grads, refs = torch.autograd.grad(y, (xs, ws, bs), dy), torch.autograd.grad(yr, (xr, wr, br), dy.double())
+        check([y, *grads], [yr, *refs], torch.float16, f"layer_norm strided parameters step {step}")
+        y = ops.rms_norm(xs, ws)
+        yr = F.rms_norm(xr, (1000,), wr, 1e-6)
+        grads, refs = torch.autograd.grad(y, (xs, ws), dy), torch.autograd.grad(yr, (xr, wr), dy.double())
+        check([y, *grads], [yr, *refs], torch.float16, f"rms_norm strided parameters step {step}")
+
+
 def test_the_cpp_backward_on_a_3d_input_and_under_compile():
     """A layer norm of a (2, 19, 1000) input with the C++ node (its x
     gradient in x's shape), against float64; then torch.compile(fullgraph)
