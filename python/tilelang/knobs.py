@@ -32,6 +32,10 @@ long-running process can change it with ``os.environ``.
 ``TILELANG_OPS_AUTOTUNE=0``  tilelang.ops launches each kernel with its
                            space's default config instead of tuning it on
                            first use per shape bucket (docs/ops.md)
+``TILELANG_OPS_NATIVE_AUTOGRAD=0``  tilelang.ops' eager backwards stay in
+                           Python instead of running as tilelang._C_torch's
+                           C++ autograd nodes (read once, when tilelang.ops
+                           is imported; docs/ops.md, "The C++ backward")
 ``TILELANG_OCCUPANCY_SEARCH=0``  link each kernel once, for the blocks per
                            SM its PTX asks for, instead of searching for
                            the most that fit without spilling registers
@@ -101,3 +105,7 @@ def autotune_devices() -> Optional[str]:
 
 def ops_autotune() -> bool:
     return os.environ.get("TILELANG_OPS_AUTOTUNE", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def ops_native_autograd() -> bool:
+    return os.environ.get("TILELANG_OPS_NATIVE_AUTOGRAD", "1").strip().lower() not in ("0", "false", "no", "off")

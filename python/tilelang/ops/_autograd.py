@@ -11,11 +11,11 @@ tensor comes from. Later eager forwards of that key record a C++ node
 tilelang._C_torch, or with TILELANG_OPS_NATIVE_AUTOGRAD=0, every backward
 stays in Python."""
 
-import os
 from typing import Any, Callable, Dict, Optional
 
 import torch
 
+from tilelang import knobs
 from tilelang.ops._runtime import _PLAIN_TENSORS, Operator, Tuned, _tracing
 
 try:
@@ -28,8 +28,7 @@ except (ImportError, AttributeError):  # not built, or built without the nodes
 
 #: Whether eager forwards record C++ nodes (tests that record launches in
 #: Python turn it off).
-enabled = _record is not None and os.environ.get("TILELANG_OPS_NATIVE_AUTOGRAD", "1").strip().lower() not in (
-    "0", "false", "no", "off")
+enabled = _record is not None and knobs.ops_native_autograd()
 
 #: key -> (its BackwardPlan, the (Tuned, tuner cache) pairs it was resolved
 #: from), or None where the backward stays in Python (`declined` says why).
