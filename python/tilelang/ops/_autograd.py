@@ -3,8 +3,8 @@ backward"). Where tilelang._C_torch is built, the first backward of a
 shape and set of flags runs in Python (an autograd.Function, which tunes
 and records the backward's launches in the `Tuned` tables) and then
 resolves the same backward into a BackwardPlan: it runs the operator's
-backward function once more on stand-in tensors with `_Recorder` as its
-launcher, which launches nothing and notes each kernel (as tilelang._C
+backward function once more (on its own tensors or stand-ins of them,
+`stand_in`) with `_Recorder` as its launcher, which launches nothing and notes each kernel (as tilelang._C
 loaded it for these argument kinds), its packed parameters and where each
 tensor comes from. Later eager forwards of that key record a C++ node
 (`record`) whose backward allocates and launches without Python. Without
