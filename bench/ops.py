@@ -4,7 +4,12 @@ written as a markdown table, CSV and PNG plot per sweep into --out
 (default build/bench-ops). tilelang.ops tunes each kernel at its first
 call per shape bucket (the first call of each row here; the sweep's
 timing starts after it). Each tilelang result is checked against torch
-before it is timed. A GPU and torch are needed.
+before it is timed. tilelang and torch are timed together, in
+alternation (bench/run.py's bench_interleaved: each repetition runs both,
+in turn order rotating, after an L2 flush): a forward+backward step at
+these sizes is bound by host time, and the host's pace drifts between
+one sweep and the next, which a one-after-the-other timing hands to
+whichever side runs later. A GPU and torch are needed.
 
 The default sweep (three row lengths per row-wise operator, four matmul
 shapes) takes about two minutes on a fresh machine, most of it tuning:
@@ -29,6 +34,8 @@ import torch.nn.functional as F
 import tilelang.ops as ops
 from tilelang import testing
 
+from run import bench_interleaved  # bench/run.py, beside this file
+
 DTYPE = torch.float16
 ROW_LENGTHS = [1024, 4096, 12288]
 ROW_LENGTHS_FULL = [1024, 2048, 4096, 8192, 12288]
@@ -38,6 +45,10 @@ ROW_LENGTHS_QUICK = [1024, 4096]
 MATMUL_SHAPES_QUICK = [(4096, 4096, 4096), (8192, 4096, 1000)]
 # Seconds spent in the current sweep: the first calls (tuning, checking) and the timing.
 SPENT = {"tuning and checking": 0.0, "timing": 0.0}
+# Milliseconds (median, 20% and 80% quantiles) of the side that perf_report
+# has not asked for yet, from the alternating timing of both: (row, side) ->
+# quantiles.
+PENDING = {}
 
 
 def _spend(part, start):
@@ -65,26 +76,34 @@ def _check(mine, theirs, what):
         raise SystemExit(f"{what}: tilelang.ops differs from torch by {error:.2e}")
 
 
-def _timed(fn, inputs, backward):
-    if not backward:
-        start = time.perf_counter()
-        result = testing.do_bench(fn, return_mode="median", quantiles=[0.5, 0.2, 0.8])
-        _spend("timing", start)
-        return result
-    out = fn()
-    grad = torch.randn_like(out)
+def _quantiles(samples):
+    samples = sorted(samples)
+    return tuple(samples[min(len(samples) - 1, int(q * len(samples)))] for q in (0.5, 0.2, 0.8))
 
-    def step():
-        fn().backward(grad)
 
+def _alternating(row, side, fns):
+    """(median, 20%, 80%) milliseconds of fns[side], timed in alternation
+    with the other side (fns: side -> callable); the other side's figures
+    wait in PENDING for perf_report's next call of the same row."""
+    if (row, side) in PENDING:
+        return PENDING.pop((row, side))
     start = time.perf_counter()
-    step()  # the first backward call tunes the backward kernels
-    torch.cuda.synchronize()
-    _spend("tuning and checking", start)
-    start = time.perf_counter()
-    result = testing.do_bench(step, grad_to_none=list(inputs), quantiles=[0.5, 0.2, 0.8])
+    times = bench_interleaved(fns)
     _spend("timing", start)
-    return result
+    for other, samples in times.items():
+        if other != side:
+            PENDING[(row, other)] = _quantiles(samples)
+    return _quantiles(times[side])
+
+
+def _step(fn, inputs, grad):
+    """A training step's share of the operator: gradients reset, forward,
+    backward."""
+    def step():
+        for tensor in inputs:
+            tensor.grad = None
+        fn().backward(grad)
+    return step
 
 
 def row_benchmark(op, lengths):
@@ -98,10 +117,22 @@ def row_benchmark(op, lengths):
 
 
 def run_row(N, provider, op, m):
-    fn, inputs, mine, theirs = _forward(op, provider, m, N)
-    _check(mine, theirs, f"{op} {m}x{N}")
+    _, inputs, mine, theirs = _forward(op, provider, m, N)
     backward = provider.endswith("fwd+bwd")
-    median, low, high = _timed(fn, inputs, backward)
+    side = "tilelang" if provider.startswith("tilelang") else "torch"
+    row = (op, m, N, backward)
+    fns = {"tilelang": mine, "torch": theirs}
+    if (row, side) not in PENDING:
+        _check(mine, theirs, f"{op} {m}x{N}")
+        if backward:
+            grad = torch.randn_like(theirs())
+            fns = {name: _step(fn, inputs, grad) for name, fn in fns.items()}
+            start = time.perf_counter()
+            for fn in fns.values():  # the first backward call tunes the backward kernels
+                fn()
+            torch.cuda.synchronize()
+            _spend("tuning and checking", start)
+    median, low, high = _alternating(row, side, fns)
     moved = (2 * m * N + (3 * m * N if backward else 0)) * 2
     return tuple(moved / ms * 1e-6 for ms in (median, high, low))
 
@@ -124,11 +155,10 @@ def run_matmul(M, N, K, provider):
     def theirs():
         return F.gelu(torch.addmm(bias, a, b))
 
-    _check(mine, theirs, f"matmul {M}x{N}x{K}")
-    start = time.perf_counter()
-    median, low, high = testing.do_bench(mine if provider == "tilelang" else theirs, return_mode="median",
-                                         quantiles=[0.5, 0.2, 0.8])
-    _spend("timing", start)
+    row = ("matmul", M, N, K)
+    if (row, provider) not in PENDING:
+        _check(mine, theirs, f"matmul {M}x{N}x{K}")
+    median, low, high = _alternating(row, provider, {"tilelang": mine, "torch": theirs})
     flops = 2.0 * M * N * K
     return tuple(flops / ms * 1e-9 for ms in (median, high, low))
 
