@@ -58,11 +58,17 @@ from typing import Optional
 
 
 def _flag(name: str) -> bool:
+    """A knob that is off unless set to 1, true, yes or on."""
     return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
 
 
+def _on_unless_off(name: str) -> bool:
+    """A knob that is on unless set to 0, false, no or off."""
+    return os.environ.get(name, "1").strip().lower() not in ("0", "false", "no", "off")
+
+
 def cache_enabled() -> bool:
-    return os.environ.get("TILELANG_CACHE", "1").strip().lower() not in ("0", "false", "no", "off")
+    return _on_unless_off("TILELANG_CACHE")
 
 
 def cache_dir() -> Optional[str]:
@@ -95,7 +101,7 @@ def print_autotuning() -> bool:
 
 
 def occupancy_search() -> bool:
-    return os.environ.get("TILELANG_OCCUPANCY_SEARCH", "1").strip().lower() not in ("0", "false", "no", "off")
+    return _on_unless_off("TILELANG_OCCUPANCY_SEARCH")
 
 
 def autotune_devices() -> Optional[str]:
@@ -104,8 +110,8 @@ def autotune_devices() -> Optional[str]:
 
 
 def ops_autotune() -> bool:
-    return os.environ.get("TILELANG_OPS_AUTOTUNE", "1").strip().lower() not in ("0", "false", "no", "off")
+    return _on_unless_off("TILELANG_OPS_AUTOTUNE")
 
 
 def ops_native_autograd() -> bool:
-    return os.environ.get("TILELANG_OPS_NATIVE_AUTOGRAD", "1").strip().lower() not in ("0", "false", "no", "off")
+    return _on_unless_off("TILELANG_OPS_NATIVE_AUTOGRAD")
