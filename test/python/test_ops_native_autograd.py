@@ -248,3 +248,82 @@ def test_a_plan_resolved_where_the_gradient_is_the_saved_input(library):
     assert report["first"] != "CppFunction" and report["second"] == "CppFunction"
     params = report["launches"][0]["params"]
     assert "dy" in params and "x" in params and "w" in params
+
+
+CONTRACT = PRELUDE + """
+m, n = 37, 300
+dy = torch.randn(m, n, dtype=torch.float16)
+
+
+def leaves():
+    x = torch.randn(m, n, dtype=torch.float16, requires_grad=True)
+    w = (torch.rand(n, dtype=torch.float16) + 0.5).requires_grad_()
+    return x, w, torch.randn(n, dtype=torch.float16, requires_grad=True)
+
+
+def error_of(action):
+    try:
+        action()
+    except RuntimeError as exc:
+        return str(exc)
+    return None
+
+
+for op in ("layer_norm", "softmax"):  # the first backward of each key resolves its plan
+    x, w, b = leaves()
+    (ops.layer_norm(x, w, b) if op == "layer_norm" else ops.softmax(x)).backward(dy)
+nodes = []
+# A saved input changed in place after the forward (x is a non-leaf here).
+x, w, b = leaves()
+h = x * 1
+y = ops.layer_norm(h, w, b)
+nodes.append(type(y.grad_fn).__name__)
+h.add_(1)
+report["input_changed"] = error_of(lambda: y.backward(dy))
+# Softmax's saved output changed in place.
+x, w, b = leaves()
+y = ops.softmax(x)
+nodes.append(type(y.grad_fn).__name__)
+y.mul_(2)
+report["output_changed"] = error_of(lambda: y.backward(dy))
+# Saved-tensor hooks see what the node saves (x, w, mean, rstd) and give it back.
+x, w, b = leaves()
+packed = []
+with torch.autograd.graph.saved_tensors_hooks(lambda t: (packed.append("pack"), t)[1],
+                                              lambda t: (packed.append("unpack"), t)[1]):
+    y = ops.layer_norm(x, w, b)
+nodes.append(type(y.grad_fn).__name__)
+y.backward(dy)
+report["hooks"] = packed
+# retain_graph: two backwards; a third without it raises.
+x, w, b = leaves()
+y = ops.layer_norm(x, w, b)
+nodes.append(type(y.grad_fn).__name__)
+y.backward(dy, retain_graph=True)
+y.backward(dy)
+report["third"] = error_of(lambda: y.backward(dy))
+# Gradients of some inputs only: w's alone leaves x.grad unset.
+x, w, b = leaves()
+y = ops.layer_norm(x, w, b)
+nodes.append(type(y.grad_fn).__name__)
+(gw,) = torch.autograd.grad(y, [w], dy)
+report["w_only"] = [list(gw.shape), x.grad is None, b.grad is None]
+report["nodes"] = nodes
+print(json.dumps(report))
+"""
+
+
+def test_the_cpp_node_keeps_autograds_contract(library):
+    """What the node saves is saved as autograd saves tensors: an in-place
+    change of a saved input (layer_norm's x) or of softmax's saved output
+    after the forward raises torch's version-counter error; saved-tensor
+    hooks pack and unpack each saved tensor (x, w, mean, rstd); with
+    retain_graph a graph runs backward twice, and a third time without it
+    raises; a gradient asked of some inputs only computes those."""
+    report = run(library, CONTRACT)
+    assert report["nodes"] == ["CppFunction"] * 5
+    for key in ("input_changed", "output_changed"):
+        assert report[key] is not None and "modified by an inplace operation" in report[key], report[key]
+    assert report["hooks"] == ["pack"] * 4 + ["unpack"] * 4
+    assert report["third"] is not None and "backward through the graph a second time" in report["third"]
+    assert report["w_only"] == [[300], True, True]
