@@ -84,6 +84,10 @@ const LaunchApi &launchApi() {
   return *api;
 }
 
+/// The most parameters a planned launch takes (tilelang._C packs at most
+/// 192).
+constexpr std::size_t kMaxParams = 256;
+
 /// Where a kernel's pointer parameter comes from.
 struct Slot {
   std::size_t index; ///< the parameter (one 8-byte slot each)
@@ -181,6 +185,9 @@ std::shared_ptr<BackwardPlan> makePlan(std::string name, int device,
     for (std::size_t i = 0; i < 3; ++i)
       launch.dims[i] = dims[i].cast<unsigned>();
     std::string bytes = spec[2].cast<std::string>();
+    if (bytes.size() > kMaxParams * sizeof(std::uint64_t))
+      throw py::value_error("tilelang._C_torch: a launch of more than " +
+                            std::to_string(kMaxParams) + " parameters");
     launch.params.resize(bytes.size() / sizeof(std::uint64_t));
     std::memcpy(launch.params.data(), bytes.data(),
                 launch.params.size() * sizeof(std::uint64_t));
@@ -205,6 +212,24 @@ std::shared_ptr<BackwardPlan> makePlan(std::string name, int device,
       throw py::value_error("tilelang._C_torch: a bad gradient in the plan");
   plan->gradients = std::move(gradients);
   return plan;
+}
+
+/// The stream a node's launches go on: torch's current stream of the plan's
+/// device (the one autograd runs the node on), read in C++ where the bridge
+/// has CUDA's headers, else asked of tilelang._C (which takes the GIL; the
+/// CPU tensors of the tests).
+std::uintptr_t streamOf(const BackwardPlan &plan, const LaunchApi &api) {
+#ifdef TILELANG_TORCH_BRIDGE_CUDA
+  if (plan.device >= 0)
+    return reinterpret_cast<std::uintptr_t>(
+        c10::cuda::getCurrentCUDAStream(plan.device).stream());
+#endif
+  std::uintptr_t stream = 0;
+  char message[512] = {0};
+  if (!api.currentStream(plan.device, &stream, message, sizeof(message)))
+    throw std::runtime_error(std::string("tilelang.ops: ") + plan.name + ": " +
+                             message);
+  return stream;
 }
 
 /// `tensor`, or a copy of it, contiguous and 16-byte aligned: the plan's
@@ -295,22 +320,12 @@ private:
                  const std::vector<at::Tensor> &inputs,
                  const std::vector<at::Tensor> &buffers) const {
     const LaunchApi &api = launchApi();
-    std::uintptr_t stream = 0;
+    std::uintptr_t stream = streamOf(*plan, api);
     char message[512] = {0};
-#ifdef TILELANG_TORCH_BRIDGE_CUDA
-    if (plan->device >= 0)
-      stream = reinterpret_cast<std::uintptr_t>(
-          c10::cuda::getCurrentCUDAStream(plan->device).stream());
-    else
-#endif
-        if (!api.currentStream(plan->device, &stream, message, sizeof(message)))
-      throw std::runtime_error(std::string("tilelang.ops: ") + plan->name +
-                               ": " + message);
-    std::uint64_t params[256];
-    void *pointers[256];
+    std::uint64_t params[kMaxParams];
+    void *pointers[kMaxParams];
     for (const Launch &launch : plan->launches) {
       std::size_t count = launch.params.size();
-      TORCH_CHECK(count <= 256, "tilelang.ops: too many parameters");
       std::memcpy(params, launch.params.data(), count * sizeof(params[0]));
       for (const Slot &slot : launch.slots) {
         const at::Tensor &tensor = slot.kind == 'g'   ? gradient
