@@ -444,3 +444,31 @@ def test_strided_norm_parameters_reach_the_kernels_contiguous(launches, monkeypa
                 [(backward[2][5], w)]:
             assert tensor.is_contiguous() and torch.equal(tensor, given)
         launches.clear()
+
+
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_forward_mode_ad_is_refused(launches, requires_grad):
+    """Forward-mode AD (torch.autograd.forward_ad): the kernels compute
+    primals only. A call on a dual tensor raises, naming the operator; it
+    returned a result without a tangent before where the input did not
+    require grad (the eager path and torch's custom operator alike drop it),
+    and raised torch's "implement the jvp" about an autograd.Function where
+    it did. Inside a dual level, calls on plain tensors still run."""
+    import torch.autograd.forward_ad as forward_ad
+
+    x = torch.randn(4, 300, dtype=torch.float16)
+    w = torch.rand(300, dtype=torch.float16) + 0.5
+    b = torch.randn(300, 16, dtype=torch.float16)
+    calls = {"softmax": lambda t: ops.softmax(t), "softmax dim 0": lambda t: ops.softmax(t, 0),
+             "layer_norm": lambda t: ops.layer_norm(t, w), "rms_norm": lambda t: ops.rms_norm(t, w),
+             "matmul": lambda t: ops.matmul(t, b), "batched matmul": lambda t: ops.matmul(t.view(2, 2, 300), b)}
+    with forward_ad.dual_level():
+        for name, call in calls.items():
+            dual = forward_ad.make_dual(x.clone().requires_grad_(requires_grad), torch.ones_like(x))
+            with pytest.raises(NotImplementedError, match=r"tilelang\.ops \(tilelang::\w+\): argument 0 is a "
+                                                          r"dual tensor of forward-mode AD"):
+                call(dual)
+            assert launches == [], name
+        ops.softmax(x)
+        ops.layer_norm(x, w)
+    assert launches.names() == ["softmax_fwd", "layer_norm_fwd"]

@@ -125,6 +125,25 @@ _dispatch_modes = getattr(torch._C, "_len_torch_dispatch_stack", lambda: 1)
 _function_modes = getattr(torch._C, "_is_torch_function_mode_enabled", lambda: True)
 _functorch_transforms = getattr(torch._C, "_are_functorch_transforms_active", lambda: True)
 
+# Forward-mode AD (torch.autograd.forward_ad): its dual level, -1 outside
+# `dual_level()`. The kernels compute primals only; a custom operator's
+# autograd drops a dual input's tangent without a word where the input does
+# not require grad (torch 2.15), so a call on dual tensors is refused
+# (refuse_tangents) instead.
+_forward_ad = torch.autograd.forward_ad
+
+
+def refuse_tangents(name: str, args) -> None:
+    """Raises NotImplementedError naming operator `name` where one of `args`
+    is a dual tensor of forward-mode AD (it has a tangent at the current
+    level): the result would have none. Call only inside a dual level."""
+    for index, arg in enumerate(args):
+        if isinstance(arg, torch.Tensor) and _forward_ad.unpack_dual(arg).tangent is not None:
+            raise NotImplementedError(
+                f"tilelang.ops ({name}): argument {index} is a dual tensor of forward-mode AD, which tilelang.ops "
+                f"does not support (its tangent would be dropped); compute the gradient with backward() or "
+                f"torch.autograd.grad instead")
+
 
 #: Tensor types an eager call may pass straight to the kernels: plain tensors
 #: and nn.Parameter (a module's weights), whose torch function handling is
@@ -142,8 +161,9 @@ def eager(x, dtypes: Sequence[torch.dtype], *params) -> Optional[bool]:
     of `dtypes`; each parameter has x's dtype and device, one dimension,
     x's row length. The same rules as check_tensor and check_same, in the
     cheapest form."""
-    # Tracing first: under torch.compile nothing below is traced.
-    if _tracing():
+    # Tracing first: under torch.compile nothing below is traced. Dual
+    # tensors (forward-mode AD) take the checks: Operator refuses them.
+    if _tracing() or _forward_ad._current_level >= 0:
         return None
     attribute = Operator.device_attribute
     if type(x) not in _PLAIN_TENSORS or not getattr(x, attribute) or x.dtype not in dtypes or not x.dim():
@@ -186,6 +206,7 @@ class Operator:
         intermediates: autograd wraps one output instead of three, a few
         microseconds a call. Its backward is given None for the others'
         gradients, as the custom operator's is when they are unused."""
+        self.name = name
         self.impl = impl
         self.op = torch.library.custom_op(name, mutates_args=())(impl)
         self.op.register_fake(fake)
@@ -229,6 +250,8 @@ class Operator:
         return self.impl(*args)
 
     def __call__(self, *args):
+        if _forward_ad._current_level >= 0:
+            refuse_tangents(self.name, args)
         if _tracing():
             return self.op(*args)
         attribute = self.device_attribute
