@@ -12,7 +12,9 @@
 
 #include "TileGPUToLLVM.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -110,7 +112,8 @@ struct CarriedPointerSum {
 };
 
 std::optional<CarriedPointerSum>
-matchCarriedPointerSum(ConversionPatternRewriter &rewriter, Value ptrs) {
+matchCarriedPointerSum(ConversionPatternRewriter &rewriter, Value ptrs,
+                       bool anyBase) {
   auto type = cast<RankedTensorType>(ptrs.getType());
   auto termType = type.clone(IntegerType::get(type.getContext(), 32));
   CarriedPointerSum sum;
@@ -123,14 +126,15 @@ matchCarriedPointerSum(ConversionPatternRewriter &rewriter, Value ptrs) {
   auto splat = ptrs.getDefiningOp<tile::SplatOp>();
   if (!splat || sum.terms.empty())
     return std::nullopt;
+  sum.base = rewriter.getRemappedValue(splat.getSrc());
+  if (anyBase)
+    return sum;
   // A loop-carried value is an argument of a block other than the entry
   // (the loops are branches by now); the converted block, since the
   // function's conversion has replaced every block.
-  auto arg = dyn_cast_if_present<BlockArgument>(
-      rewriter.getRemappedValue(splat.getSrc()));
+  auto arg = dyn_cast_if_present<BlockArgument>(sum.base);
   if (!arg || !arg.getOwner()->getParent() || arg.getOwner()->isEntryBlock())
     return std::nullopt;
-  sum.base = arg;
   return sum;
 }
 
@@ -155,6 +159,82 @@ SmallVector<Value> getPackedElements(OpBuilder &builder, Location loc,
   return elements;
 }
 
+/// A term that is a uniform scale times one coordinate of its tensor, plus
+/// a uniform offset (the FA2 tutorial's offs_n[None, :] * stride_kn): its
+/// elements differ between two registers of a thread by the scale times the
+/// difference of their coordinates, which the layout fixes at compile time
+/// (a coordinate is a thread's start plus a register's constant,
+/// LayoutMap.h).
+struct AffineTerm {
+  /// The uniform factors of the scale (i32, converted) and its constant
+  /// factor.
+  SmallVector<Value> factors;
+  int64_t constant = 1;
+  unsigned dim = 0;
+};
+
+/// `term` as an AffineTerm: broadcasts and expand_dims of a make_range,
+/// multiplied by splats and constants and offset by them.
+std::optional<AffineTerm> matchAffineTerm(ConversionPatternRewriter &rewriter,
+                                          Value term) {
+  // Whether `value` is the same in every element: its scalar (converted)
+  // or constant.
+  auto uniform = [&](Value value, Value &scalar, int64_t &constant) {
+    APInt splat;
+    if (matchPattern(value, m_ConstantInt(&splat))) {
+      constant = splat.getSExtValue();
+      return true;
+    }
+    if (auto op = value.getDefiningOp<tile::SplatOp>()) {
+      scalar = rewriter.getRemappedValue(op.getSrc());
+      return scalar.getType().isInteger(32);
+    }
+    return false;
+  };
+  AffineTerm affine;
+  // Tensor dimensions of `term` that each dimension of `value` stands for.
+  auto type = cast<RankedTensorType>(term.getType());
+  SmallVector<unsigned> dims =
+      llvm::to_vector(llvm::seq<unsigned>(0, type.getRank()));
+  Value value = term;
+  while (true) {
+    Operation *op = value.getDefiningOp();
+    if (auto range = dyn_cast_if_present<tile::MakeRangeOp>(op)) {
+      affine.dim = dims.front();
+      return affine;
+    }
+    if (auto broadcast = dyn_cast_if_present<tile::BroadcastOp>(op)) {
+      value = broadcast.getSrc();
+      continue;
+    }
+    if (auto expand = dyn_cast_if_present<tile::ExpandDimsOp>(op)) {
+      dims.erase(dims.begin() + expand.getAxis());
+      value = expand.getSrc();
+      continue;
+    }
+    if (isa_and_present<arith::MulIOp, arith::AddIOp>(op)) {
+      Value scalar;
+      int64_t constant = 0;
+      unsigned other = 1;
+      if (!uniform(op->getOperand(1), scalar, constant)) {
+        if (!uniform(op->getOperand(0), scalar, constant))
+          return std::nullopt;
+        other = 0;
+      }
+      other = 1 - other;
+      if (isa<arith::MulIOp>(op)) {
+        if (scalar)
+          affine.factors.push_back(scalar);
+        else
+          affine.constant *= constant;
+      }
+      value = op->getOperand(other);
+      continue;
+    }
+    return std::nullopt;
+  }
+}
+
 /// The global address of each vector of a CarriedPointerSum copy (at the
 /// vector starts; null elsewhere): the base plus each term, sign-extended
 /// and scaled by `mad.wide.s32` in the loop. Written in inline assembly so
@@ -163,14 +243,61 @@ SmallVector<Value> getPackedElements(OpBuilder &builder, Location loc,
 /// strength-reduced back into one carried pointer per vector), the
 /// registers the rebasing saves. A partial sum shared by several vectors
 /// (a term broadcast along the other axis) is computed once.
+///
+/// With `steppedOffsets` (TileGPUOps.td), an AffineTerm (matchAffineTerm)
+/// is read at the first vector only; each
+/// other vector adds its scale times the coordinate difference to that
+/// vector's address (one mad.wide.s32 of the uniform scale and an
+/// immediate). Its per-vector values would otherwise stay live across the
+/// loop, one register each (two, with their byte-scaled copies ptxas
+/// hoists): 16 for the K and V copies of flash attention at 128x64, 4
+/// warps, where they made the loop spill. This assumes the term's elements
+/// do not wrap around 32 bits, which no offset within one tensor does.
 SmallVector<Value>
 emitCarriedAddresses(ConversionPatternRewriter &rewriter, Location loc,
-                     const CarriedPointerSum &sum, unsigned numElements,
-                     ArrayRef<unsigned> vectorStarts, unsigned elementBytes) {
+                     const CarriedPointerSum &sum, RankedTensorType type,
+                     ArrayRef<unsigned> vectorStarts, unsigned elementBytes,
+                     bool steppedOffsets) {
+  unsigned numElements = getTotalElemsPerThread(type);
+  std::optional<LayoutMap> map =
+      steppedOffsets ? LayoutMap::get(type.getEncoding(), type.getShape())
+                     : std::nullopt;
   SmallVector<SmallVector<Value>> terms;
-  for (Value term : sum.terms)
-    terms.push_back(
-        getPackedElements(rewriter, loc, rewriter.getRemappedValue(term)));
+  // The affine terms' scaled coordinate differences from the first vector:
+  // a constant factor of bytes per vector, and the uniform factors.
+  SmallVector<int64_t> deltas(numElements, 0);
+  SmallVector<Value> factors;
+  bool affineUsed = false;
+  for (Value term : sum.terms) {
+    SmallVector<Value> elements =
+        getPackedElements(rewriter, loc, rewriter.getRemappedValue(term));
+    std::optional<AffineTerm> affine =
+        map && !affineUsed ? matchAffineTerm(rewriter, term) : std::nullopt;
+    // One affine term with uniform factors at most (the steps of several
+    // would not share one scale); the others are read per vector.
+    if (affine && affine->factors.size() <= 1) {
+      int64_t first = map->apply(vectorStarts.front(), 0, 0)[affine->dim];
+      SmallVector<int64_t> steps;
+      for (unsigned start : vectorStarts) {
+        int64_t coordinate = map->apply(start, 0, 0)[affine->dim];
+        steps.push_back((coordinate - first) * affine->constant *
+                        int64_t(elementBytes));
+      }
+      // The steps are mad.wide.s32 immediates.
+      if (llvm::all_of(steps,
+                       [](int64_t step) { return llvm::isInt<32>(step); })) {
+        for (auto [start, step] : llvm::zip_equal(vectorStarts, steps)) {
+          deltas[start] = step;
+          elements[start] = elements[vectorStarts.front()];
+        }
+        if (llvm::any_of(steps, [](int64_t step) { return step != 0; })) {
+          affineUsed = true;
+          factors = affine->factors;
+        }
+      }
+    }
+    terms.push_back(std::move(elements));
+  }
   // Terms with fewer distinct values among the vectors first: the partial
   // sums they make are shared by more vectors (the sum is the same modulo
   // 2^64 in any order).
@@ -198,6 +325,25 @@ emitCarriedAddresses(ConversionPatternRewriter &rewriter, Location loc,
                              /*hasSideEffects=*/false)
                    .getResult(0);
       address = next;
+    }
+    // The affine term's step from the vector that read it (its scale is
+    // uniform, the immediate the layout's).
+    if (deltas[start] != 0) {
+      if (factors.empty())
+        address =
+            emitInlineAsm(
+                rewriter, loc, {rewriter.getI64Type()}, {address},
+                llvm::formatv("add.s64 $0, $1, {0};", deltas[start]).str(),
+                "=l,l", /*hasSideEffects=*/false)
+                .getResult(0);
+      else
+        address =
+            emitInlineAsm(
+                rewriter, loc, {rewriter.getI64Type()}, {factors[0], address},
+                llvm::formatv("mad.wide.s32 $0, $1, {0}, $2;", deltas[start])
+                    .str(),
+                "=l,r,l", /*hasSideEffects=*/false)
+                .getResult(0);
     }
     addresses[start] = address;
   }
@@ -237,8 +383,11 @@ struct AsyncCopyLowering
              << "-byte pieces: cp.async needs 4, 8 or 16 contiguous, aligned "
                 "bytes along the buffer's rows";
 
+    // Copies with steppedOffsets take this path from any scalar base, so
+    // that those before the loop do not keep each vector's 64-bit offset
+    // live across an earlier loop (causal attention's second loop).
     std::optional<CarriedPointerSum> carried =
-        matchCarriedPointerSum(rewriter, op.getPtrs());
+        matchCarriedPointerSum(rewriter, op.getPtrs(), op.getSteppedOffsets());
     SmallVector<Value> ptrs = unpackStruct(rewriter, loc, adaptor.getPtrs());
     SmallVector<Value> masks =
         op.getMask() ? unpackStruct(rewriter, loc, adaptor.getMask())
@@ -247,8 +396,9 @@ struct AsyncCopyLowering
     for (unsigned start = 0; start < ptrs.size(); start += width)
       vectorStarts.push_back(start);
     if (carried)
-      ptrs = emitCarriedAddresses(rewriter, loc, *carried, ptrs.size(),
-                                  vectorStarts, elementBytes);
+      ptrs =
+          emitCarriedAddresses(rewriter, loc, *carried, ptrsType, vectorStarts,
+                               elementBytes, op.getSteppedOffsets());
     SmallVector<Value> offsets = smem.emitOffsets(
         rewriter, loc, emitThreadElementCoordinates(rewriter, loc, ptrsType),
         vectorStarts);

@@ -392,20 +392,28 @@ struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
       }
       return operand;
     };
+    // A descriptor as a value and a constant (16-byte units) the
+    // instruction adds to it as it issues: with descriptorsAtIssue, the
+    // operand's base and the position's offset (see TileGPUOps.td), else the
+    // whole descriptor and 0.
+    struct IssuedDescriptor {
+      Value value;
+      int64_t units = 0;
+    };
     auto descriptor = [&](const OperandDescriptors &operand, int64_t other,
-                          int64_t k) -> Value {
+                          int64_t k) -> IssuedDescriptor {
       const SwizzledTile &smem = operand.smem;
       int64_t row = operand.kContiguous ? other : k;
       int64_t column = operand.kContiguous ? k : other;
       if (operand.base) {
         int64_t units =
             getUnswizzledByteOffset(smem, row, column, elementBytes) >> 4;
-        if (units == 0)
-          return operand.base;
-        return LLVM::AddOp::create(
+        if (units == 0 || op.getDescriptorsAtIssue())
+          return {operand.base, units};
+        return {LLVM::AddOp::create(
             rewriter, loc, operand.base,
             LLVM::ConstantOp::create(rewriter, loc, rewriter.getI64Type(),
-                                     rewriter.getI64IntegerAttr(units)));
+                                     rewriter.getI64IntegerAttr(units)))};
       }
       Value otherAt = LLVM::AddOp::create(rewriter, loc, operand.warpStart,
                                           constant(other));
@@ -415,7 +423,7 @@ struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
               rewriter, loc, smem,
               operand.kContiguous ? otherAt : constant(k),
               operand.kContiguous ? constant(k) : otherAt, elementBytes));
-      return emitMatrixDescriptor(rewriter, loc, smem, at, elementBytes);
+      return {emitMatrixDescriptor(rewriter, loc, smem, at, elementBytes)};
     };
     std::optional<OperandDescriptors> aOperand;
     SmallVector<Value> aRegisters;
@@ -462,19 +470,32 @@ struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
     // scale-d 0 makes an instruction overwrite its accumulator (d = a * b)
     // rather than add to it.
     StringRef accName = integer ? "s32" : "f32";
-    auto instructionText = [&](int scaleD) {
-      return llvm::formatv("wgmma.mma_async.sync.aligned.m64n{0}k{1}.{2}.{3} "
-                           "{{{4}}, {5}, ${6}, {7}{8}{9};",
-                           instrN, instrK, accName, types, outputs, aText,
-                           bIndex, scaleD, scales, flags)
-          .str();
+    // A descriptor offset the instruction adds (descriptorsAtIssue) goes
+    // into a register of the instruction's own scope.
+    auto instructionText = [&](int scaleD, int64_t aUnits, int64_t bUnits) {
+      std::string prefix, a = aText, b = "$" + std::to_string(bIndex);
+      auto offset = [&](std::string &operand, StringRef name, int64_t units) {
+        if (units == 0)
+          return;
+        prefix += llvm::formatv(".reg .b64 {0};\nadd.s64 {0}, {1}, {2};\n",
+                                name, operand, units)
+                      .str();
+        operand = name.str();
+      };
+      offset(a, "%wgmma_a", aUnits);
+      offset(b, "%wgmma_b", bUnits);
+      std::string text =
+          llvm::formatv("wgmma.mma_async.sync.aligned.m64n{0}k{1}.{2}.{3} "
+                        "{{{4}}, {5}, {6}, {7}{8}{9};",
+                        instrN, instrK, accName, types, outputs, a, b, scaleD,
+                        scales, flags)
+              .str();
+      return prefix.empty() ? text : "{\n" + prefix + text + "\n}";
     };
-    std::string text = instructionText(1);
     // A product from zero (S = Q K^T in attention) starts each output tile
     // with scale-d 0: no registers are zeroed for it in every iteration.
     bool fromZero = matchPattern(op.getC(), m_AnyZeroFloat()) ||
                     matchPattern(op.getC(), m_Zero());
-    std::string firstText = fromZero ? instructionText(0) : text;
     Type accType =
         integer ? Type(rewriter.getI32Type()) : rewriter.getF32Type();
     StringRef accConstraint = getAccumulatorConstraint(accType);
@@ -493,19 +514,25 @@ struct WarpGroupDotLowering : public ConvertOpToLLVMPattern<WarpGroupDotOp> {
             value = LLVM::UndefOp::create(rewriter, loc, accType);
         for (unsigned kk = 0; kk < repK; ++kk) {
           SmallVector<Value> operands(slice.begin(), slice.end());
+          IssuedDescriptor aDescriptor;
           if (aInRegisters) {
             // The operand's registers of this (M, K) step, in the order of
             // its LayoutMap: 4 pairs per step, K steps, then M.
             auto step = ArrayRef(aRegisters).slice((i * repK + kk) * 4, 4);
             operands.append(step.begin(), step.end());
           } else {
-            operands.push_back(
-                descriptor(*aOperand, i * tile->ctaTile[0], kk * instrK));
+            aDescriptor =
+                descriptor(*aOperand, i * tile->ctaTile[0], kk * instrK);
+            operands.push_back(aDescriptor.value);
           }
-          operands.push_back(
-              descriptor(bOperand, j * tile->ctaTile[1], kk * instrK));
-          auto product = emitInlineAsm(rewriter, loc, accTypes, operands,
-                                       kk == 0 ? firstText : text, constraints);
+          IssuedDescriptor bDescriptor =
+              descriptor(bOperand, j * tile->ctaTile[1], kk * instrK);
+          operands.push_back(bDescriptor.value);
+          auto product = emitInlineAsm(
+              rewriter, loc, accTypes, operands,
+              instructionText(kk == 0 && fromZero ? 0 : 1, aDescriptor.units,
+                              bDescriptor.units),
+              constraints);
           for (unsigned r = 0; r < perInstr; ++r)
             slice[r] = LLVM::ExtractValueOp::create(
                 rewriter, loc, product.getResult(0), ArrayRef<int64_t>{r});

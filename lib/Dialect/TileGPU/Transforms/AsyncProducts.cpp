@@ -98,8 +98,10 @@ tilelang::tilegpu::findAsyncProducts(scf::ForOp loop,
       inFlightRegisters += registersPerThread(product.dot.getA().getType());
   }
   if (inFlightRegisters > kCarriedProductRegisters)
-    for (AsyncProduct &product : products)
+    for (AsyncProduct &product : products) {
+      product.retiredForRegisters |= product.carriedIndex >= 0;
       product.carriedIndex = -1;
+    }
   return products;
 }
 

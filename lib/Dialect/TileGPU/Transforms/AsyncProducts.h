@@ -22,6 +22,10 @@ struct AsyncProduct {
   /// The yield operand its result is carried through, still in flight, to
   /// the next iteration; -1 when it is waited for within its iteration.
   int carriedIndex = -1;
+  /// Whether it would be carried but retires within its iteration because
+  /// the registers in flight across the back edge would exceed
+  /// kCarriedProductRegisters: the loop is bound by registers.
+  bool retiredForRegisters = false;
 };
 
 /// The most registers a thread may hold in flight across a loop's back

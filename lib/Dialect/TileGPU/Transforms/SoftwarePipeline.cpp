@@ -132,6 +132,17 @@ private:
   bool bulk = false;
   /// The wgmma products issued asynchronously.
   SmallVector<AsyncProduct> products;
+  /// Whether the loop's products retire within each iteration for
+  /// registers (AsyncProduct::retiredForRegisters): then its copies step
+  /// their offsets (steppedOffsets) and go right after the loop's first
+  /// barrier, and products reading a loop-invariant shared operand form
+  /// their descriptors at issue (descriptorsAtIssue), all to hold fewer
+  /// registers across the loop.
+  bool isRegisterBound() const {
+    return llvm::any_of(products, [](const AsyncProduct &product) {
+      return product.retiredForRegisters;
+    });
+  }
   const ModuleAxisInfo &axisInfo;
   SmallVector<OperandLoad> loads;
   /// With bulk copies: one mbarrier per stage (a [num_stages x 1] buffer of
@@ -370,8 +381,10 @@ void LoopPipeliner::issueCopies(OpBuilder &builder, Location loc,
                                    mapping.lookupOrDefault(original), mask);
     auto stageType = cast<MemDescType>(buffer.getType()).getStageType();
     Value view = MemDescIndexOp::create(builder, loc, stageType, buffer, stage);
-    tokens.push_back(AsyncCopyGlobalToLocalOp::create(
-        builder, loc, tokenType, ptrs, view, mask, Value()));
+    auto copy = AsyncCopyGlobalToLocalOp::create(builder, loc, tokenType, ptrs,
+                                                 view, mask, Value());
+    copy.setSteppedOffsets(isRegisterBound());
+    tokens.push_back(copy);
   }
   AsyncCommitGroupOp::create(builder, loc, tokenType, tokens);
 }
@@ -516,15 +529,16 @@ void LoopPipeliner::rewrite() {
         return p.carriedIndex >= 0;
       });
   builder.setInsertionPointToStart(body);
+  Operation *firstBarrier = nullptr;
   if (bulk) {
     WaitBarrierOp::create(builder, loc, getStageBarrier(builder, loc, readStage),
                           readPhase);
     if (!carriesProducts)
-      BarrierOp::create(builder, loc);
+      firstBarrier = BarrierOp::create(builder, loc);
   } else {
     AsyncWaitOp::create(builder, loc, AsyncTokenType::get(context),
                         ValueRange(), distance - 1);
-    BarrierOp::create(builder, loc);
+    firstBarrier = BarrierOp::create(builder, loc);
   }
   Operation *lastRead = nullptr;
   for (auto [load, buffer] : llvm::zip_equal(loads, buffers)) {
@@ -569,6 +583,34 @@ void LoopPipeliner::rewrite() {
   if (earlyCopies) {
     placeProductWaits(body, products);
     builder.setInsertionPointAfter(products.back().dot);
+  } else if (isRegisterBound()) {
+    // No product crosses the back edge: the stage refilled here was read
+    // by the previous iteration's products, which all retired in it, and
+    // every thread is past them at the loop's first barrier. The copies go
+    // right after that barrier, where a thread holds the fewest registers
+    // (the carried accumulators), rather than after the last product, next
+    // to every value the products made live (flash attention at 128x64, 4
+    // warps, head 128, whose P V retires in the iteration: S, P and the
+    // softmax's temporaries) or after the first, next to its result. Their
+    // address arithmetic then overlaps no product; such a loop already
+    // gave up the overlap of carried products for registers.
+    placeProductWaits(body, products);
+    builder.setInsertionPointAfter(firstBarrier);
+    // A loop-invariant operand's descriptors (attention's Q) would be
+    // hoisted as one 64-bit value per instruction, more than the uniform
+    // registers hold next to the loop's own (TileGPUOps.td).
+    for (const AsyncProduct &product : products) {
+      WarpGroupDotOp dot = product.dot;
+      SmallVector<Value> shared{dot.getB()};
+      if (!dot.isAInRegisters())
+        shared.push_back(dot.getA());
+      if (llvm::any_of(shared, [&](Value operand) {
+            while (auto view = operand.getDefiningOp<MemDescTransOp>())
+              operand = view.getSrc();
+            return newLoop.isDefinedOutsideOfLoop(operand);
+          }))
+        dot.setDescriptorsAtIssue(true);
+    }
   } else if (!products.empty()) {
     builder.setInsertionPointAfter(placeProductWaits(body, products));
     if (carriesProducts)

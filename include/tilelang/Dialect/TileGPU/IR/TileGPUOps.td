@@ -216,12 +216,22 @@ def TileGPU_WarpGroupDotOp : TileGPU_Op<"warp_group_dot", [
     passed to nothing but a `warp_group_dot_wait` or a later asynchronous
     product, and `a` and `b` must stay unchanged until that wait.
 
+    `descriptorsAtIssue` (set by tilegpu-pipeline on a product in a loop
+    bound by registers that reads a shared operand defined outside the
+    loop) forms each instruction's matrix descriptors at the instruction:
+    one base descriptor per operand is live, and each instruction adds its
+    constant offset to it as it issues. Otherwise the offsets are added
+    beforehand, and for a loop-invariant operand LLVM hoists one 64-bit
+    descriptor per instruction out of the loop, which holds them all live
+    across it.
+
     ```mlir
     %d = tilegpu.warp_group_dot %a, %b, %c : !tilegpu.memdesc<128x64xf16, #shared> * !tilegpu.memdesc<64x128xf16, #shared1> -> tensor<128x128xf32, #mma3>
     ```
   }];
   let arguments = (ins AnyTypeOf<[TileGPU_MemDesc, Tile_Tensor]>:$a,
-                       TileGPU_MemDesc:$b, Tile_Tensor:$c, UnitAttr:$isAsync);
+                       TileGPU_MemDesc:$b, Tile_Tensor:$c, UnitAttr:$isAsync,
+                       UnitAttr:$descriptorsAtIssue);
   let results = (outs Tile_Tensor:$d);
   let extraClassDeclaration = [{
     /// The A operand's shape and element type, in shared memory or not.
@@ -275,6 +285,13 @@ def TileGPU_AsyncCopyGlobalToLocalOp : TileGPU_Op<"async_copy_global_to_local", 
     elements receive `other` (zero when absent). The copy completes after
     its group is committed and waited for.
 
+    `steppedOffsets` (set by tilegpu-pipeline on the copies of a loop bound
+    by registers) asks the lowering to read an offset that is a uniform
+    scale times a coordinate (`offs_n[None, :] * stride`) at a thread's
+    first vector only and to step each other vector's address from there
+    by the scale times an immediate, rather than to keep every vector's
+    offset in a register across the loop.
+
     ```mlir
     %t = tilegpu.async_copy_global_to_local %ptrs, %buf mask %m : tensor<64x64x!tile.ptr<f16>, #blocked> -> !tilegpu.memdesc<64x64xf16, #shared, mutable>
     ```
@@ -283,7 +300,8 @@ def TileGPU_AsyncCopyGlobalToLocalOp : TileGPU_Op<"async_copy_global_to_local", 
     Tile_PtrTensor:$ptrs,
     TileGPU_MemDesc:$dst,
     Optional<Tile_BoolTensor>:$mask,
-    Optional<Tile_Tensor>:$other);
+    Optional<Tile_Tensor>:$other,
+    UnitAttr:$steppedOffsets);
   let results = (outs TileGPU_AsyncToken:$token);
   let assemblyFormat = [{
     $ptrs `,` $dst (`mask` $mask^)? (`other` $other^)? attr-dict `:`
