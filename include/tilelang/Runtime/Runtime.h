@@ -98,8 +98,9 @@ private:
 /// How linkPTX compiled a kernel.
 struct LinkReport {
   /// The .minnctapersm the cubin was compiled for (blocks per SM whose
-  /// registers must fit the register file at once); 0 when the PTX asks
-  /// for none.
+  /// registers must fit the register file at once); 0 when it was compiled
+  /// without one (the PTX asks for none, or the occupancy search dropped
+  /// the floor).
   int minBlocksPerSM = 0;
   /// JIT compilations it took: 1, or more with an occupancy search.
   int links = 0;
