@@ -47,6 +47,29 @@ def test_corpus_kernel_matches_triton_resources(name, request):
     assert not findings, "\n".join(findings)
 
 
+#: Issue 19 acceptance 2 (the tutorial-form attention spills nothing in any of
+#: Triton's five configs) is tilelang's own bar: test_corpus_kernel_matches_
+#: Triton_resources flags only spills Triton does not have, and Triton spills
+#: at 128x64, 4 warps, head 128 (412 B), so it cannot see this config.
+ATTENTION_SPILLS = ("issue 19 acceptance 2: 128x64 w4 s4 at head 128 still spills (ptxas 13.0: "
+                    "8 B full, 40 B causal); the loop's registers are what is left (docs/lowering.md, "
+                    "loops bound by registers)")
+
+
+@pytest.mark.xfail(reason=ATTENTION_SPILLS, strict=True)
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_attention_spills_nothing_in_any_config(causal):
+    if parity.ptxstats.find_ptxas() is None:
+        pytest.skip("no ptxas (CUDA toolkit or Triton's)")
+    module = parity.load("attention", "tilelang")
+    problem = next(p for p in module.PROBLEMS if p["D"] == 128 and p["causal"] == causal)
+    spills = {}
+    for config in module.CONFIGS:
+        ptx = parity.compile_ptx(module, "tilelang", problem, config)["ptx"]
+        spills[module.label(config)] = parity.ptxstats.resources(ptx)["spill_stores"]
+    assert all(spilled == 0 for spilled in spills.values()), f"{problem['name']}: spill bytes {spills}"
+
+
 def test_tilelang_build_changes_only_the_imports(tmp_path):
     path = tmp_path / "kernel.py"
     path.write_text("import triton\nimport triton.language as tl\n"
