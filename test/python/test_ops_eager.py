@@ -472,3 +472,18 @@ def test_forward_mode_ad_is_refused(launches, requires_grad):
         ops.softmax(x)
         ops.layer_norm(x, w)
     assert launches.names() == ["softmax_fwd", "layer_norm_fwd"]
+
+
+def test_a_strided_matmul_bias_reaches_the_kernel_contiguous(launches):
+    # The kernel reads the bias at consecutive addresses (bias_ptr + cols): a
+    # bias that is every other element of a buffer was passed as it is, and
+    # each column added the wrong element (the norms' parameters: above).
+    a = torch.randn(5, 32, dtype=torch.float16)
+    b = torch.randn(32, 16, dtype=torch.float16)
+    bias = torch.randn(32, dtype=torch.float16)[::2]
+    for call in (lambda: ops.matmul(a, b, bias), lambda: ops.matmul(a.requires_grad_(), b, bias, "gelu")):
+        call()
+        (name, _, args, keywords), = launches
+        assert name == "matmul_epilogue_kernel" and keywords["HAS_BIAS"]
+        assert args[2].is_contiguous() and torch.equal(args[2], bias)
+        launches.clear()

@@ -96,6 +96,9 @@ def _matmul(a: Tensor, b: Tensor, bias: Optional[Tensor], activation: str) -> Te
             return _epilogue(torch.zeros((m, n), device=a.device, dtype=torch.float32), bias,
                              activation).to(a.dtype)
         a, b = _aligned(a), _aligned(b)
+        if bias is not None:
+            # The kernel reads the bias at consecutive addresses (bias_ptr + cols).
+            bias = bias.contiguous()
 
         def grid(meta):
             tiles = -(-m // meta["BLOCK_SIZE_M"]) * -(-n // meta["BLOCK_SIZE_N"])

@@ -439,6 +439,27 @@ def test_strided_norm_parameters():
         check([y, *grads], [yr, *refs], torch.float16, f"rms_norm strided parameters step {step}")
 
 
+def test_strided_matmul_bias():
+    """A bias that is every other element of a buffer (the kernel reads the
+    bias at consecutive addresses: it is copied), forward and backward
+    against float64, with gelu and without an activation."""
+    a = torch.randn(300, 200, device="cuda", dtype=torch.float16)
+    b = torch.randn(200, 170, device="cuda", dtype=torch.float16) / 14
+    bias = torch.randn(340, device="cuda", dtype=torch.float16)[::2]
+    dy = torch.randn(300, 170, device="cuda", dtype=torch.float16)
+    for activation in (None, "gelu"):
+        as_, bs = leaves(a, b)
+        biass = bias.detach().requires_grad_()  # a clone would be contiguous
+        assert biass.stride() == (2,)
+        ar, br, biasr = reference_leaves(a, b, bias)
+        y = ops.matmul(as_, bs, biass, activation)
+        z = ar @ br + biasr
+        yr = z if activation is None else F.gelu(z)
+        grads = torch.autograd.grad(y, (as_, bs, biass), dy)
+        refs = torch.autograd.grad(yr, (ar, br, biasr), dy.double())
+        check([y, *grads], [yr, *refs], torch.float16, f"matmul strided bias {activation}")
+
+
 def test_the_cpp_backward_on_a_3d_input_and_under_compile():
     """A layer norm of a (2, 19, 1000) input with the C++ node (its x
     gradient in x's shape), against float64; then torch.compile(fullgraph)
