@@ -201,6 +201,11 @@ std::optional<AffineTerm> matchAffineTerm(ConversionPatternRewriter &rewriter,
     Operation *op = value.getDefiningOp();
     if (auto range = dyn_cast_if_present<tile::MakeRangeOp>(op)) {
       affine.dim = dims.front();
+      // A range shorter than the term along its dimension was broadcast
+      // there (from one element): the term is uniform along it, while the
+      // registers' coordinates still differ.
+      if (range.getType().getShape()[0] != type.getShape()[affine.dim])
+        return std::nullopt;
       return affine;
     }
     if (auto broadcast = dyn_cast_if_present<tile::BroadcastOp>(op)) {
@@ -251,8 +256,10 @@ std::optional<AffineTerm> matchAffineTerm(ConversionPatternRewriter &rewriter,
 /// immediate). Its per-vector values would otherwise stay live across the
 /// loop, one register each (two, with their byte-scaled copies ptxas
 /// hoists): 16 for the K and V copies of flash attention at 128x64, 4
-/// warps, where they made the loop spill. This assumes the term's elements
-/// do not wrap around 32 bits, which no offset within one tensor does.
+/// warps, where they made the loop spill. The steps equal the differences
+/// of the per-vector offsets where the term's 32-bit elements do not wrap
+/// (an i32 offset past 2**31 is wrong in either form; kernels take 64-bit
+/// offsets there).
 SmallVector<Value>
 emitCarriedAddresses(ConversionPatternRewriter &rewriter, Location loc,
                      const CarriedPointerSum &sum, RankedTensorType type,

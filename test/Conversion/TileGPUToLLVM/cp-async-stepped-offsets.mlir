@@ -22,6 +22,18 @@
 // CHECK: "cp.async.cg.shared.global [$0], [$1], 16, $2;", "r,l,r" %{{.*}}, %[[SECOND]], %{{.*}}
 // CHECK-NOT: mad.wide
 // CHECK: llvm.return
+
+// A term whose range was broadcast along its own dimension (a one-element
+// range, here rows of 0 * %stride for all 64 rows) is uniform along it:
+// it is read per vector, not stepped by its coordinate (which would give
+// the second vector, 32 rows on, 32 * %stride more).
+// CHECK-LABEL: llvm.func @broadcast_range
+// CHECK: "mad.wide.s32 $0, $1, 2, $2;"
+// CHECK-NEXT: %[[ADDR:.*]] = llvm.inline_asm asm_dialect = att "mad.wide.s32 $0, $1, 2, $2;"
+// CHECK-NOT: mad.wide
+// CHECK: "cp.async.cg.shared.global [$0], [$1], 16, $2;", "r,l,r" %{{.*}}, %[[ADDR]], %{{.*}}
+// CHECK: "cp.async.cg.shared.global [$0], [$1], 16, $2;", "r,l,r" %{{.*}}, %[[ADDR]], %{{.*}}
+// CHECK: llvm.return
 #blocked = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
 #rows = #tilegpu.slice<dim = 1, parent = #blocked>
 #cols = #tilegpu.slice<dim = 0, parent = #blocked>
@@ -59,6 +71,27 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_80"} {
     }
     %done = tilegpu.async_wait {pending = 0 : i32}
     tilegpu.local_dealloc %buf : !tilegpu.memdesc<2x64x32xf16, #shared, mutable>
+    return
+  }
+  func.func @broadcast_range(%base: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %stride: i32 {tile.divisibility = 16 : i32}) {
+    %c0 = arith.constant 0 : i32
+    %st = tile.splat %stride : i32 -> tensor<1x1xi32, #blocked>
+    %r = tile.make_range 0 to 1 : tensor<1xi32, #rows>
+    %r2 = tile.expand_dims %r {axis = 1 : i32} : tensor<1xi32, #rows> -> tensor<1x1xi32, #blocked>
+    %roff = arith.muli %r2, %st : tensor<1x1xi32, #blocked>
+    %rb = tile.broadcast %roff : tensor<1x1xi32, #blocked> -> tensor<64x32xi32, #blocked>
+    %c = tile.make_range 0 to 32 : tensor<32xi32, #cols>
+    %c2 = tile.expand_dims %c {axis = 0 : i32} : tensor<32xi32, #cols> -> tensor<1x32xi32, #blocked>
+    %cb = tile.broadcast %c2 : tensor<1x32xi32, #blocked> -> tensor<64x32xi32, #blocked>
+    %buf = tilegpu.local_alloc : () -> !tilegpu.memdesc<1x64x32xf16, #shared, mutable>
+    %stage = tilegpu.memdesc_index %buf[%c0] : !tilegpu.memdesc<1x64x32xf16, #shared, mutable> -> !tilegpu.memdesc<64x32xf16, #shared, mutable>
+    %s = tile.splat %base : !tile.ptr<f16> -> tensor<64x32x!tile.ptr<f16>, #blocked>
+    %withRows = tile.addptr %s, %rb : tensor<64x32x!tile.ptr<f16>, #blocked>, tensor<64x32xi32, #blocked>
+    %ptrs = tile.addptr %withRows, %cb : tensor<64x32x!tile.ptr<f16>, #blocked>, tensor<64x32xi32, #blocked>
+    %t = tilegpu.async_copy_global_to_local %ptrs, %stage {steppedOffsets} : tensor<64x32x!tile.ptr<f16>, #blocked> -> !tilegpu.memdesc<64x32xf16, #shared, mutable>
+    %g = tilegpu.async_commit_group %t
+    %done = tilegpu.async_wait {pending = 0 : i32}
+    tilegpu.local_dealloc %buf : !tilegpu.memdesc<1x64x32xf16, #shared, mutable>
     return
   }
 }
