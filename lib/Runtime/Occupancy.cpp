@@ -149,9 +149,9 @@ mostBlocksBelow(int spilling, long long spillingLocal, int &leastLocal,
 }
 
 /// Where searchMinBlocksPerSM tries the PTX without its floor: kernels that
-/// keep at most this many blocks of at most this many threads resident.
+/// keep at most this many blocks of this many threads (8 warps) resident.
 static constexpr int kMostBlocksUnbound = 3;
-static constexpr int kMostThreadsUnbound = 256;
+static constexpr int kUnboundThreads = 256;
 
 /// The search proper (searchMinBlocksPerSM without its last trial).
 static int
@@ -200,7 +200,8 @@ searchFloor(int base, int top, const SMLimits &limits, int threadsPerBlock,
 
 int searchMinBlocksPerSM(int base, int top, const SMLimits &limits,
                          int threadsPerBlock,
-                         const std::function<OccupancyTrial(int)> &tryBlocks) {
+                         const std::function<OccupancyTrial(int)> &tryBlocks,
+                         bool dropFloor) {
   std::map<int, OccupancyTrial> trials;
   bool failed = false;
   auto remembered = [&](int blocks) {
@@ -216,18 +217,19 @@ int searchMinBlocksPerSM(int base, int top, const SMLimits &limits,
   // bunches its weight and bias loads, where without the directive it takes
   // 127, spreads them through the arithmetic (as Triton's cubin does),
   // still keeps 2 blocks and runs faster. The same exchange at 4 or 8
-  // resident blocks, or on blocks of 16 warps, measured slower
-  // (bench/parity/results), so it is made only where few blocks of at most
-  // 8 warps stay resident (kMostBlocksUnbound, kMostThreadsUnbound): long
-  // rows, each block a large share of the register file. There the PTX
+  // resident blocks, or on blocks of 2, 4 or 16 warps, measured slower
+  // about as often as faster (bench/parity/results), so it is made only
+  // where few blocks of 8 warps stay resident (kMostBlocksUnbound,
+  // kUnboundThreads): long rows, each block a large share of the register
+  // file, where it measured faster or even every time. There the PTX
   // without the directive is tried last (when the PTX has a floor, no trial
   // failed, as a failure ends the search, and the chosen count fits) and
   // kept where it fits and its registers allow at least the blocks the
   // chosen count's allow.
   auto it = trials.find(chosen);
-  if (base <= 0 || chosen <= 0 || top <= 0 || failed || it == trials.end() ||
-      it->second.outcome != OccupancyTrial::Fits ||
-      threadsPerBlock > kMostThreadsUnbound)
+  if (!dropFloor || base <= 0 || chosen <= 0 || top <= 0 || failed ||
+      it == trials.end() || it->second.outcome != OccupancyTrial::Fits ||
+      threadsPerBlock != kUnboundThreads)
     return chosen;
   auto reach = [&](int registers) {
     return std::min(top,

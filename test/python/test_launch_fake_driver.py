@@ -313,8 +313,12 @@ def test_the_occupancy_search_keeps_the_most_blocks_that_do_not_spill(library, r
     # Without the directive it would take 140 registers, which keep 1 block
     # of 8 warps: the floor's 2 blocks of 128 stay.
     ("140,100", 8, 2, 5, 128),
-    # Blocks of 16 warps keep the floor (the exchange is made for at most 8).
+    # Blocks of 16 warps keep the floor (the exchange is made for 8).
     ("100", 16, 1, 3, 100),
+    # So do blocks of 4 warps: 200 registers spill at the floor's 4 blocks,
+    # 2 fit (3 spill), and the PTX without the directive, which would keep
+    # those 2 too, is not tried.
+    ("200", 4, 2, 3, 200),
 ])
 def test_the_floor_goes_where_the_kernel_keeps_as_many_blocks_without_it(library, registers, warps, blocks, links,
                                                                           used):
@@ -327,6 +331,15 @@ def test_the_floor_goes_where_the_kernel_keeps_as_many_blocks_without_it(library
     assert report["registers"] == used and report["local_bytes"] == 0
     assert report["cached_info"] == report["info"]
     assert report["links_after_cached"] == links
+
+
+def test_the_floor_stays_with_its_knob_off(library):
+    # As the first case above, with TILELANG_OCCUPANCY_DROP_FLOOR=0: the
+    # search stops at the floor's 2 blocks, 4 links.
+    report = fakecuda.run_script(library, OCCUPANCY, env={"FAKE_CUDA_REGISTERS": "100",
+                                                          "TILELANG_OCCUPANCY_DROP_FLOOR": "0"})
+    assert report["info"] == {"min_blocks_per_sm": 2, "links": 4}
+    assert report["cubin_asks"] == 2
 
 
 # 128x128x64 tiles in 3 stages: 96 KB of shared memory, so an sm_90 SM

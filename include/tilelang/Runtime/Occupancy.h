@@ -99,9 +99,10 @@ struct OccupancyTrial {
 /// compiler does otherwise the search settles lower than it could, never on
 /// a count that spills); a failed trial ends a search with `base`.
 ///
-/// Last, where the PTX has a floor (`base` > 0), the count found Fits and
-/// keeps at most 3 blocks of at most 256 threads resident (long rows), the
-/// PTX without `.minnctapersm` is tried (`tryBlocks(0)`); it wins (0 is
+/// Last (unless `dropFloor` is false), where the PTX has a floor (`base` >
+/// 0), the count found Fits and keeps at most 3 blocks of 256 threads
+/// resident (long rows), the PTX without `.minnctapersm` is tried
+/// (`tryBlocks(0)`); it wins (0 is
 /// returned) where it Fits and its registers allow at least as many blocks
 /// as the count found: the directive is a register budget that ptxas
 /// schedules to even where its own choice needs no budget. Measured
@@ -110,7 +111,8 @@ struct OccupancyTrial {
 /// more with more of it (docs/runtime.md, "Occupancy search").
 TILELANG_API int searchMinBlocksPerSM(
     int base, int top, const SMLimits &limits, int threadsPerBlock,
-    const std::function<OccupancyTrial(int)> &tryBlocks);
+    const std::function<OccupancyTrial(int)> &tryBlocks,
+    bool dropFloor = true);
 
 } // namespace tilelang::runtime
 

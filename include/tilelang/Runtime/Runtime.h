@@ -116,6 +116,9 @@ struct LinkOptions {
   /// The device to link for (and whose SM limits the search reads); -1:
   /// the current one.
   int device = -1;
+  /// The search's last step: the PTX without its floor where few blocks of
+  /// 8 warps stay resident (searchMinBlocksPerSM; TILELANG_OCCUPANCY_DROP_FLOOR).
+  bool dropFloor = true;
 };
 
 /// Links `ptx` (holding kernel `name`) into a cubin for `options.device`
