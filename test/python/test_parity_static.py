@@ -56,7 +56,7 @@ ATTENTION_SPILLS = ("issue 19 acceptance 2: 128x64 w4 s4 at head 128 still spill
                     "loops bound by registers)")
 
 
-@pytest.mark.xfail(reason=ATTENTION_SPILLS, strict=True)
+@pytest.mark.xfail(reason=ATTENTION_SPILLS, strict=True, raises=AssertionError)
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
 def test_attention_spills_nothing_in_any_config(causal):
     if parity.ptxstats.find_ptxas() is None:
