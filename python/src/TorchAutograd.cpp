@@ -11,6 +11,11 @@
 // the saved tensors; the autograd engine runs its backward in C++: it
 // allocates the buffers with at::empty and launches the kernels through
 // tilelang._C's LaunchApi on torch's current stream, with no Python.
+// A ForwardPlan is the forward of such a key resolved the same way (its
+// launches in a BackwardPlan's form, with x in the gradient's place and
+// the call's eps at a slot of its own) beside its BackwardPlan: `forward`
+// allocates the output and the statistics, launches the forward and
+// records the node in one call.
 //
 //===----------------------------------------------------------------------===//
 
@@ -101,6 +106,9 @@ struct Launch {
   unsigned dims[3] = {1, 1, 1};
   std::vector<std::uint64_t> params;
   std::vector<Slot> slots;
+  /// The parameter taking the call's runtime scalar (a forward's eps, as
+  /// an fp32), or -1.
+  std::ptrdiff_t scalar = -1;
 };
 
 struct Buffer {
@@ -205,6 +213,12 @@ std::shared_ptr<BackwardPlan> makePlan(std::string name, int device,
         throw py::value_error("tilelang._C_torch: a bad slot in the plan");
       launch.slots.push_back(parsed);
     }
+    if (spec.size() > 4 && !spec[4].is_none()) {
+      launch.scalar = spec[4].cast<std::ptrdiff_t>();
+      if (launch.scalar < 0 ||
+          std::size_t(launch.scalar) >= launch.params.size())
+        throw py::value_error("tilelang._C_torch: a bad scalar in the plan");
+    }
     plan->launches.push_back(std::move(launch));
   }
   for (int gradient : gradients)
@@ -242,6 +256,45 @@ at::Tensor asKernelsTake(at::Tensor tensor) {
   if (reinterpret_cast<std::uintptr_t>(tensor.data_ptr()) % 16 != 0)
     tensor = tensor.clone(at::MemoryFormat::Contiguous);
   return tensor;
+}
+
+/// Launches `plan`'s kernels on torch's current stream: each pointer slot
+/// takes its tensor ('g' `gradient`, 's' `inputs`, 'b' `buffers`, 'c' the
+/// plan's constants), a scalar slot `scalar` as an fp32.
+void launchAll(const BackwardPlan &plan, const at::Tensor &gradient,
+               const std::vector<at::Tensor> &inputs,
+               const std::vector<at::Tensor> &buffers, double scalar = 0.0) {
+  const LaunchApi &api = launchApi();
+  std::uintptr_t stream = streamOf(plan, api);
+  char message[512] = {0};
+  std::uint64_t params[kMaxParams];
+  void *pointers[kMaxParams];
+  for (const Launch &launch : plan.launches) {
+    std::size_t count = launch.params.size();
+    std::memcpy(params, launch.params.data(), count * sizeof(params[0]));
+    for (const Slot &slot : launch.slots) {
+      const at::Tensor &tensor = slot.kind == 'g'   ? gradient
+                                 : slot.kind == 's' ? inputs.at(slot.which)
+                                 : slot.kind == 'b'
+                                     ? buffers[slot.which]
+                                     : plan.constants[slot.which];
+      params[slot.index] =
+          tensor.defined() ? reinterpret_cast<std::uintptr_t>(tensor.data_ptr())
+                           : 0;
+    }
+    if (launch.scalar >= 0) {
+      // As tilelang._C packs a Python float for an fp32 parameter.
+      float value = static_cast<float>(scalar);
+      params[launch.scalar] = 0;
+      std::memcpy(&params[launch.scalar], &value, sizeof(value));
+    }
+    for (std::size_t i = 0; i < count; ++i)
+      pointers[i] = &params[i];
+    if (!api.launch(launch.loaded, launch.dims, stream, pointers, message,
+                    sizeof(message)))
+      throw std::runtime_error(std::string("tilelang.ops: ") + plan.name +
+                               ": " + message);
+  }
 }
 
 /// The node a forward of tilelang.ops records: the plan and what it saved.
@@ -287,7 +340,7 @@ struct TileLangBackward : Node {
                                       ? gradient.sizes()
                                       : at::IntArrayRef(buffer.sizes),
                                   gradient.options().dtype(buffer.dtype)));
-    launchAll(gradient, inputs, buffers);
+    launchAll(*plan, gradient, inputs, buffers);
     for (std::size_t i = 0; i < result.size(); ++i) {
       int buffer = i < plan->gradients.size() ? plan->gradients[i] : -1;
       if (buffer >= 0 && should_compute_output(i))
@@ -314,39 +367,44 @@ struct TileLangBackward : Node {
     }
     return result;
   }
-
-private:
-  void launchAll(const at::Tensor &gradient,
-                 const std::vector<at::Tensor> &inputs,
-                 const std::vector<at::Tensor> &buffers) const {
-    const LaunchApi &api = launchApi();
-    std::uintptr_t stream = streamOf(*plan, api);
-    char message[512] = {0};
-    std::uint64_t params[kMaxParams];
-    void *pointers[kMaxParams];
-    for (const Launch &launch : plan->launches) {
-      std::size_t count = launch.params.size();
-      std::memcpy(params, launch.params.data(), count * sizeof(params[0]));
-      for (const Slot &slot : launch.slots) {
-        const at::Tensor &tensor = slot.kind == 'g'   ? gradient
-                                   : slot.kind == 's' ? inputs.at(slot.which)
-                                   : slot.kind == 'b'
-                                       ? buffers[slot.which]
-                                       : plan->constants[slot.which];
-        params[slot.index] =
-            tensor.defined()
-                ? reinterpret_cast<std::uintptr_t>(tensor.data_ptr())
-                : 0;
-      }
-      for (std::size_t i = 0; i < count; ++i)
-        pointers[i] = &params[i];
-      if (!api.launch(launch.loaded, launch.dims, stream, pointers, message,
-                      sizeof(message)))
-        throw std::runtime_error(std::string("tilelang.ops: ") + plan->name +
-                                 ": " + message);
-    }
-  }
 };
+
+/// Gives `result` (a fresh tensor of the forward) a TileLangBackward node
+/// running `plan` as its grad_fn, with an edge to each of `inputs` (in the
+/// order of the plan's gradients; undefined: none) and `saved` (undefined:
+/// nothing) saved as autograd saves tensors.
+void attachNode(std::shared_ptr<const BackwardPlan> plan,
+                const at::Tensor &result, const std::vector<at::Tensor> &inputs,
+                const std::vector<at::Tensor> &saved) {
+  edge_list edges;
+  edges.reserve(inputs.size());
+  for (const at::Tensor &input : inputs)
+    edges.push_back(
+        input.defined() ? torch::autograd::impl::gradient_edge(input) : Edge());
+  NodePtr node = NodeHolder<TileLangBackward>::make();
+  auto *backward = static_cast<TileLangBackward *>(node.get());
+  backward->plan = std::move(plan);
+  backward->set_next_edges(std::move(edges));
+  torch::autograd::set_history(result, node);
+  backward->saved.reserve(saved.size());
+  for (const at::Tensor &tensor : saved) {
+    if (!tensor.defined())
+      backward->saved.emplace_back();
+    else
+      backward->saved.emplace_back(tensor,
+                                   /*is_output=*/tensor.is_same(result));
+  }
+}
+
+/// A tensor argument or None (undefined).
+at::Tensor tensorOrNone(py::handle object, const char *what) {
+  if (object.is_none())
+    return at::Tensor();
+  if (!THPVariable_Check(object.ptr()))
+    throw py::type_error(std::string("tilelang._C_torch: ") + what +
+                         " is not a tensor");
+  return THPVariable_Unpack(object.ptr());
+}
 
 /// record(plan, output, inputs, saved) -> output: `output` (a fresh tensor
 /// of the forward) gets a TileLangBackward node as its grad_fn, with an
@@ -356,28 +414,94 @@ py::object record(std::shared_ptr<BackwardPlan> plan, py::handle output,
                   py::tuple inputs, py::tuple saved) {
   if (!THPVariable_Check(output.ptr()))
     throw py::type_error("tilelang._C_torch.record: output is not a tensor");
-  const at::Tensor &result = THPVariable_Unpack(output.ptr());
-  edge_list edges;
+  std::vector<at::Tensor> edges, kept;
   edges.reserve(inputs.size());
   for (py::handle input : inputs)
-    edges.push_back(input.is_none() ? Edge()
-                                    : torch::autograd::impl::gradient_edge(
-                                          THPVariable_Unpack(input.ptr())));
-  NodePtr node = NodeHolder<TileLangBackward>::make();
-  auto *backward = static_cast<TileLangBackward *>(node.get());
-  backward->plan = std::move(plan);
-  backward->set_next_edges(std::move(edges));
-  torch::autograd::set_history(result, node);
-  backward->saved.reserve(saved.size());
+    edges.push_back(tensorOrNone(input, "an input"));
+  kept.reserve(saved.size());
+  for (py::handle item : saved)
+    kept.push_back(tensorOrNone(item, "a saved tensor"));
+  attachNode(std::move(plan), THPVariable_Unpack(output.ptr()), edges, kept);
+  return py::reinterpret_borrow<py::object>(output);
+}
+
+/// A resolved eager forward with grad (see the file comment): `launches`
+/// holds its kernels ('g' slots take x, 's' slots the parameters after x,
+/// 'b' the buffers it allocates, x-shaped where gradient-shaped; the first
+/// of `launches->gradients` is the output's buffer), `backward` the node's
+/// plan, `saved` what the node saves: ('g', 0) x, ('s', k) the parameter
+/// k, ('b', k) the buffer k, ('-', 0) nothing.
+struct ForwardPlan {
+  std::shared_ptr<BackwardPlan> launches;
+  std::shared_ptr<BackwardPlan> backward;
+  std::vector<std::pair<char, std::size_t>> saved;
+};
+
+std::shared_ptr<ForwardPlan>
+makeForwardPlan(std::shared_ptr<BackwardPlan> launches,
+                std::shared_ptr<BackwardPlan> backward, py::list saved) {
+  if (!launches || !backward || launches->gradients.empty() ||
+      launches->gradients[0] < 0)
+    throw py::value_error("tilelang._C_torch: a forward plan needs its "
+                          "launches, its output buffer and a backward");
+  auto plan = std::make_shared<ForwardPlan>();
   for (py::handle item : saved) {
     if (item.is_none()) {
-      backward->saved.emplace_back();
+      plan->saved.emplace_back('-', 0);
       continue;
     }
-    const at::Tensor &tensor = THPVariable_Unpack(item.ptr());
-    backward->saved.emplace_back(tensor, /*is_output=*/tensor.is_same(result));
+    py::tuple spec = py::reinterpret_borrow<py::tuple>(item);
+    char kind = spec[0].cast<std::string>().at(0);
+    std::size_t which = spec[1].cast<std::size_t>();
+    if ((kind != 'g' && kind != 's' && kind != 'b') ||
+        (kind == 'b' && which >= launches->buffers.size()))
+      throw py::value_error("tilelang._C_torch: a bad saved tensor in the "
+                            "forward plan");
+    plan->saved.emplace_back(kind, which);
   }
-  return py::reinterpret_borrow<py::object>(output);
+  plan->launches = std::move(launches);
+  plan->backward = std::move(backward);
+  return plan;
+}
+
+/// forward(plan, eps, x, *parameters) -> the output: the forward of `plan`
+/// on x and its parameters (tensors or None, as the eager call has them),
+/// with eps at the launches' scalar slot, the output and statistics
+/// allocated with at::empty, then the node recorded (as `record` does),
+/// with edges to x and the parameters. x and the parameters reach the
+/// kernels contiguous and 16-byte aligned (asKernelsTake: the kernels were
+/// specialized for aligned pointers); the node saves them as given.
+py::object forward(const ForwardPlan &plan, double eps, py::args tensors) {
+  if (tensors.size() == 0)
+    throw py::type_error("tilelang._C_torch.forward: no x");
+  const BackwardPlan &launches = *plan.launches;
+  at::Tensor x = tensorOrNone(tensors[0], "x");
+  if (!x.defined())
+    throw py::type_error("tilelang._C_torch.forward: x is None");
+  std::vector<at::Tensor> inputs{x}, parameters, taken;
+  for (std::size_t i = 1; i < tensors.size(); ++i) {
+    inputs.push_back(tensorOrNone(tensors[i], "a parameter"));
+    parameters.push_back(inputs.back());
+    taken.push_back(asKernelsTake(inputs.back()));
+  }
+  at::Tensor xTaken = asKernelsTake(x);
+  std::vector<at::Tensor> buffers;
+  buffers.reserve(launches.buffers.size());
+  for (const Buffer &buffer : launches.buffers)
+    buffers.push_back(at::empty(
+        buffer.gradientShaped ? x.sizes() : at::IntArrayRef(buffer.sizes),
+        x.options().dtype(buffer.dtype)));
+  launchAll(launches, xTaken, taken, buffers, eps);
+  const at::Tensor &result = buffers[std::size_t(launches.gradients[0])];
+  std::vector<at::Tensor> saved;
+  saved.reserve(plan.saved.size());
+  for (const auto &[kind, which] : plan.saved)
+    saved.push_back(kind == 'g'   ? x
+                    : kind == 's' ? parameters.at(which)
+                    : kind == 'b' ? buffers[which]
+                                  : at::Tensor());
+  attachNode(plan.backward, result, inputs, saved);
+  return py::reinterpret_steal<py::object>(THPVariable_Wrap(result));
 }
 
 } // namespace
@@ -399,6 +523,15 @@ bool addTorchAutograd(PyObject *module) {
             [](const BackwardPlan &plan) { return plan.launches.size(); })
         .def_property_readonly(
             "name", [](const BackwardPlan &plan) { return plan.name; });
+    py::class_<ForwardPlan, std::shared_ptr<ForwardPlan>>(
+        m, "ForwardPlan",
+        "An eager forward of tilelang.ops with its backward, resolved for "
+        "one key (docs/ops.md, \"The C++ forward\").")
+        .def(py::init(&makeForwardPlan), py::arg("launches"),
+             py::arg("backward"), py::arg("saved"));
+    m.def("forward", &forward, py::arg("plan"), py::arg("eps"),
+          "forward(plan, eps, x, *parameters) -> the output, launched and "
+          "recorded with the plan's C++ node, in one call.");
     m.def("record", &record, py::arg("plan"), py::arg("output"),
           py::arg("inputs"), py::arg("saved"),
           "record(plan, output, inputs, saved) -> output, with a C++ "

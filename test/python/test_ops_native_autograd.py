@@ -327,3 +327,105 @@ def test_the_cpp_node_keeps_autograds_contract(library):
     assert report["hooks"] == ["pack"] * 4 + ["unpack"] * 4
     assert report["third"] is not None and "backward through the graph a second time" in report["third"]
     assert report["w_only"] == [[300], True, True]
+
+
+FORWARD = PRELUDE + """
+case = sys.argv[1]
+m, n = 37, 300
+x = torch.randn(m, n, dtype=torch.float16)
+w = torch.rand(n, dtype=torch.float16) + 0.5
+b = torch.randn(n, dtype=torch.float16)
+dy = torch.randn(m, n, dtype=torch.float16)
+needs = [c == "1" for c in sys.argv[2]]
+x.requires_grad_(needs[0])
+# A 3-D x of the same rows and a misaligned view (2 bytes past an aligned
+# address) share the 2-D x's key.
+x3 = x.detach().view(1, m, n).requires_grad_(needs[0])
+storage = torch.randn(m * n + 8, dtype=torch.float16)
+xm = storage[1:m * n + 1].view(m, n).requires_grad_(needs[0])
+if case == "layer_norm":
+    w.requires_grad_(needs[1]); b.requires_grad_(needs[2])
+    weight, bias = (w if sys.argv[3] != "no-weight" else None), (b if sys.argv[3] != "no-bias" else None)
+    call = lambda x, eps: ops.layer_norm(x, weight, bias, eps)
+elif case == "rms_norm":
+    w.requires_grad_(needs[1])
+    call = lambda x, eps: ops.rms_norm(x, w, eps)
+else:
+    call = lambda x, eps: ops.softmax(x)
+names = {x.data_ptr(): "x", w.data_ptr(): "w", b.data_ptr(): "b", xm.data_ptr(): "xm"}
+python_calls = [0]
+_launch = _runtime.Tuned.launch
+def counted(self, *args, **kwargs):
+    python_calls[0] += 1
+    return _launch(self, *args, **kwargs)
+_runtime.Tuned.launch = counted
+
+
+def forward(x, eps):
+    before, python_calls[0] = fakecuda.launch_count(), 0
+    y = call(x, eps)
+    launches = [fakecuda.launch_at(k) for k in range(before + 1, fakecuda.launch_count() + 1)]
+    return y, {"python": python_calls[0], "grad_fn": type(y.grad_fn).__name__, "shape": list(y.shape),
+               "contiguous": y.is_contiguous(), "dtype": str(y.dtype),
+               "launches": [symbolic(l, names) for l in launches],
+               "aligned": all(int.from_bytes(bytes.fromhex(p), "little") % 16 == 0
+                              for l in launches for p in l["params"][:2])}
+
+
+steps = {}
+for step, (tensor, eps) in enumerate([(x, 1e-5), (x, 1e-5), (x, 1e-5), (x, 1e-3), (x3, 1e-5), (xm, 1e-5)]):
+    y, steps[step] = forward(tensor, eps)
+    y.backward(dy.view(y.shape))
+    steps[step]["grad"] = None if not needs[0] else list(tensor.grad.shape)
+    tensor.grad = None
+report["steps"] = steps
+report["plans"] = sum(1 for v in _autograd.forwards.values() if v is not None)
+# The Python forward's launches of the same calls, for reference.
+_autograd.enabled = False
+report["python"] = {eps: forward(tensor, eps)[1] for tensor, eps in [(x, 1e-3), (xm, 1e-5)]}
+report["declined"] = [str(v) for v in _autograd.declined.values()]
+print(json.dumps(report))
+"""
+
+
+@pytest.mark.parametrize("case,needs,params", CASES)
+def test_the_cpp_forward_launches_what_the_python_forward_launched(library, case, needs, params):
+    """From the second step of a key on (its backward plan resolved by the
+    first), an eager forward with grad is one C++ call: no Tuned launch in
+    Python, the node recorded, and the launch the Python forward makes (the
+    same kernel, grid, tensors, eps and stream); eps is the call's (a run-time
+    parameter); a 3-D x of the key's rows gets its own shape; a misaligned x
+    reaches the kernel as an aligned copy."""
+    report = run(library, FORWARD, case, needs, params)
+    steps = {int(k): v for k, v in report["steps"].items()}
+    assert report["declined"] == [] and report["plans"] == 1
+    python, resolving = steps[0], steps[1]
+    assert python["python"] == 1 and python["grad_fn"] != "CppFunction"
+    # Resolving records the forward's launch once more in Python (launching nothing).
+    assert resolving["grad_fn"] == "CppFunction" and len(resolving["launches"]) == 1
+    for step in (1, 2, 3, 4, 5):
+        assert steps[step]["grad_fn"] == "CppFunction", step
+        assert steps[step]["shape"] == ([1, 37, 300] if step == 4 else [37, 300])
+        assert steps[step]["contiguous"] and steps[step]["dtype"] == "torch.float16"
+        assert steps[step]["grad"] == (steps[step]["shape"] if needs[0] == "1" else None)
+    for step in (2, 3, 4, 5):
+        assert steps[step]["python"] == 0, step  # no forward in Python
+    for step in (1, 2, 4):
+        assert steps[step]["launches"] == python["launches"], step
+    assert python["launches"][0]["stream"] == 0x5EA1
+    assert steps[3]["launches"] == report["python"]["0.001"]["launches"]
+    if case != "softmax":
+        assert steps[3]["launches"] != python["launches"]  # eps is the call's
+    # The misaligned x: Python launches the view itself, the C++ forward an aligned copy.
+    misaligned, reference = steps[5]["launches"][0], report["python"]["1e-05"]["launches"][0]
+    assert "xm" in reference["params"] and "xm" not in misaligned["params"] and steps[5]["aligned"]
+    assert misaligned["name"] == reference["name"] and misaligned["grid"] == reference["grid"]
+    assert [p for p in misaligned["params"] if p not in ("xm", "address")] == \
+        [p for p in reference["params"] if p not in ("xm", "address")]
+
+
+def test_the_knob_keeps_the_forward_in_python(library):
+    report = fakecuda.run_script(library, FORWARD.replace("sys.argv", "(['child', 'layer_norm', '111', 'all'])"),
+                                 env={"TILELANG_OPS_AUTOTUNE": "0", "TILELANG_OPS_NATIVE_AUTOGRAD": "0"})
+    assert report["plans"] == 0
+    assert all(step["python"] == 1 and step["grad_fn"] != "CppFunction" for step in report["steps"].values())

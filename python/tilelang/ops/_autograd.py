@@ -9,7 +9,13 @@ loaded it for these argument kinds), its packed parameters and where each
 tensor comes from. Later eager forwards of that key record a C++ node
 (`record`) whose backward allocates and launches without Python. Without
 tilelang._C_torch, or with TILELANG_OPS_NATIVE_AUTOGRAD=0, every backward
-stays in Python."""
+stays in Python.
+
+Once a key has its BackwardPlan, its next eager forward with grad resolves
+the forward the same way (`resolve_forward`: the operator's forward
+function run once with the recorder, on the call's tensors or stand-ins)
+into a ForwardPlan, and later forwards of that key are one C++ call
+(`forward`): allocate, launch, record the node ("The C++ forward")."""
 
 from typing import Any, Callable, Dict, Optional
 
@@ -26,6 +32,10 @@ except (ImportError, AttributeError):  # not built, or built without the nodes
     _native = None
     _record = None
 
+#: forward(plan, eps, x, *parameters) -> the output (tilelang._C_torch; a
+#: build without it resolves no forward: `resolve_forward` declines).
+forward = getattr(_native, "forward", None)
+
 #: Whether eager forwards record C++ nodes (tests that record launches in
 #: Python turn it off).
 enabled = _record is not None and knobs.ops_native_autograd()
@@ -34,6 +44,11 @@ enabled = _record is not None and knobs.ops_native_autograd()
 #: from), or None where the backward stays in Python (`declined` says why).
 plans: Dict[Any, Any] = {}
 declined: Dict[Any, str] = {}
+
+#: key -> (its ForwardPlan, the (Tuned, tuner cache) pairs of the forward's
+#: launches and of its backward plan), or None where the forward stays in
+#: Python (`declined` says why).
+forwards: Dict[Any, Any] = {}
 
 #: Plans kept before starting over (shapes without end).
 _PLAN_LIMIT = 1024
@@ -51,6 +66,19 @@ def lookup(key):
     for tuned, cache in sources:
         if tuned._tuner.cache is not cache:
             del plans[key]
+            return None
+    return plan
+
+
+def forward_plan(key):
+    """The ForwardPlan of `key`, or None; held as `lookup` holds a plan."""
+    found = forwards.get(key)
+    if found is None:
+        return None
+    plan, sources = found
+    for tuned, cache in sources:
+        if tuned._tuner.cache is not cache:
+            del forwards[key]
             return None
     return plan
 
@@ -81,7 +109,7 @@ class _Recorder:
     incoming gradient ('g'), the saved tensors ('s', by index), the plan's
     constants ('c'); any other is a buffer the backward allocated ('b')."""
 
-    def __init__(self, gradient, saved, constants):
+    def __init__(self, gradient, saved, constants, scalar: Optional[float] = None):
         self.sources = {id(gradient): ("g", 0)}
         for index, tensor in enumerate(saved):
             if tensor is not None:
@@ -91,6 +119,9 @@ class _Recorder:
         self.buffers = []
         self.launches = []
         self.tuned = []
+        # A forward's eps: the one float argument of each launch, which the
+        # C++ forward writes at every call (an fp32 run-time parameter).
+        self.scalar = scalar
 
     def source(self, tensor):
         found = self.sources.get(id(tensor))
@@ -113,7 +144,13 @@ class _Recorder:
         launchable, values = function.resolve_launch(args, keywords)
         dims, params = launchable.pack_parameters(grid, *values)
         slots = [(index, *self.source(value)) for index, value in enumerate(values) if isinstance(value, torch.Tensor)]
-        self.launches.append((launchable, dims, params, slots))
+        scalar = None
+        if self.scalar is not None:
+            found = [index for index, value in enumerate(values) if type(value) is float]
+            if len(found) != 1 or values[found[0]] != self.scalar:
+                raise _NotResolved(f"{function} does not take the scalar {self.scalar} as its one float")
+            scalar = found[0]
+        self.launches.append((launchable, dims, params, slots, scalar))
 
 
 def wanted(x) -> bool:
@@ -167,3 +204,43 @@ def resolve(key, name: str, gradient, saved: tuple, constants: tuple, run: Calla
     except Exception as exc:  # any failure keeps this key's backward in Python
         plans[key] = None
         declined[key] = f"{type(exc).__name__}: {exc}"
+
+
+def resolve_forward(key, name: str, x, parameters: tuple, constants: tuple, scalar: Optional[float],
+                    run: Callable) -> None:
+    """Builds forwards[key] where plans[key] holds a backward plan: `run(launch)`
+    runs the forward function on `x` and `parameters` (stand-ins: what the
+    C++ forward will pass the kernels; None for an absent one, whose
+    kernels read a tensor of `constants` instead) with `launch` as its
+    launcher (called as `launch(tuned, key, grid, *args)`) and returns
+    (the output, the tensors the node saves, in the order of the backward
+    plan's saved tensors: x, a parameter, a tensor the forward allocated,
+    or None). `scalar`: the forward's eps (None: no scalar)."""
+    found = plans.get(key)
+    if found is None or forward is None:
+        forwards[key] = None
+        return
+    if len(forwards) >= _PLAN_LIMIT:
+        forwards.clear()
+    recorder = _Recorder(x, parameters, constants, scalar)
+    try:
+        output, saved = run(recorder)
+        kind, index = recorder.source(output)
+        if kind != "b":
+            raise _NotResolved(f"the output is not a tensor the forward allocated ({kind})")
+        kept = []
+        for tensor in saved:
+            if tensor is None:
+                kept.append(None)
+                continue
+            kind, which = recorder.source(tensor)
+            if kind == "c":
+                raise _NotResolved("the node would save a constant")
+            kept.append((kind, which))
+        buffers = [(None if tuple(b.shape) == tuple(x.shape) else list(b.shape), b.dtype) for b in recorder.buffers]
+        launches = _native.BackwardPlan(name, x.get_device(), x.dtype, buffers, recorder.launches, list(constants),
+                                        [index])
+        forwards[key] = (_native.ForwardPlan(launches, found[0], kept), recorder.tuned + list(found[1]))
+    except Exception as exc:  # any failure keeps this key's forward in Python
+        forwards[key] = None
+        declined[("forward", key)] = f"{type(exc).__name__}: {exc}"

@@ -9,6 +9,7 @@ column_sum adds those up (two launches in all). Longer rows take
 norm_bwd_dx (the input gradient, one row per program, in chunks) and
 norm_bwd_dwdb (partial sums over groups of rows), then column_sum."""
 
+from functools import partial
 from typing import List, Optional, Tuple
 
 import torch
@@ -80,15 +81,16 @@ def _layer_norm_output(x: Tensor, weight: Optional[Tensor], bias: Optional[Tenso
 
 
 def _layer_norm(x: Tensor, m: int, n: int, weight: Optional[Tensor], bias: Optional[Tensor], eps: float,
-                mean: Tensor, rstd: Tensor) -> Tensor:
+                mean: Tensor, rstd: Tensor, launch=None) -> Tensor:
     """layer_norm_fwd over x (contiguous, m rows of n), its statistics
-    written to mean and rstd; returns the output."""
+    written to mean and rstd; returns the output. `launch`: Tuned.launch's
+    form (the recorder that resolves the C++ forward: _resolve_forward)."""
     y = torch.empty_like(x, memory_format=torch.contiguous_format)
     # The kernels read the parameters at consecutive addresses: a strided one is copied.
     w = weight.contiguous() if weight is not None else torch.ones(n, device=x.device, dtype=x.dtype)
     b = bias.contiguous() if bias is not None else torch.zeros(n, device=x.device, dtype=x.dtype)
     if m and n:
-        _LAYER_NORM_FWD.launch((n, x.dtype, w.dtype, b.dtype), (m,), x, y, w, b, mean, rstd, n, n, eps)
+        (launch or _LAYER_NORM_FWD.launch)((n, x.dtype, w.dtype, b.dtype), (m,), x, y, w, b, mean, rstd, n, n, eps)
     return y
 
 
@@ -99,12 +101,18 @@ def _layer_norm_fwd_fake(x, weight, bias, eps):
 
 
 def _rms_norm_fwd(x: Tensor, weight: Optional[Tensor], eps: float) -> Tuple[Tensor, Tensor]:
+    return _rms_norm_fwd_with(None, x, weight, eps)
+
+
+def _rms_norm_fwd_with(launch, x: Tensor, weight: Optional[Tensor], eps: float) -> Tuple[Tensor, Tensor]:
+    """_rms_norm_fwd with its launch made by `launch` (Tuned.launch's form;
+    None: _RMS_NORM_FWD.launch)."""
     x, m, n = as_rows(x, "rms_norm")
     y = torch.empty_like(x, memory_format=torch.contiguous_format)
     rstd = torch.empty(m, device=x.device, dtype=torch.float32)
     w = weight.contiguous() if weight is not None else torch.ones(n, device=x.device, dtype=x.dtype)
     if m and n:
-        _RMS_NORM_FWD.launch((n, x.dtype, w.dtype), (m,), x, y, w, rstd, n, n, eps)
+        (launch or _RMS_NORM_FWD.launch)((n, x.dtype, w.dtype), (m,), x, y, w, rstd, n, n, eps)
     return y, rstd
 
 
@@ -299,6 +307,54 @@ def _resolve(dy: Tensor, x: Tensor, weight: Optional[Tensor], mean: Optional[Ten
     _autograd.resolve(key, name, gradient, saved, constants, run)
 
 
+def _resolve_forward(key: tuple, x: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], eps: float,
+                     rms: bool) -> None:
+    """The forward of a key whose backward is resolved (_autograd.plans),
+    resolved for the C++ forward (_autograd.resolve_forward) on x, weight
+    and bias or stand-ins of them; the node saves what the Python forward's
+    record saves."""
+    n = x.shape[-1]
+    m = x.numel() // n if n else 0
+    if not (m and n):
+        _autograd.forwards[key] = None  # nothing to launch
+        return
+    taken = []
+    x_in = _autograd.stand_in(x, x.shape, x.dtype, x.device, taken)
+    w_in = _autograd.stand_in(weight, (n,), x.dtype, x.device, taken) if weight is not None else None
+    b_in = _autograd.stand_in(bias, (n,), x.dtype, x.device, taken) if bias is not None and not rms else None
+    # Absent parameters: the kernels read ones (weight) and zeros (bias), which the plan keeps.
+    ones = torch.ones(n, device=x.device, dtype=x.dtype) if weight is None else None
+    zeros = torch.zeros(n, device=x.device, dtype=x.dtype) if bias is None and not rms else None
+    constants = tuple(t for t in (ones, zeros) if t is not None)
+    w_run = w_in if weight is not None else ones
+
+    def run(launch):
+        if rms:
+            y, rstd = _rms_norm_fwd_with(partial(launch, _RMS_NORM_FWD), x_in, w_run, eps)
+            return y, (x_in, w_in, rstd)
+        mean = torch.empty(m, device=x.device, dtype=torch.float32)
+        rstd = torch.empty(m, device=x.device, dtype=torch.float32)
+        y = _layer_norm(x_in, m, n, w_run, b_in if bias is not None else zeros, eps, mean, rstd,
+                        partial(launch, _LAYER_NORM_FWD))
+        return y, (x_in, w_in, mean, rstd)
+
+    parameters = (w_in,) if rms else (w_in, b_in)
+    name = "TileLangRmsNormBackward" if rms else "TileLangLayerNormBackward"
+    _autograd.resolve_forward(key, name, x_in, parameters, constants, eps, run)
+
+
+def _native_forward(key: tuple, x: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], eps: float,
+                    rms: bool):
+    """The C++ forward's output where `key` has (or now resolves) a
+    ForwardPlan, else None."""
+    if key not in _autograd.forwards:
+        _resolve_forward(key, x, weight, bias, eps, rms)
+    plan = _autograd.forward_plan(key)
+    if plan is None:
+        return None
+    return _autograd.forward(plan, eps, x, weight) if rms else _autograd.forward(plan, eps, x, weight, bias)
+
+
 # -- the public functions ---------------------------------------------------------------
 
 
@@ -329,10 +385,16 @@ def layer_norm(x: Tensor, weight: Optional[Tensor] = None, bias: Optional[Tensor
         if not recorded:
             return _layer_norm_output(x, weight, bias, float(eps))
         if _autograd.enabled:
-            plan = _autograd.lookup(_key(x, weight, False, bias is not None, x.requires_grad,
-                                            weight is not None and weight.requires_grad,
-                                            bias is not None and bias.requires_grad))
+            key = _key(x, weight, False, bias is not None, x.requires_grad,
+                       weight is not None and weight.requires_grad, bias is not None and bias.requires_grad)
+            plan = _autograd.forward_plan(key)
             if plan is not None:
+                return _autograd.forward(plan, float(eps), x, weight, bias)
+            plan = _autograd.lookup(key)
+            if plan is not None:
+                y = _native_forward(key, x, weight, bias, float(eps), False)
+                if y is not None:
+                    return y
                 y, mean, rstd = _layer_norm_fwd(x, weight, bias, float(eps))
                 return _autograd.record(plan, y, (x, weight, bias), (x, weight, mean, rstd))
         return _OP_LAYER_NORM_FWD.direct(True, x, weight, bias, float(eps))[0]
@@ -348,9 +410,15 @@ def rms_norm(x: Tensor, weight: Optional[Tensor] = None, eps: float = 1e-6) -> T
     recorded = eager(x, FLOATS, weight)
     if recorded is not None and eps > 0:
         if recorded and _autograd.enabled:
-            plan = _autograd.lookup(_key(x, weight, True, False, x.requires_grad,
-                                            weight is not None and weight.requires_grad, False))
+            key = _key(x, weight, True, False, x.requires_grad, weight is not None and weight.requires_grad, False)
+            plan = _autograd.forward_plan(key)
             if plan is not None:
+                return _autograd.forward(plan, float(eps), x, weight)
+            plan = _autograd.lookup(key)
+            if plan is not None:
+                y = _native_forward(key, x, weight, None, float(eps), True)
+                if y is not None:
+                    return y
                 y, rstd = _rms_norm_fwd(x, weight, float(eps))
                 return _autograd.record(plan, y, (x, weight), (x, weight, rstd))
         return _OP_RMS_NORM_FWD.direct(recorded, x, weight, float(eps))[0]

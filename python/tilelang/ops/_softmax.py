@@ -4,6 +4,8 @@ block are read once and kept in registers; longer rows go by in chunks
 (an online pass for the maximum and the sum, then one that writes). The
 backward is DX = Y * (DY - sum(DY * Y)), one row per program."""
 
+from functools import partial
+
 import torch
 from torch import Tensor
 
@@ -23,10 +25,16 @@ _SOFTMAX_BWD = Tuned("softmax_bwd", spaces.ROWS, key=["n_cols"], prune=spaces.pr
 
 def _softmax_fwd(x: Tensor) -> Tensor:
     """Softmax along the last dimension."""
+    return _softmax_fwd_with(None, x)
+
+
+def _softmax_fwd_with(launch, x: Tensor) -> Tensor:
+    """_softmax_fwd with its launch made by `launch` (Tuned.launch's form;
+    None: _SOFTMAX_FWD.launch)."""
     x, m, n = as_rows(x, "softmax")
     y = torch.empty_like(x, memory_format=torch.contiguous_format)
     if m and n:
-        _SOFTMAX_FWD.launch((n, x.dtype), (m,), y, x, n, n, n)
+        (launch or _SOFTMAX_FWD.launch)((n, x.dtype), (m,), y, x, n, n, n)
     return y
 
 
@@ -91,6 +99,25 @@ def _resolve(dy: Tensor, y: Tensor) -> None:
                       lambda launch: (_softmax_bwd_with(launch, gradient, y_in),))
 
 
+def _native_forward(key: tuple, x: Tensor):
+    """The C++ forward's output where `key` has (or now resolves) a
+    ForwardPlan, else None. Resolved on x or a stand-in of it; the node
+    saves the output."""
+    if key not in _autograd.forwards:
+        if not x.numel():
+            _autograd.forwards[key] = None
+        else:
+            x_in = _autograd.stand_in(x, x.shape, x.dtype, x.device, [])
+
+            def run(launch):
+                y = _softmax_fwd_with(partial(launch, _SOFTMAX_FWD), x_in)
+                return y, (y,)
+
+            _autograd.resolve_forward(key, "TileLangSoftmaxBackward", x_in, (), (), None, run)
+    plan = _autograd.forward_plan(key)
+    return None if plan is None else _autograd.forward(plan, 0.0, x)
+
+
 _OP_SOFTMAX_FWD = Operator("tilelang::softmax_fwd", _softmax_fwd, _softmax_fwd_fake, _setup, _backward)
 
 
@@ -102,8 +129,15 @@ def softmax(x: Tensor, dim: int = -1) -> Tensor:
     recorded = eager(x, FLOATS)
     if recorded is not None and (dim == -1 or dim == x.dim() - 1):
         if recorded and _autograd.enabled:
-            plan = _autograd.lookup(_key(x))
+            key = _key(x)
+            plan = _autograd.forward_plan(key)
             if plan is not None:
+                return _autograd.forward(plan, 0.0, x)
+            plan = _autograd.lookup(key)
+            if plan is not None:
+                y = _native_forward(key, x)
+                if y is not None:
+                    return y
                 y = _softmax_fwd(x)
                 return _autograd.record(plan, y, (x,), (y,))
         return _OP_SOFTMAX_FWD.direct(recorded, x)

@@ -482,6 +482,70 @@ def test_the_cpp_backward_on_a_3d_input_and_under_compile():
     torch._dynamo.reset()
 
 
+@pytest.mark.parametrize("op,needs", NATIVE_CASES)
+@pytest.mark.parametrize("m,n", [(37, 1000), (300, 9000)])
+def test_the_cpp_forward_against_float64(op, needs, m, n, monkeypatch):
+    """From a key's second eager step with grad on, the forward too is one
+    C++ call (tilelang._C_torch.forward: allocate, launch, record the node;
+    the first step resolves the backward, the second the forward): each
+    step on fresh random inputs against float64, forward and backward,
+    with x contiguous, 3-D (the same rows), a transposed copy's view, and 2
+    bytes off an aligned address (the C++ forward copies it), and an eps
+    other than the one the plan was resolved with. From the third step on
+    no forward kernel is launched from Python."""
+    from tilelang.ops import _runtime
+
+    autograd = _native_or_skip()
+    launched = []
+    python_launch = _runtime.Tuned.launch
+
+    def counted(self, *args, **kwargs):
+        launched.append(self.name)
+        return python_launch(self, *args, **kwargs)
+
+    monkeypatch.setattr(_runtime.Tuned, "launch", counted)
+    names = {"layer_norm": ("x", "w", "b"), "rms_norm": ("x", "w"), "softmax": ("x",)}[op]
+    layouts = ["contiguous", "contiguous", "contiguous", "3d", "transposed", "misaligned", "eps"]
+    for step, layout in enumerate(layouts):
+        x = torch.randn(m, n, device="cuda", dtype=torch.float16) * 2 + 0.5
+        if layout == "transposed":
+            x = x.t().contiguous().t()
+        elif layout == "misaligned":
+            x = torch.cat([torch.zeros(1, device="cuda", dtype=torch.float16), x.flatten()])[1:].view(m, n)
+        elif layout == "3d":
+            x = x.view(1, m, n)
+        w = torch.rand(n, device="cuda", dtype=torch.float16) + 0.5
+        b = torch.randn(n, device="cuda", dtype=torch.float16)
+        # An eps that moves the result well past the tolerance (x's variance is 4).
+        eps = 0.5 if layout == "eps" else 1e-5
+        given = dict(zip(names, (x, w, b)))
+        # detach(), not clone(): the views keep their layouts.
+        mine = {k: None if need is None else t.detach().requires_grad_(need)
+                for (k, t), need in zip(given.items(), needs)}
+        refs = {k: None if need is None else t.detach().double().requires_grad_(need)
+                for (k, t), need in zip(given.items(), needs)}
+        del launched[:]
+        if op == "layer_norm":
+            y = ops.layer_norm(mine["x"], mine["w"], mine["b"], eps)
+            yr = F.layer_norm(refs["x"], (n,), refs["w"], refs["b"], eps)
+        elif op == "rms_norm":
+            y = ops.rms_norm(mine["x"], mine["w"], eps)
+            yr = F.rms_norm(refs["x"], (n,), refs["w"], eps)
+        else:
+            y = ops.softmax(mine["x"])
+            yr = torch.softmax(refs["x"], -1)
+        forward_launches = [name for name in launched if name.endswith("_fwd")]
+        assert (type(y.grad_fn).__name__ == "CppFunction") == (step > 0), (step, autograd.declined)
+        if step >= 2:
+            assert forward_launches == [], (step, layout, autograd.declined)
+        assert y.shape == x.shape and y.is_contiguous()
+        dy = torch.randn(y.shape, device="cuda", dtype=torch.float16)
+        wanted = [k for k, need in zip(names, needs) if need]
+        grads = torch.autograd.grad(y, [mine[k] for k in wanted], dy)
+        expected = torch.autograd.grad(yr, [refs[k] for k in wanted], dy.double())
+        check([y, *grads], [yr, *expected], torch.float16, f"{op} {m}x{n} step {step} ({layout} x)")
+
+
 @pytest.mark.real_timer
 def test_tuned_once_per_shape_bucket(tmp_path, monkeypatch):
     """The real sweep at the first layer norm of a bucket of row lengths;
