@@ -208,16 +208,10 @@ def linked_resources(tile_ir: str, launch_options: dict) -> Optional[dict]:
                               + [f"--{k.replace('_', '-')}={v}" for k, v in launch_options.items()],
                               capture_output=True, text=True)
     kept = re.search(r"kept: (\d+) blocks? per SM", done.stderr)
-    if kept:
-        blocks, trial_name = int(kept.group(1)), rf"{kept.group(1)} blocks?"
-    else:
-        # The search may keep the PTX without its floor, which its registers
-        # say how many blocks they allow.
-        kept = re.search(r"kept: without \.minnctapersm \(its \d+ registers allow (\d+)\)", done.stderr)
-        if not kept:
-            return None
-        blocks, trial_name = int(kept.group(1)), r"without \.minnctapersm"
-    trial = re.search(rf"^  {trial_name}: (\d+) registers, (-?\d+) bytes of local memory", done.stderr, re.M)
+    if not kept:
+        return None
+    blocks = int(kept.group(1))
+    trial = re.search(rf"^  {blocks} blocks?: (\d+) registers, (-?\d+) bytes of local memory", done.stderr, re.M)
     if not trial:
         return None
     return {"blocks_per_sm": blocks, "registers": int(trial.group(1)), "spill_stores": max(0, int(trial.group(2)))}

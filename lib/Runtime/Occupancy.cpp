@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <map>
 #include <vector>
 
 namespace tilelang::runtime {
@@ -67,15 +66,6 @@ EntryDirectives readEntryDirectives(const std::string &ptx,
 std::string withMinBlocksPerSM(const std::string &ptx,
                                const EntryDirectives &directives,
                                int blocks) {
-  if (blocks <= 0) {
-    // Without the directive: its line goes (the PTX as is where it has none).
-    if (directives.minBlocksBegin == std::string::npos)
-      return ptx;
-    size_t begin = ptx.rfind(".minnctapersm", directives.minBlocksBegin);
-    size_t end = ptx.find('\n', directives.minBlocksEnd);
-    end = end == std::string::npos ? directives.minBlocksEnd : end + 1;
-    return ptx.substr(0, begin) + ptx.substr(end);
-  }
   if (directives.minBlocksBegin == std::string::npos)
     return ptx.substr(0, directives.bodyBegin) + ".minnctapersm " +
            std::to_string(blocks) + "\n" + ptx.substr(directives.bodyBegin);
@@ -148,15 +138,9 @@ mostBlocksBelow(int spilling, long long spillingLocal, int &leastLocal,
   return low;
 }
 
-/// Where searchMinBlocksPerSM tries the PTX without its floor: kernels that
-/// keep at most this many blocks of this many threads (8 warps) resident.
-static constexpr int kMostBlocksUnbound = 3;
-static constexpr int kUnboundThreads = 256;
-
-/// The search proper (searchMinBlocksPerSM without its last trial).
-static int
-searchFloor(int base, int top, const SMLimits &limits, int threadsPerBlock,
-            const std::function<OccupancyTrial(int)> &tryBlocks) {
+int searchMinBlocksPerSM(int base, int top, const SMLimits &limits,
+                         int threadsPerBlock,
+                         const std::function<OccupancyTrial(int)> &tryBlocks) {
   OccupancyTrial first = tryBlocks(base);
   if (first.outcome == OccupancyTrial::Failed)
     return base;
@@ -196,53 +180,6 @@ searchFloor(int base, int top, const SMLimits &limits, int threadsPerBlock,
     (trial.outcome == OccupancyTrial::Fits ? low : high) = middle;
   }
   return low > reached ? low : base;
-}
-
-int searchMinBlocksPerSM(int base, int top, const SMLimits &limits,
-                         int threadsPerBlock,
-                         const std::function<OccupancyTrial(int)> &tryBlocks,
-                         bool dropFloor) {
-  std::map<int, OccupancyTrial> trials;
-  bool failed = false;
-  auto remembered = [&](int blocks) {
-    OccupancyTrial trial = tryBlocks(blocks);
-    trials[blocks] = trial;
-    failed |= trial.outcome == OccupancyTrial::Failed;
-    return trial;
-  };
-  int chosen = searchFloor(base, top, limits, threadsPerBlock, remembered);
-  // The floor is a register budget, and ptxas schedules to the budget it is
-  // given even where its own choice needs none: a one-row layer norm of
-  // 12288 fp16 on 8 warps takes the whole 128 registers of 2 blocks and
-  // bunches its weight and bias loads, where without the directive it takes
-  // 127, spreads them through the arithmetic (as Triton's cubin does),
-  // still keeps 2 blocks and runs faster. The same exchange at 4 or 8
-  // resident blocks, or on blocks of 2, 4 or 16 warps, measured slower
-  // about as often as faster (bench/parity/results), so it is made only
-  // where few blocks of 8 warps stay resident (kMostBlocksUnbound,
-  // kUnboundThreads): long rows, each block a large share of the register
-  // file, where it measured faster or even every time. There the PTX
-  // without the directive is tried last (when the PTX has a floor, no trial
-  // failed, as a failure ends the search, and the chosen count fits) and
-  // kept where it fits and its registers allow at least the blocks the
-  // chosen count's allow.
-  auto it = trials.find(chosen);
-  if (!dropFloor || base <= 0 || chosen <= 0 || top <= 0 || failed ||
-      it == trials.end() || it->second.outcome != OccupancyTrial::Fits ||
-      threadsPerBlock != kUnboundThreads)
-    return chosen;
-  auto reach = [&](int registers) {
-    return std::min(top,
-                    blocksWithRegisters(limits, threadsPerBlock, registers));
-  };
-  int chosenReach = std::max(chosen, reach(it->second.registers));
-  if (chosenReach > kMostBlocksUnbound)
-    return chosen;
-  OccupancyTrial unbound = tryBlocks(0);
-  if (unbound.outcome == OccupancyTrial::Fits &&
-      reach(unbound.registers) >= chosenReach)
-    return 0;
-  return chosen;
 }
 
 } // namespace tilelang::runtime

@@ -509,8 +509,7 @@ Status linkPTX(const std::string &ptx, const std::string &name,
         if (blocks == base || trial.outcome != OccupancyTrial::Failed)
           images[blocks] = std::move(image);
         return trial;
-      },
-      options.dropFloor);
+      });
   if (!asWritten.ok)
     return asWritten;
   // The search answers the base or a count it linked: both kept.

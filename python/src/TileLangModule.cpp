@@ -430,15 +430,13 @@ PYBIND11_MODULE(_C, m) {
   m.def(
       "link_kernel",
       [](const std::string &ptx, const std::string &name,
-         bool searchOccupancy, long long sharedBytes, int device,
-         bool dropFloor) {
+         bool searchOccupancy, long long sharedBytes, int device) {
         std::string cubin;
         tilelang::runtime::LinkReport report;
         tilelang::runtime::LinkOptions options;
         options.searchOccupancy = searchOccupancy;
         options.sharedBytes = sharedBytes;
         options.device = device;
-        options.dropFloor = dropFloor;
         tilelang::runtime::Status status;
         {
           py::gil_scoped_release release;
@@ -453,14 +451,12 @@ PYBIND11_MODULE(_C, m) {
       },
       py::arg("ptx"), py::arg("name"), py::arg("search_occupancy") = true,
       py::arg("shared_bytes") = 0, py::arg("device") = -1,
-      py::arg("drop_floor") = true,
       "link_kernel(ptx, name, search_occupancy=True, shared_bytes=0, "
-      "device=-1, drop_floor=True) -> (cubin, info): link_ptx on device "
-      "`device` (-1: the current one) with the occupancy search (see "
-      "docs/runtime.md; drop_floor: its last step) for a kernel taking "
-      "shared_bytes of dynamic shared memory; info has min_blocks_per_sm "
-      "(the .minnctapersm compiled for, 0 if none) and links (JIT "
-      "compilations it took).");
+      "device=-1) -> (cubin, info): link_ptx on device `device` (-1: the "
+      "current one) with the occupancy search (see "
+      "docs/runtime.md) for a kernel taking shared_bytes of dynamic shared "
+      "memory; info has min_blocks_per_sm (the .minnctapersm compiled for, "
+      "0 if none) and links (JIT compilations it took).");
   m.def("current_stream", &tilelang::python::currentStream,
         py::arg("device") = -1,
         "torch's current CUDA stream on `device` (-1: torch's current "

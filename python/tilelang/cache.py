@@ -128,8 +128,6 @@ def kernel_key(tile_ir: str, arch: str, num_warps: int, num_stages: int, maxnreg
     if not knobs.occupancy_search():
         # Another cubin for the same PTX (see knobs): kept apart.
         parts.append("occupancy-search=0")
-    elif not knobs.occupancy_drop_floor():
-        parts.append("occupancy-drop-floor=0")
     return _native().DiskCache.hash_key(parts)
 
 

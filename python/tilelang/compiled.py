@@ -211,7 +211,7 @@ class CompiledKernel:
         """(cubin, link info) of ``compiled``'s PTX through the driver's JIT
         linker, with the occupancy search where the knob allows it."""
         cubin, link_info = extension().link_kernel(compiled.ptx, compiled.name, knobs.occupancy_search(),
-                                                   compiled.shared_bytes, drop_floor=knobs.occupancy_drop_floor())
+                                          compiled.shared_bytes)
         self.link_info[arch] = dict(link_info)
         return cubin, link_info
 

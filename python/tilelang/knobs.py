@@ -40,10 +40,6 @@ long-running process can change it with ``os.environ``.
                            SM its PTX asks for, instead of searching for
                            the most that fit without spilling registers
                            (docs/runtime.md, "Occupancy search")
-``TILELANG_OCCUPANCY_DROP_FLOOR=0``  the occupancy search keeps the PTX's
-                           floor of blocks per SM where its last step
-                           would link the kernel without it (few blocks of
-                           8 warps; docs/runtime.md, "Occupancy search")
 ``TILELANG_LIBCUDA=PATH``  the CUDA driver library instead of
                            ``libcuda.so.1`` (read by the C++ runtime when it
                            first opens the driver, not here)
@@ -106,10 +102,6 @@ def print_autotuning() -> bool:
 
 def occupancy_search() -> bool:
     return _on_unless_off("TILELANG_OCCUPANCY_SEARCH")
-
-
-def occupancy_drop_floor() -> bool:
-    return _on_unless_off("TILELANG_OCCUPANCY_DROP_FLOOR")
 
 
 def autotune_devices() -> Optional[str]:

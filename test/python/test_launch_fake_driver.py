@@ -241,8 +241,7 @@ from tilelang.jit import _current_arch
 
 
 def blocks_asked(ptx):
-    asked = re.search(r"\\.minnctapersm (\\d+)", ptx)
-    return int(asked.group(1)) if asked else 0
+    return int(re.search(r"\\.minnctapersm (\\d+)", ptx).group(1))
 
 
 x = Tensor((1000,), "float32", 0x7F0000001000)
@@ -281,9 +280,8 @@ print(json.dumps(report))
     # 60 allow 4: 8, 6 and 5 spill; the PTX as written is kept.
     ("60", 2, 4, 60, 0),
     # The PTX as written spills already (budget 128 at 2 blocks): below it,
-    # 1 block fits all 200, and so does the PTX without the directive, whose
-    # 200 registers keep that one block: the directive goes (0).
-    ("200", 0, 3, 200, 0),
+    # 1 block fits all 200.
+    ("200", 1, 2, 200, 0),
     # Nothing fits even at 1 block (budget 255): the count with the least
     # local memory wins, 1 block (100 bytes against 608 at 2).
     ("300,280", 1, 2, 255, 4 * (280 - 255)),
@@ -303,43 +301,6 @@ def test_the_occupancy_search_keeps_the_most_blocks_that_do_not_spill(library, r
     assert report["unloaded_n_regs"] is None
     assert report["cached_info"] == report["info"]
     assert report["links_after_cached"] == links
-
-
-@pytest.mark.parametrize("registers, warps, blocks, links, used", [
-    # 100 registers allow 2 blocks of 8 warps, as the floor asks; 8, 5 and 3
-    # spill. Without the directive the kernel takes its 100 registers and
-    # still keeps 2 blocks: it is linked without it (0), a fifth link.
-    ("100", 8, 0, 5, 100),
-    # Without the directive it would take 140 registers, which keep 1 block
-    # of 8 warps: the floor's 2 blocks of 128 stay.
-    ("140,100", 8, 2, 5, 128),
-    # Blocks of 16 warps keep the floor (the exchange is made for 8).
-    ("100", 16, 1, 3, 100),
-    # So do blocks of 4 warps: 200 registers spill at the floor's 4 blocks,
-    # 2 fit (3 spill), and the PTX without the directive, which would keep
-    # those 2 too, is not tried.
-    ("200", 4, 2, 3, 200),
-])
-def test_the_floor_goes_where_the_kernel_keeps_as_many_blocks_without_it(library, registers, warps, blocks, links,
-                                                                          used):
-    # The directive is a register budget ptxas schedules to; where few long
-    # blocks are resident, the search links the PTX without it when that
-    # fits and its registers allow as many blocks (docs/runtime.md).
-    report = fakecuda.run_script(library, OCCUPANCY, env={"FAKE_CUDA_REGISTERS": registers, "WARPS": str(warps)})
-    assert report["info"] == {"min_blocks_per_sm": blocks, "links": links}
-    assert report["cubin_asks"] == blocks
-    assert report["registers"] == used and report["local_bytes"] == 0
-    assert report["cached_info"] == report["info"]
-    assert report["links_after_cached"] == links
-
-
-def test_the_floor_stays_with_its_knob_off(library):
-    # As the first case above, with TILELANG_OCCUPANCY_DROP_FLOOR=0: the
-    # search stops at the floor's 2 blocks, 4 links.
-    report = fakecuda.run_script(library, OCCUPANCY, env={"FAKE_CUDA_REGISTERS": "100",
-                                                          "TILELANG_OCCUPANCY_DROP_FLOOR": "0"})
-    assert report["info"] == {"min_blocks_per_sm": 2, "links": 4}
-    assert report["cubin_asks"] == 2
 
 
 # 128x128x64 tiles in 3 stages: 96 KB of shared memory, so an sm_90 SM

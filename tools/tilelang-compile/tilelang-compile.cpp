@@ -286,11 +286,10 @@ void reportOccupancySearch(const std::string &ptxas,
   int top = residentBlockLimit(limits, directives.threadsPerBlock,
                                result.sharedBytes);
   int base = directives.minBlocksPerSM;
-  // A count of 0 is the PTX without the directive: as written where it
-  // asks for none.
-  auto blocksText = [&](int count) {
+  // A count of 0 is the PTX as written, which asks for none.
+  auto blocksText = [](int count) {
     if (count == 0)
-      return std::string(base ? "without .minnctapersm" : "as written");
+      return std::string("as written");
     return std::to_string(count) + (count == 1 ? " block" : " blocks");
   };
   std::cerr << "occupancy search (the runtime's, with ptxas standing in for "
@@ -299,7 +298,7 @@ void reportOccupancySearch(const std::string &ptxas,
             << ", an " << result.arch
             << " SM holds " << top << " of " << directives.threadsPerBlock
             << " threads):\n";
-  int baseRegisters = 0, unboundRegisters = 0;
+  int baseRegisters = 0;
   int kept = searchMinBlocksPerSM(
       base, top, limits, directives.threadsPerBlock, [&](int blocks) {
         OccupancyTrial trial;
@@ -319,8 +318,6 @@ void reportOccupancySearch(const std::string &ptxas,
             int(numberBefore(output, result.kernelName, " registers"));
         if (blocks == base)
           baseRegisters = trial.registers;
-        if (blocks == 0)
-          unboundRegisters = trial.registers;
         std::cerr << "  " << blocksText(blocks) << ": " << trial.registers
                   << " registers, " << local << " bytes of local memory\n";
         trial.outcome = local == 0 ? OccupancyTrial::Fits
@@ -330,15 +327,12 @@ void reportOccupancySearch(const std::string &ptxas,
         return trial;
       });
   std::cerr << "  kept: " << blocksText(kept) << (kept ? " per SM" : "");
-  int keptRegisters = kept == base ? baseRegisters
-                      : kept == 0  ? unboundRegisters
-                                   : 0;
-  if (keptRegisters > 0)
-    std::cerr << (kept && base ? " (as the PTX asks; its " : " (its ")
-              << keptRegisters << " registers allow "
+  if (kept == base && baseRegisters > 0)
+    std::cerr << (base ? " (as the PTX asks; its " : " (its ") << baseRegisters
+              << " registers allow "
               << std::min(top, blocksWithRegisters(limits,
                                                    directives.threadsPerBlock,
-                                                   keptRegisters))
+                                                   baseRegisters))
               << ")";
   std::cerr << "\n";
 }

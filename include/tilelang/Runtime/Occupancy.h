@@ -39,8 +39,7 @@ TILELANG_API EntryDirectives readEntryDirectives(const std::string &ptx,
                                                  const std::string &name);
 
 /// `ptx` with the `.minnctapersm` of `directives` (read from it) set to
-/// `blocks`; added before the entry's body when it has none. `blocks` 0
-/// removes the directive.
+/// `blocks`; added before the entry's body when it has none.
 TILELANG_API std::string withMinBlocksPerSM(const std::string &ptx,
                                             const EntryDirectives &directives,
                                             int blocks);
@@ -83,8 +82,7 @@ struct OccupancyTrial {
 /// The blocks per SM to compile a kernel for, given the count its PTX asks
 /// for (`base`; 0 when it asks for none), the most an SM holds (`top`, residentBlockLimit) and
 /// `tryBlocks`, which compiles it for a count and says how that went
-/// (`base` meaning the PTX as written, 0 the PTX without the directive).
-/// Returns `base` unless another count
+/// (`base` meaning the PTX as written). Returns `base` unless another count
 /// Fits where `base` spills, or a larger count Fits and beats what `base`'s
 /// own registers already allow.
 ///
@@ -97,22 +95,13 @@ struct OccupancyTrial {
 /// then a bisection between the two. Both bisections assume that a kernel
 /// spilling at some count also spills at every larger one (where the
 /// compiler does otherwise the search settles lower than it could, never on
-/// a count that spills); a failed trial ends a search with `base`.
-///
-/// Last (unless `dropFloor` is false), where the PTX has a floor (`base` >
-/// 0), the count found Fits and keeps at most 3 blocks of 256 threads
-/// resident (long rows), the PTX without `.minnctapersm` is tried
-/// (`tryBlocks(0)`); it wins (0 is
-/// returned) where it Fits and its registers allow at least as many blocks
-/// as the count found: the directive is a register budget that ptxas
-/// schedules to even where its own choice needs no budget. Measured
+/// a count that spills); a failed trial ends a search with `base`. Measured
 /// on memory-bound kernels, more resident blocks won wherever they did not
 /// spill, and fewer blocks without local memory, or with less of it, beat
 /// more with more of it (docs/runtime.md, "Occupancy search").
 TILELANG_API int searchMinBlocksPerSM(
     int base, int top, const SMLimits &limits, int threadsPerBlock,
-    const std::function<OccupancyTrial(int)> &tryBlocks,
-    bool dropFloor = true);
+    const std::function<OccupancyTrial(int)> &tryBlocks);
 
 } // namespace tilelang::runtime
 

@@ -98,9 +98,8 @@ private:
 /// How linkPTX compiled a kernel.
 struct LinkReport {
   /// The .minnctapersm the cubin was compiled for (blocks per SM whose
-  /// registers must fit the register file at once); 0 when it was compiled
-  /// without one (the PTX asks for none, or the occupancy search dropped
-  /// the floor).
+  /// registers must fit the register file at once); 0 when the PTX asks
+  /// for none.
   int minBlocksPerSM = 0;
   /// JIT compilations it took: 1, or more with an occupancy search.
   int links = 0;
@@ -116,9 +115,6 @@ struct LinkOptions {
   /// The device to link for (and whose SM limits the search reads); -1:
   /// the current one.
   int device = -1;
-  /// The search's last step: the PTX without its floor where few blocks of
-  /// 8 warps stay resident (searchMinBlocksPerSM; TILELANG_OCCUPANCY_DROP_FLOOR).
-  bool dropFloor = true;
 };
 
 /// Links `ptx` (holding kernel `name`) into a cubin for `options.device`
