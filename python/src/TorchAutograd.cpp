@@ -317,8 +317,18 @@ struct TileLangBackward : Node {
     NodePtr self = NodeHolder<TileLangBackward>::self(this);
     std::vector<at::Tensor> tensors;
     tensors.reserve(saved.size());
-    for (SavedVariable &variable : saved)
+    for (SavedVariable &variable : saved) {
       tensors.push_back(variable.unpack(self));
+      // A saved-tensor hook may give back a tensor elsewhere (its unpack
+      // returning a CPU copy): its address would reach the kernels as a
+      // device pointer and fault, where torch's own nodes raise.
+      const at::Tensor &tensor = tensors.back();
+      TORCH_CHECK(!tensor.defined() || tensor.device() == incoming.device(),
+                  "tilelang.ops: ", plan->name,
+                  ": a saved tensor came back on ", tensor.device(),
+                  " and the gradient is on ", incoming.device(),
+                  " (a saved-tensor hook's unpack?)");
+    }
     bool differentiable = false;
     if (torch::autograd::GradMode::is_enabled()) {
       differentiable = incoming.requires_grad();

@@ -429,3 +429,38 @@ def test_the_knob_keeps_the_forward_in_python(library):
                                  env={"TILELANG_OPS_AUTOTUNE": "0", "TILELANG_OPS_NATIVE_AUTOGRAD": "0"})
     assert report["plans"] == 0
     assert all(step["python"] == 1 and step["grad_fn"] != "CppFunction" for step in report["steps"].values())
+
+
+MOVED = PRELUDE + """
+x = torch.randn(37, 300, dtype=torch.float16, requires_grad=True)
+w = (torch.rand(300, dtype=torch.float16) + 0.5).requires_grad_()
+dy = torch.randn(37, 300, dtype=torch.float16)
+for step in range(2):  # the plans
+    x.grad = w.grad = None
+    ops.rms_norm(x, w).backward(dy)
+# A saved-tensor hook whose unpack gives the tensor back on another device
+# (meta here, where the stand-in tests have CPU tensors for the device's).
+with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t.to("meta")):
+    y = ops.rms_norm(x, w)
+report["node"] = type(y.grad_fn).__name__
+before = fakecuda.launch_count()
+try:
+    y.backward(dy)
+    report["error"] = None
+except RuntimeError as exc:
+    report["error"] = str(exc)
+report["launches"] = fakecuda.launch_count() - before
+print(json.dumps(report))
+"""
+
+
+def test_a_saved_tensor_given_back_on_another_device_is_refused(library):
+    """The node's kernels take the saved tensors' addresses as device
+    pointers: one that a saved-tensor hook gives back on another device
+    raises (naming the node) before anything is launched, where it was
+    launched with an address of the wrong memory."""
+    report = run(library, MOVED)
+    assert report["node"] == "CppFunction"
+    assert report["error"] is not None and "TileLangRmsNormBackward: a saved tensor came back on meta" in \
+        report["error"], report["error"]
+    assert report["launches"] == 0
