@@ -91,7 +91,10 @@ def bench_interleaved(fns, warmup_ms=25, rep_ms=300, max_repetitions=2000):
     large product runs (power and heat); timing one implementation after
     the other hands the drift to whichever runs later, alternating shares
     it. Returns name -> list of times; about `rep_ms` of work in all per
-    function."""
+    function (none for no functions: a group whose every implementation
+    failed before timing)."""
+    if not fns:
+        return {}
     flush = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device="cuda")
     names = list(fns)
     estimate = 0.0
