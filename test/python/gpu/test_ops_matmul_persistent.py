@@ -76,3 +76,21 @@ def test_few_programs_cover_every_tile(programs, activation):
     bias = torch.randn(600, device="cuda", dtype=torch.float16) if activation != "none" else None
     out = _launch(a, b, bias, activation, CONFIGS[0], 1, programs=programs)
     _check(out, a, b, bias, activation, f"{programs} programs {activation}")
+
+
+@pytest.mark.parametrize("config", [c for c in spaces.MATMUL_OPS if c.get("PERSISTENT")],
+                         ids=lambda c: f"{c['BLOCK_SIZE_M']}x{c['BLOCK_SIZE_N']}x{c['BLOCK_SIZE_K']}_s{c['num_stages']}")
+def test_the_spaces_persistent_configs(config):
+    """The persistent configs tilelang.ops' space holds (spaces.MATMUL_OPS:
+    128x256x64 on 8 warps), on the device's grid, at ragged shapes of more
+    tiles than an H200 has SMs (144 and 136: some programs take two), K a
+    multiple of 8 and K of no multiple of 8."""
+    options = {name: value for name, value in config.items() if name != "PERSISTENT"}
+    torch.manual_seed(config["num_stages"])
+    for (m, k, n), dtype, activation, with_bias in (((3000, 1000, 1500), torch.float16, "gelu", True),
+                                                   ((2100, 333, 2000), torch.bfloat16, "silu", False)):
+        a = torch.randn(m, k, device="cuda", dtype=dtype)
+        b = torch.randn(k, n, device="cuda", dtype=dtype) / math.sqrt(k)
+        bias = torch.randn(n, device="cuda", dtype=dtype) if with_bias else None
+        out = _launch(a, b, bias, activation, options, config["PERSISTENT"])
+        _check(out, a, b, bias, activation, f"{m}x{k}x{n} {dtype} {activation} {config}")
