@@ -11,6 +11,7 @@
 #ifndef TILELANG_PYTHON_ARGUMENTPACKING_H
 #define TILELANG_PYTHON_ARGUMENTPACKING_H
 
+#include "LaunchApi.h"
 #include "LaunchableKernel.h"
 
 #include <cstring>
@@ -22,7 +23,7 @@ namespace tilelang::python {
 /// an 8-byte slot (the driver reads each at its size), each TMA tensor map
 /// in 128 bytes aligned to 64; `params` points at them in parameter order.
 struct PackedLaunch {
-  static constexpr size_t kMaxParams = 192;
+  static constexpr size_t kMaxParams = kMaxLaunchParams;
   static constexpr size_t kMaxTensorMaps = 16;
   static constexpr size_t kTensorMapBytes = TensorMapEncoding::kBytes;
 

@@ -27,6 +27,10 @@ inline constexpr const char *kLaunchApiCapsule = "tilelang._C.launch_api";
 /// Bumped whenever the table's layout changes.
 inline constexpr unsigned kLaunchApiVersion = 1;
 
+/// The most 8-byte parameter slots a launch has: what tilelang._C packs
+/// (PackedLaunch) and what a caller of `launch` passes.
+inline constexpr std::size_t kMaxLaunchParams = 192;
+
 struct LaunchApi {
   unsigned version;
   /// The runtime kernel (an opaque handle) of `kernel`, a `_C.Kernel`, on

@@ -89,9 +89,8 @@ const LaunchApi &launchApi() {
   return *api;
 }
 
-/// The most parameters a planned launch takes (tilelang._C packs at most
-/// 192).
-constexpr std::size_t kMaxParams = 256;
+/// The most parameters a planned launch takes: what tilelang._C packs.
+constexpr std::size_t kMaxParams = tilelang::python::kMaxLaunchParams;
 
 /// Where a kernel's pointer parameter comes from.
 struct Slot {
