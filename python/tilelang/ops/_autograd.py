@@ -54,33 +54,30 @@ forwards: Dict[Any, Any] = {}
 _PLAN_LIMIT = 1024
 
 
-def lookup(key):
-    """The BackwardPlan of `key`, or None. A plan holds while the tuners'
-    caches it was resolved from are the ones in use: replacing one (as the
-    tests do, to tune again) resolves it again, as Tuned.launch's table
+def _held(table, key):
+    """table[key]'s plan, or None. A plan holds while the tuners' caches it
+    was resolved from are the ones in use: replacing one (as the tests do,
+    to tune again) drops it, to be resolved again, as Tuned.launch's table
     starts over."""
-    found = plans.get(key)
+    found = table.get(key)
     if found is None:
         return None
     plan, sources = found
     for tuned, cache in sources:
         if tuned._tuner.cache is not cache:
-            del plans[key]
+            del table[key]
             return None
     return plan
+
+
+def lookup(key):
+    """The BackwardPlan of `key`, or None (held as `_held` says)."""
+    return _held(plans, key)
 
 
 def forward_plan(key):
-    """The ForwardPlan of `key`, or None; held as `lookup` holds a plan."""
-    found = forwards.get(key)
-    if found is None:
-        return None
-    plan, sources = found
-    for tuned, cache in sources:
-        if tuned._tuner.cache is not cache:
-            del forwards[key]
-            return None
-    return plan
+    """The ForwardPlan of `key`, or None (held as `_held` says)."""
+    return _held(forwards, key)
 
 
 def record(plan, output, inputs: tuple, saved: tuple):
