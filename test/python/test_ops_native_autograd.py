@@ -69,7 +69,8 @@ def symbolic(launch, names):
             "params": params}
 """
 
-STEPS = PRELUDE + """
+# The inputs of a case: argv[1] the operator, argv[2] which of x, w, b require grad.
+INPUTS = """
 case = sys.argv[1]
 m, n = 37, 300
 x = torch.randn(m, n, dtype=torch.float16)
@@ -78,6 +79,9 @@ b = torch.randn(n, dtype=torch.float16)
 dy = torch.randn(m, n, dtype=torch.float16)
 needs = [c == "1" for c in sys.argv[2]]
 x.requires_grad_(needs[0])
+"""
+
+STEPS = PRELUDE + INPUTS + """
 if case == "layer_norm":
     w.requires_grad_(needs[1]); b.requires_grad_(needs[2])
     params = [x, w if sys.argv[3] != "no-weight" else None, b if sys.argv[3] != "no-bias" else None]
@@ -329,15 +333,7 @@ def test_the_cpp_node_keeps_autograds_contract(library):
     assert report["w_only"] == [[300], True, True]
 
 
-FORWARD = PRELUDE + """
-case = sys.argv[1]
-m, n = 37, 300
-x = torch.randn(m, n, dtype=torch.float16)
-w = torch.rand(n, dtype=torch.float16) + 0.5
-b = torch.randn(n, dtype=torch.float16)
-dy = torch.randn(m, n, dtype=torch.float16)
-needs = [c == "1" for c in sys.argv[2]]
-x.requires_grad_(needs[0])
+FORWARD = PRELUDE + INPUTS + """
 # A 3-D x of the same rows and a misaligned view (2 bytes past an aligned
 # address) share the 2-D x's key.
 x3 = x.detach().view(1, m, n).requires_grad_(needs[0])

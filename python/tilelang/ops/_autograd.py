@@ -150,6 +150,22 @@ class _Recorder:
         self.launches.append((launchable, dims, params, slots, scalar))
 
 
+def _allocated(recorder: _Recorder, tensor, what: str) -> int:
+    """The buffer index of `tensor`, which must be one the resolved function
+    allocated (not the gradient, a saved tensor or a constant)."""
+    kind, index = recorder.source(tensor)
+    if kind != "b":
+        raise _NotResolved(f"{what} is not a tensor the function allocated ({kind})")
+    return index
+
+
+def _buffer_specs(recorder: _Recorder, like) -> list:
+    """(shape, dtype) of each buffer the resolved function allocated; shape
+    None where it is `like`'s (the C++ side takes it from the call's
+    tensor)."""
+    return [(None if tuple(b.shape) == tuple(like.shape) else list(b.shape), b.dtype) for b in recorder.buffers]
+
+
 def wanted(x) -> bool:
     """Whether a Python backward on `x` should resolve its key: nodes are
     on, and the call is an eager one on plain tensors (not traced)."""
@@ -184,20 +200,10 @@ def resolve(key, name: str, gradient, saved: tuple, constants: tuple, run: Calla
     recorder = _Recorder(gradient, saved, constants)
     try:
         gradients = run(recorder)
-        outputs = []
-        for tensor in gradients:
-            if tensor is None:
-                outputs.append(-1)
-                continue
-            kind, index = recorder.source(tensor)
-            if kind != "b":
-                raise _NotResolved(f"a gradient is not a buffer of the backward ({kind})")
-            outputs.append(index)
-        buffers = [(None if tuple(b.shape) == tuple(gradient.shape) else list(b.shape), b.dtype)
-                   for b in recorder.buffers]
-        device = gradient.get_device()
-        plans[key] = (_native.BackwardPlan(name, device, gradient.dtype, buffers, recorder.launches,
-                                           list(constants), outputs), recorder.tuned)
+        outputs = [-1 if tensor is None else _allocated(recorder, tensor, "a gradient") for tensor in gradients]
+        plans[key] = (_native.BackwardPlan(name, gradient.get_device(), gradient.dtype,
+                                           _buffer_specs(recorder, gradient), recorder.launches, list(constants),
+                                           outputs), recorder.tuned)
     except Exception as exc:  # any failure keeps this key's backward in Python
         plans[key] = None
         declined[key] = f"{type(exc).__name__}: {exc}"
@@ -222,9 +228,7 @@ def resolve_forward(key, name: str, x, parameters: tuple, constants: tuple, scal
     recorder = _Recorder(x, parameters, constants, scalar)
     try:
         output, saved = run(recorder)
-        kind, index = recorder.source(output)
-        if kind != "b":
-            raise _NotResolved(f"the output is not a tensor the forward allocated ({kind})")
+        index = _allocated(recorder, output, "the output")
         kept = []
         for tensor in saved:
             if tensor is None:
@@ -234,9 +238,8 @@ def resolve_forward(key, name: str, x, parameters: tuple, constants: tuple, scal
             if kind == "c":
                 raise _NotResolved("the node would save a constant")
             kept.append((kind, which))
-        buffers = [(None if tuple(b.shape) == tuple(x.shape) else list(b.shape), b.dtype) for b in recorder.buffers]
-        launches = _native.BackwardPlan(name, x.get_device(), x.dtype, buffers, recorder.launches, list(constants),
-                                        [index])
+        launches = _native.BackwardPlan(name, x.get_device(), x.dtype, _buffer_specs(recorder, x), recorder.launches,
+                                        list(constants), [index])
         forwards[key] = (_native.ForwardPlan(launches, found[0], kept), recorder.tuned + list(found[1]))
     except Exception as exc:  # any failure keeps this key's forward in Python
         forwards[key] = None
