@@ -103,10 +103,12 @@ def main(argv=None) -> int:
     group.add_argument("--write", type=pathlib.Path, help="store the checksums in this file")
     group.add_argument("--compare", type=pathlib.Path, help="compare with checksums stored by --write")
     args = parser.parse_args(argv)
-    # Every kernel compiled here, never read from a cache entry.
-    os.environ["TILELANG_CACHE_DIR"] = tempfile.mkdtemp(prefix="tilelang-ptx-checksums-")
-    os.environ["TILELANG_ALWAYS_COMPILE"] = "1"
-    lines = checksums()
+    # Every kernel compiled here, never read from a cache entry; the cache
+    # folder (some hundred MB) goes when the checksums are taken.
+    with tempfile.TemporaryDirectory(prefix="tilelang-ptx-checksums-") as cache:
+        os.environ["TILELANG_CACHE_DIR"] = cache
+        os.environ["TILELANG_ALWAYS_COMPILE"] = "1"
+        lines = checksums()
     if args.write:
         args.write.write_text("\n".join(lines) + "\n")
         print(f"{len(lines)} checksums written to {args.write}")

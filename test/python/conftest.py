@@ -7,6 +7,7 @@ tilelang_testing.py.
 
 import os
 import pathlib
+import shutil
 
 import pytest
 
@@ -21,13 +22,25 @@ def _gpu_available() -> bool:
     return bool(torch.cuda.is_available())
 
 
+# The kernel cache this session made (None when the caller chose one): a
+# full run writes a few hundred MB there, removed when the session ends.
+_session_cache_dir = None
+
+
 def pytest_configure(config):
     # Kernels compiled by the tests go to a cache of their own, never to the
     # user's ~/.cache/tilelang.
+    global _session_cache_dir
     if "TILELANG_CACHE_DIR" not in os.environ:
         import tempfile
 
-        os.environ["TILELANG_CACHE_DIR"] = tempfile.mkdtemp(prefix="tilelang-test-cache-")
+        _session_cache_dir = tempfile.mkdtemp(prefix="tilelang-test-cache-")
+        os.environ["TILELANG_CACHE_DIR"] = _session_cache_dir
+
+
+def pytest_unconfigure(config):
+    if _session_cache_dir is not None:
+        shutil.rmtree(_session_cache_dir, ignore_errors=True)
 
 
 def pytest_report_header(config):
