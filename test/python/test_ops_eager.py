@@ -196,7 +196,7 @@ def test_refused_calls_keep_their_messages(launches):
 
 
 def test_a_backward_step_launches_its_kernels_from_the_tables(launches, monkeypatch):
-    monkeypatch.setattr(_norm, "_multiprocessors", lambda device: 132)
+    monkeypatch.setattr(_runtime, "multiprocessors", lambda device: 132)
     x = torch.randn(300, 1000, dtype=torch.float16, requires_grad=True)
     w = (torch.rand(1000, dtype=torch.float16) + 0.5).requires_grad_()
     b = torch.randn(1000, dtype=torch.float16, requires_grad=True)
@@ -306,6 +306,27 @@ def test_a_repeated_matmul_launches_from_the_table(launches, monkeypatch):
     assert grid == (rows,)
 
 
+def test_the_norms_and_the_persistent_matmul_read_one_multiprocessor_count(launches, monkeypatch):
+    """The device's multiprocessor count is one fact, _runtime.multiprocessors:
+    the persistent matmul's programs and norm_bwd_fused's groups both come
+    from it. Before, the matmul read _norm's, so a stand-in count given to
+    _runtime did not reach it (here: torch's CUDA properties, on a CPU
+    tensor)."""
+    monkeypatch.setattr(_runtime, "multiprocessors", lambda device: 7)
+    a = torch.randn(1000, 64, dtype=torch.float16)
+    b = torch.randn(64, 2000, dtype=torch.float16)
+    ops.matmul(a, b)
+    name, grid, _, keywords = launches[-1]
+    tiles = -(-1000 // keywords["BLOCK_SIZE_M"]) * -(-2000 // keywords["BLOCK_SIZE_N"])
+    assert name == "matmul_epilogue_kernel" and tiles > 14
+    assert grid(dict(keywords, PERSISTENT=2)) == (14,)
+    x = torch.randn(3000, 100, dtype=torch.float16, requires_grad=True)
+    w = torch.ones(100, dtype=torch.float16, requires_grad=True)
+    ops.rms_norm(x, w).backward(torch.randn(3000, 100, dtype=torch.float16))
+    name, grid, _, _ = [launch for launch in launches if launch[0] == "norm_bwd_fused"][-1]
+    assert grid == (spaces.norm_bwd_programs(3000, 7),) == (14,)
+
+
 def test_a_matmul_past_2_31_elements_forms_its_offsets_in_64_bits(launches):
     """Where a tile's row offsets (rows * stride) of A, B or the output can
     reach 2**31 elements, the launch asks for 64-bit offsets (OFFSETS_64),
@@ -360,7 +381,7 @@ def test_attention_tells_its_kernel_the_offsets_width(launches, monkeypatch):
 def test_torch_compile_traces_the_operators_without_graph_breaks(launches, monkeypatch):
     # The eager path's own look (eager) is the first thing torch.compile
     # traces in each operator: it must not break the graph.
-    monkeypatch.setattr(_norm, "_multiprocessors", lambda device: 132)
+    monkeypatch.setattr(_runtime, "multiprocessors", lambda device: 132)
     torch._dynamo.reset()
     w = (torch.rand(64, dtype=torch.float16) + 0.5).requires_grad_()
     b = torch.randn(64, dtype=torch.float16, requires_grad=True)
@@ -412,7 +433,7 @@ def test_matmul_backward_converts_nothing(launches, monkeypatch, activation):
 def test_the_norms_autograd_function_returns_the_output_alone(launches, monkeypatch):
     # The statistics are saved as intermediates, not outputs autograd wraps;
     # a second derivative is still refused by the backward operator's node.
-    monkeypatch.setattr(_norm, "_multiprocessors", lambda device: 132)
+    monkeypatch.setattr(_runtime, "multiprocessors", lambda device: 132)
     x = torch.randn(7, 33, dtype=torch.float16, requires_grad=True)
     w = (torch.rand(33, dtype=torch.float16) + 0.5).requires_grad_()
     for call, stats in ((lambda: ops.layer_norm(x, w), (4, 5)), (lambda: ops.rms_norm(x, w), (3,))):
@@ -429,7 +450,7 @@ def test_strided_norm_parameters_reach_the_kernels_contiguous(launches, monkeypa
     # The kernels read weight and bias at consecutive addresses (W + cols):
     # a strided parameter (every other element of a buffer) was passed as it
     # is, and its rows read the wrong elements.
-    monkeypatch.setattr(_norm, "_multiprocessors", lambda device: 132)
+    monkeypatch.setattr(_runtime, "multiprocessors", lambda device: 132)
     x = torch.randn(5, 40, dtype=torch.float16, requires_grad=True)
     w = (torch.rand(80, dtype=torch.float16) + 0.5)[::2].requires_grad_()
     b = torch.randn(80, dtype=torch.float16)[::2].requires_grad_()

@@ -15,7 +15,7 @@ from typing import Optional
 import torch
 from torch import Tensor
 
-from tilelang.ops import _norm, spaces
+from tilelang.ops import _runtime, spaces
 from tilelang.ops._runtime import HALVES, Operator, Tuned, check_extent, check_same, check_tensor
 
 ACTIVATIONS = ("none", "relu", "gelu", "silu")
@@ -105,7 +105,7 @@ def _matmul(a: Tensor, b: Tensor, bias: Optional[Tensor], activation: str) -> Te
             persistent = meta.get("PERSISTENT", 0)
             if not persistent:
                 return (tiles,)
-            return (spaces.matmul_programs(tiles, persistent, _norm._multiprocessors(a.device)),)
+            return (spaces.matmul_programs(tiles, persistent, _runtime.multiprocessors(a.device)),)
 
         # The config depends on the sizes (EVEN_K on k exactly), the dtypes and the epilogue; the
         # kernel on which strides are multiples of 8 and on the offsets' width.

@@ -15,7 +15,7 @@ from typing import List, Optional, Tuple
 import torch
 from torch import Tensor
 
-from tilelang.ops import _autograd, spaces
+from tilelang.ops import _autograd, _runtime, spaces
 from tilelang.ops._runtime import FLOATS, Operator, Tuned, as_rows, check_same, check_tensor, eager, kernels
 
 
@@ -46,17 +46,6 @@ def _rows_64(m: int) -> bool:
     forms (a tile's rows, and its first row plus the step: below 2 m +
     NORM_BWD_MAX_ROWS with one tile a program) can pass 2**31 - 1."""
     return 2 * m + spaces.NORM_BWD_MAX_ROWS >= 2**31
-
-
-# Multiprocessors per device index (norm_bwd_fused's program count).
-_SM_COUNT = {}
-
-
-def _multiprocessors(device) -> int:
-    sms = _SM_COUNT.get(device.index)
-    if sms is None:
-        sms = _SM_COUNT[device.index] = torch.cuda.get_device_properties(device).multi_processor_count
-    return sms
 
 
 # -- forward ----------------------------------------------------------------------------
@@ -158,7 +147,7 @@ def _norm_bwd_with(launch, dy: Tensor, x: Tensor, weight: Optional[Tensor], mean
         launch(_NORM_BWD_FUSED, key, lambda meta: (-(-m // meta["ROWS"]),), dx, dx, dx, dy, x, w, stats, rstd, n, m,
                n, RMS=rms, INPUT_GRAD=input_grad, WEIGHT_GRAD=False, HAS_BIAS=False, ROWS_64=_rows_64(m))
         return dx, dw, db
-    groups = spaces.norm_bwd_programs(m, _multiprocessors(x.device))
+    groups = spaces.norm_bwd_programs(m, _runtime.multiprocessors(x.device))
     partial_w = torch.empty((groups, n), device=x.device, dtype=torch.float32)
     partial_b = torch.empty((groups, n), device=x.device, dtype=torch.float32) if has_bias else partial_w
     launch(_NORM_BWD_FUSED, key, (groups,), dx if input_grad else partial_w, partial_w, partial_b, dy, x, w, stats,

@@ -40,6 +40,21 @@ def kernels() -> Dict[str, Any]:
     return _KERNELS
 
 
+#: Multiprocessors per device index, asked of torch once per device.
+_SM_COUNT: Dict[int, int] = {}
+
+
+def multiprocessors(device) -> int:
+    """The multiprocessor count of torch device `device`: the program count
+    of the kernels that size their grid by the device (norm_bwd_fused's
+    groups, the persistent matmul's programs). Read through this module's
+    attribute, so that the CPU tests' stand-in count reaches every caller."""
+    sms = _SM_COUNT.get(device.index)
+    if sms is None:
+        sms = _SM_COUNT[device.index] = torch.cuda.get_device_properties(device).multi_processor_count
+    return sms
+
+
 FLOATS = (torch.float16, torch.bfloat16, torch.float32)
 HALVES = (torch.float16, torch.bfloat16)
 
