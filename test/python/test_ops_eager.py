@@ -289,6 +289,31 @@ def test_devices_of_two_models_get_their_own_launches(launches, monkeypatch):
     assert {model for _, model in tables} == {"NVIDIA H200", "NVIDIA H100 80GB HBM3"}
 
 
+def test_untuned_launch_tables_are_keyed_by_model_without_a_tuner_run(launches, monkeypatch):
+    """Under TILELANG_OPS_AUTOTUNE=0 no autotuner runs, and the launch table
+    asks whether the devices are of several models itself: the two
+    devices' launches are kept under their models. Before, only an
+    autotuner's first run asked (core._SEVERAL_MODELS stayed None), and
+    untuned tables were keyed by the arguments alone."""
+    models = ("NVIDIA H200", "NVIDIA H100 80GB HBM3")
+    monkeypatch.setenv("TILELANG_OPS_AUTOTUNE", "0")
+    monkeypatch.setattr(core, "_DEVICE_MODELS", None)
+    monkeypatch.setattr(core, "_SEVERAL_MODELS", None)
+    monkeypatch.setattr(core, "device_count", lambda: len(models))
+    monkeypatch.setattr(core, "device_name", lambda device: models[device])
+    current = [0]
+    monkeypatch.setattr(core, "current_device", lambda: current[0])
+    monkeypatch.setattr(core.Autotuner, "run", _refuse)
+    monkeypatch.setattr(_softmax._SOFTMAX_FWD, "_launches", {})
+    x = torch.randn(4, 300)
+    for device in (0, 1, 0, 1):
+        current[0] = device
+        ops.softmax(x)
+    assert launches.names() == ["softmax_fwd"] * 4
+    assert core._SEVERAL_MODELS is True
+    assert sorted(model for _, model in _softmax._SOFTMAX_FWD._launches) == sorted(models)
+
+
 def test_a_repeated_matmul_launches_from_the_table(launches, monkeypatch):
     a = torch.randn(37, 64, dtype=torch.float16)
     b = torch.randn(50, 64, dtype=torch.float16).t()  # column-major, columns 64 apart

@@ -291,6 +291,14 @@ def several_models() -> bool:
     return _SEVERAL_MODELS
 
 
+def keyed_by_model() -> bool:
+    """Whether the choices kept in memory are keyed by the model of the
+    launch's device: several_models(), asked at the first key built in the
+    process, whether or not an autotuner has run (tilelang.ops' launch
+    tables are keyed under TILELANG_OPS_AUTOTUNE=0 too, where none does)."""
+    return several_models() if _SEVERAL_MODELS is None else _SEVERAL_MODELS
+
+
 def launch_model(args, kwargs) -> str:
     """The model of the device a launch with these arguments runs on (its
     first CUDA tensor's, else the current one); several_models() must have
@@ -463,8 +471,7 @@ class Autotuner:
         # keywords.
         quick = self._quick_key(args, kwargs)
         # Devices of several models each get their own choices.
-        model = launch_model(args, kwargs) if _SEVERAL_MODELS or (_SEVERAL_MODELS is None and several_models()) \
-            else None
+        model = launch_model(args, kwargs) if keyed_by_model() else None
         if quick is not None:
             if model is not None:
                 quick = (quick, model)

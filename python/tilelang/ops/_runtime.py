@@ -358,7 +358,7 @@ class Tuned:
         came from: replacing it (as the tests do) tunes again. In a process
         whose devices are of several models, the model of the launch's
         device is part of the key (as it is of the tuner's)."""
-        if _autotune._SEVERAL_MODELS:
+        if _autotune.keyed_by_model():
             key = (key, _autotune.launch_model(args, kwargs))
         entry = self._launches.get(key)
         if entry is not None and entry[0] is self._tuner.cache:
@@ -371,7 +371,7 @@ class Tuned:
         """(the kernel, its keywords) that launch(key, grid, *args, **kwargs)
         launches, or None when it would tune or record first
         (tilelang.ops._autograd resolves a backward from these)."""
-        if _autotune._SEVERAL_MODELS:
+        if _autotune.keyed_by_model():
             key = (key, _autotune.launch_model(args, kwargs))
         entry = self._launches.get(key)
         if entry is None or self._tuner is None or entry[0] is not self._tuner.cache:
