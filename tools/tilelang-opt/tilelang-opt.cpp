@@ -6,7 +6,8 @@
 // input MLIR's parser is known to crash on is refused before it parses
 // (tilelang/Support/ParserGuard.h), whether it comes from a file or from
 // standard input: the driver reads the input itself and hands MLIR's the
-// buffer.
+// buffer. A crash outside that (before or after the input is processed)
+// prints a stack dump, as in every LLVM tool (llvm::InitLLVM).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,7 +15,9 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/PrettyStackTrace.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -28,6 +31,15 @@
 #include "tilelang/InitAllPasses.h"
 
 int main(int argc, char **argv) {
+  // What every LLVM tool's main sets up first (mlir-opt's too, inside the
+  // MlirOptMain that takes argv): a stack dump, with the program's
+  // arguments, of a crash outside the recovery context below, and
+  // llvm_shutdown at exit.
+  llvm::InitLLVM init(argc, argv);
+  // Its crash report asks for a report to LLVM; the crash is tilelang's.
+  llvm::setBugReportMsg("tilelang-opt: error: internal compiler error: "
+                        "crashed (please report it with the input that "
+                        "caused it and the stack dump below)\n");
   mlir::DialectRegistry registry;
   tilelang::registerAllDialects(registry);
   tilelang::registerAllPasses();
@@ -40,10 +52,12 @@ int main(int argc, char **argv) {
   llvm::CrashRecoveryContext recovery;
   bool completed;
   if (config.shouldShowDialects() || config.shouldListPasses()) {
-    // Nothing to read: MLIR's driver prints them.
+    // Nothing to read: MLIR's driver prints them (from the form without
+    // argv, which would set up LLVM a second time).
     completed = recovery.RunSafely([&] {
-      status = mlir::asMainReturnCode(mlir::MlirOptMain(
-          argc, argv, inputFilename, outputFilename, registry));
+      status = mlir::asMainReturnCode(
+          mlir::MlirOptMain(llvm::outs(), llvm::MemoryBuffer::getMemBuffer(""),
+                            registry, config));
     });
   } else {
     // The input is read here, a file or standard input ("-") alike, so
