@@ -206,11 +206,13 @@ class JITFunction(KernelFunction, _Subscriptable):
                           if v and (k in types or k.partition(".")[0] in types)}
         debug = self.debug if debug is None else debug
         debug = bool(debug) if debug is not None else knobs.debug()
+        # The link knobs too: a CompiledKernel keeps the cubin it linked
+        # first, and another value links another (tilelang.knobs).
         key = (
             tuple(sorted(sig_text.items())),
             tuple(sorted((k, _key_part(v)) for k, v in constexprs.items())),
             tuple(sorted(specialization.items())),
-            num_warps, num_stages, debug, maxnreg,
+            num_warps, num_stages, debug, maxnreg, knobs.link_state(),
         )
         cached = self.cache.get(key)
         if cached is not None:

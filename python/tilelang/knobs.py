@@ -1,7 +1,12 @@
 """Environment knobs, read in one place.
 
 Each knob is read when it is needed (not at import), so a test or a
-long-running process can change it with ``os.environ``.
+long-running process can change it with ``os.environ``. The compile knobs
+(``COMPILE_KNOBS``: TILELANG_DEBUG, TILELANG_OCCUPANCY_SEARCH) are read
+when a kernel is compiled and linked: ``tilelang.ops`` drops what it keeps
+of its launches when one changes (docs/ops.md, "The compile knobs"), while
+a @jit function's ``kernel[grid](...)`` keeps launching the kernel it
+found first for the same kinds of arguments.
 
 =========================  ==================================================
 ``TILELANG_CACHE_DIR``     the on-disk kernel cache (default
@@ -115,3 +120,32 @@ def ops_autotune() -> bool:
 
 def ops_native_autograd() -> bool:
     return _on_unless_off("TILELANG_OPS_NATIVE_AUTOGRAD")
+
+
+#: The knobs that change the code a launch runs for the same arguments:
+#: the compiled kernel (TILELANG_DEBUG) or its link (LINK_KNOBS). What a
+#: process keeps of its launches (a @jit function's compiled kernels;
+#: tilelang.ops' launch tables, its kernels' dispatchers and C++ plans)
+#: holds for the values it was made under (compile_state, link_state).
+LINK_KNOBS = ("TILELANG_OCCUPANCY_SEARCH",)
+COMPILE_KNOBS = ("TILELANG_DEBUG",) + LINK_KNOBS
+# compile_state reads them one by one (a knob added above must be read
+# there too: this unpacking fails until it is).
+_DEBUG_RAW, _SEARCH_RAW = (os.fsencode(name) for name in COMPILE_KNOBS)
+
+
+def link_state() -> tuple:
+    """The values of LINK_KNOBS as set (None where unset)."""
+    return tuple(map(os.environ.get, LINK_KNOBS))
+
+
+def compile_state() -> tuple:
+    """The values of COMPILE_KNOBS as set (None where unset): equal states
+    compile and link equal code (unequal ones may too: "1" and "yes").
+    Read on every eager call of tilelang.ops, so from os.environ's own
+    mapping where it has one (POSIX: bytes, no decoding; tens of
+    nanoseconds a knob, os.environ.get about ten times that)."""
+    raw = getattr(os.environ, "_data", None)
+    if type(raw) is not dict or os.name != "posix":
+        return tuple(map(os.environ.get, COMPILE_KNOBS))
+    return raw.get(_DEBUG_RAW), raw.get(_SEARCH_RAW)

@@ -314,6 +314,28 @@ def test_untuned_launch_tables_are_keyed_by_model_without_a_tuner_run(launches, 
     assert sorted(model for _, model in _softmax._SOFTMAX_FWD._launches) == sorted(models)
 
 
+@pytest.mark.parametrize("knob,value", [("TILELANG_OCCUPANCY_SEARCH", "0"), ("TILELANG_DEBUG", "1")])
+def test_launch_tables_start_over_when_a_compile_knob_changes(launches, monkeypatch, knob, value):
+    """A launch table's entries hold for the compile knobs' values they were
+    recorded under (_runtime.knobs_hold): once the process sets one of them,
+    the next launch of a known key records again, through the kernel's own
+    launch, which compiles and links for the new values. Before, the old
+    entry was launched whatever the knobs said."""
+    monkeypatch.delenv(knob, raising=False)
+    x = torch.randn(4, 300)
+    recorded = []
+    record = Tuned._record
+    monkeypatch.setattr(Tuned, "_record", lambda self, *args: (recorded.append(self.name), record(self, *args)))
+    ops.softmax(x)
+    ops.softmax(x)
+    assert recorded == ["softmax_fwd"]
+    monkeypatch.setenv(knob, value)
+    ops.softmax(x)
+    ops.softmax(x)
+    assert recorded == ["softmax_fwd"] * 2
+    assert launches.names() == ["softmax_fwd"] * 4
+
+
 def test_a_repeated_matmul_launches_from_the_table(launches, monkeypatch):
     a = torch.randn(37, 64, dtype=torch.float16)
     b = torch.randn(50, 64, dtype=torch.float16).t()  # column-major, columns 64 apart

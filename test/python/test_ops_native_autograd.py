@@ -460,3 +460,49 @@ def test_a_saved_tensor_given_back_on_another_device_is_refused(library):
     assert report["error"] is not None and "TileLangRmsNormBackward: a saved tensor came back on meta" in \
         report["error"], report["error"]
     assert report["launches"] == 0
+
+
+KNOB_CHANGE = PRELUDE + INPUTS + """
+import os
+
+w.requires_grad_(True); b.requires_grad_(True)
+
+
+def step():
+    x.grad = w.grad = b.grad = None
+    links = fakecuda.link_count()
+    y = ops.layer_norm(x, w, b)
+    launches = backward_launches(y, dy)
+    return {"grad_fn": type(y.grad_fn).__name__, "links": fakecuda.link_count() - links,
+            "launches": [[launch["name"], launch["grid"]] for launch in launches]}
+
+
+report["before"] = [step() for _ in range(3)]
+report["plan"] = id(_autograd.forward_plan(next(iter(_autograd.forwards))))
+os.environ["TILELANG_OCCUPANCY_SEARCH"] = "1"
+report["after"] = [step() for _ in range(3)]
+report["plans"] = [id(_autograd.forward_plan(key)) for key in _autograd.forwards]
+report["declined"] = [str(v) for v in _autograd.declined.values()]
+print(json.dumps(report))
+"""
+
+
+def test_plans_are_resolved_again_when_a_compile_knob_changes(library):
+    """A C++ plan holds for the compile knobs' values it was resolved under
+    (tilelang.knobs.compile_state): a process that turns the occupancy
+    search on after its plans exist gets, at its next call, the Python
+    path, whose launches link the kernels anew for the search (a separate
+    cache key), then plans resolved from those. Before, the old plans went
+    on launching the kernels linked without the search, and nothing was
+    linked again."""
+    report = fakecuda.run_script(library, KNOB_CHANGE.replace("sys.argv", "(['child', 'layer_norm', '111'])"),
+                                 env={"TILELANG_OPS_AUTOTUNE": "0", "TILELANG_OCCUPANCY_SEARCH": "0"})
+    before, after = report["before"], report["after"]
+    assert report["declined"] == []
+    assert [s["grad_fn"] for s in before] == [s["grad_fn"] for s in after]
+    assert before[0]["grad_fn"] != "CppFunction" and after[2]["grad_fn"] == "CppFunction"
+    assert before[0]["links"] > 0 and after[0]["links"] > 0
+    assert before[1]["links"] == before[2]["links"] == after[1]["links"] == after[2]["links"] == 0
+    # The same kernels on the same grids, from new plans.
+    assert all(s["launches"] == before[0]["launches"] for s in before + after)
+    assert len(report["plans"]) == 1 and report["plans"][0] != report["plan"]

@@ -22,7 +22,7 @@ from typing import Any, Callable, Dict, Optional
 import torch
 
 from tilelang import knobs
-from tilelang.ops._runtime import _PLAIN_TENSORS, Operator, Tuned, _tracing
+from tilelang.ops._runtime import _PLAIN_TENSORS, Operator, Tuned, _on_knob_change, _tracing, knobs_hold
 
 try:
     from tilelang import _C_torch as _native
@@ -58,8 +58,10 @@ def _held(table, key):
     """table[key]'s plan, or None. A plan holds while the tuners' caches it
     was resolved from are the ones in use: replacing one (as the tests do,
     to tune again) drops it, to be resolved again, as Tuned.launch's table
-    starts over."""
-    found = table.get(key)
+    starts over. Every plan holds while the compile knobs keep the values
+    it was resolved under (_runtime.knobs_hold: otherwise all are dropped,
+    `_start_over`)."""
+    found = table.get(key) if knobs_hold() else None
     if found is None:
         return None
     plan, sources = found
@@ -68,6 +70,17 @@ def _held(table, key):
             del table[key]
             return None
     return plan
+
+
+def _start_over() -> None:
+    """Drops every plan: the compile knobs changed (_runtime.knobs_hold),
+    and the plans' kernels were compiled and linked for the old values."""
+    plans.clear()
+    forwards.clear()
+    declined.clear()
+
+
+_on_knob_change.append(_start_over)
 
 
 def lookup(key):

@@ -40,6 +40,41 @@ def kernels() -> Dict[str, Any]:
     return _KERNELS
 
 
+#: What tilelang.ops keeps of its launches holds for the compile knobs'
+#: values it was made under (knobs.compile_state): the Tuned launch tables,
+#: the package kernels' dispatchers, and what `_on_knob_change` drops
+#: (tilelang.ops._autograd's C++ plans).
+_knob_state = knobs.compile_state()
+_on_knob_change: List[Callable[[], None]] = []
+_TUNED: List["Tuned"] = []
+
+
+def knobs_hold() -> bool:
+    """Whether the compile knobs (knobs.COMPILE_KNOBS) have the values that
+    everything kept was made under. Where one changed (a process that sets
+    TILELANG_OCCUPANCY_SEARCH=0 or TILELANG_DEBUG=1 after its first calls)
+    it drops all of it, to be made again under the new values, and returns
+    False: the launch tables, the package kernels' dispatchers (whose next
+    launches find the kernels compiled and linked for the new values:
+    JITFunction.compile keys on them) and the callbacks of _on_knob_change.
+    Called where what is kept is looked up: Tuned.launch and entry, and
+    _autograd's plan lookups."""
+    global _knob_state
+    state = knobs.compile_state()
+    if state == _knob_state:
+        return True
+    _knob_state = state
+    for tuned in _TUNED:
+        tuned._launches.clear()
+    for kernel in _KERNELS.values():
+        dispatcher = getattr(kernel, "_dispatcher", None)
+        if dispatcher is not None:
+            dispatcher.clear()
+    for drop in _on_knob_change:
+        drop()
+    return False
+
+
 #: Multiprocessors per device index, asked of torch once per device.
 _SM_COUNT: Dict[int, int] = {}
 
@@ -308,8 +343,10 @@ class Tuned:
         self._kernel = None
         self._tuner = None
         # launch(): key -> (the tuner's cache it was found in, the kernel
-        # to launch, its keywords).
+        # to launch, its keywords), made under the compile knobs'
+        # values of knobs_hold.
         self._launches: Dict[Any, tuple] = {}
+        _TUNED.append(self)
 
     def _build(self):
         import tilelang
@@ -350,17 +387,18 @@ class Tuned:
         calls with equal keys launch the same kernel with the same keywords.
         A call whose key is known launches the kernel under the tuner with
         the keywords recorded (the config's, the heuristics' values, the
-        caller's): nothing is keyed, pruned or merged again, and no knob is
-        read. An unknown key goes through __call__ (which tunes a new
+        caller's): nothing is keyed, pruned or merged again, and of the
+        knobs only the compile knobs are read (knobs_hold). An unknown key goes through __call__ (which tunes a new
         bucket, or takes the untuned config under TILELANG_OPS_AUTOTUNE=0)
         and is recorded. A callable grid is given the launch's keywords.
         Entries are trusted only while the tuner's cache is the one they
-        came from: replacing it (as the tests do) tunes again. In a process
+        came from (replacing it, as the tests do, tunes again) and while
+        the compile knobs keep their values (knobs_hold). In a process
         whose devices are of several models, the model of the launch's
         device is part of the key (as it is of the tuner's)."""
         if _autotune.keyed_by_model():
             key = (key, _autotune.launch_model(args, kwargs))
-        entry = self._launches.get(key)
+        entry = self._launches.get(key) if knobs_hold() else None
         if entry is not None and entry[0] is self._tuner.cache:
             keywords = entry[2]
             entry[1][grid(keywords) if callable(grid) else grid](*args, **keywords)
@@ -373,7 +411,7 @@ class Tuned:
         (tilelang.ops._autograd resolves a backward from these)."""
         if _autotune.keyed_by_model():
             key = (key, _autotune.launch_model(args, kwargs))
-        entry = self._launches.get(key)
+        entry = self._launches.get(key) if knobs_hold() else None
         if entry is None or self._tuner is None or entry[0] is not self._tuner.cache:
             return None
         return entry[1], entry[2]
