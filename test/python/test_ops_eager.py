@@ -555,3 +555,34 @@ def test_a_strided_matmul_bias_reaches_the_kernel_contiguous(launches):
         assert name == "matmul_epilogue_kernel" and keywords["HAS_BIAS"]
         assert args[2].is_contiguous() and torch.equal(args[2], bias)
         launches.clear()
+
+
+@pytest.mark.parametrize("autotune", ["1", "0"])
+def test_attention_drops_its_kernels_dispatcher_when_a_compile_knob_changes(launches, monkeypatch, autotune):
+    """ops.attention has no launch table: it launches its kernel through the
+    kernel's own dispatcher (under its autotuner, or untuned), where the
+    kernel compiled and linked for the old knob values is kept. After a
+    compile knob changes, its next call drops that dispatcher before it
+    launches (_runtime.knobs_hold), so the launch compiles and links for
+    the new values. Before, only another operator's lookup dropped it: a
+    process that ran attention alone kept its first kernel silently."""
+    monkeypatch.setattr(core, "device_properties", lambda device=None: dict(FAKE_DEVICE, max_shared_per_block=232448))
+    monkeypatch.setenv("TILELANG_OPS_AUTOTUNE", autotune)
+    monkeypatch.delenv("TILELANG_OCCUPANCY_SEARCH", raising=False)
+    dropped = []
+
+    class Dispatcher:
+        def clear(self):
+            dropped.append(len(launches))
+
+    monkeypatch.setattr(_runtime.kernels()["attention_fwd_kernel"], "_dispatcher", Dispatcher())
+    q = torch.randn(1, 2, 100, 64, dtype=torch.float16)
+    ops.attention(q, q, q)  # under the knobs' values of now (an earlier test's may differ)
+    dropped.clear()
+    ops.attention(q, q, q)
+    assert dropped == []
+    monkeypatch.setenv("TILELANG_OCCUPANCY_SEARCH", "0")
+    ops.attention(q, q, q)
+    ops.attention(q, q, q)
+    assert dropped == [2]
+    assert launches.names() == ["attention_fwd_kernel"] * 4

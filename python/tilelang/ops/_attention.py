@@ -9,7 +9,7 @@ import torch
 from torch import Tensor
 
 from tilelang.ops import spaces
-from tilelang.ops._runtime import HALVES, Operator, check_same, check_tensor, kernels
+from tilelang.ops._runtime import HALVES, Operator, check_same, check_tensor, kernels, knobs_hold
 
 _TUNER = []
 
@@ -37,6 +37,9 @@ def _attention_fwd(q: Tensor, k: Tensor, v: Tensor, causal: bool, sm_scale: floa
     batch, heads, n_ctx, _ = q.shape
     if n_ctx == 0 or batch * heads == 0:
         return out
+    # No launch table here: the kernel's dispatcher keeps what it launches,
+    # and holds for the compile knobs' values it was made under.
+    knobs_hold()
     if knobs.ops_autotune():
         family.attention_tuned(_tuner(), q, k, v, causal, sm_scale, out=out)
     else:

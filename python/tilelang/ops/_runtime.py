@@ -57,8 +57,9 @@ def knobs_hold() -> bool:
     False: the launch tables, the package kernels' dispatchers (whose next
     launches find the kernels compiled and linked for the new values:
     JITFunction.compile keys on them) and the callbacks of _on_knob_change.
-    Called where what is kept is looked up: Tuned.launch and entry, and
-    _autograd's plan lookups."""
+    Called where what is kept is looked up: Tuned.launch and entry,
+    _autograd's plan lookups, and each ops.attention call (which launches
+    through its kernel's dispatcher, with no table)."""
     global _knob_state
     state = knobs.compile_state()
     if state == _knob_state:
