@@ -73,6 +73,29 @@ std::string withMinBlocksPerSM(const std::string &ptx,
          ptx.substr(directives.minBlocksEnd);
 }
 
+std::string withoutMinBlocksPerSM(const std::string &ptx,
+                                  const EntryDirectives &directives) {
+  if (directives.minBlocksBegin == std::string::npos)
+    return ptx;
+  size_t begin = ptx.rfind(".minnctapersm", directives.minBlocksBegin);
+  return ptx.substr(0, begin) + ptx.substr(directives.minBlocksEnd);
+}
+
+bool linksNothing(const std::string &ptx) {
+  // A declaration reads `.extern .func`, possibly after a visibility.
+  return ptx.find(".extern .func") == std::string::npos &&
+         ptx.find(".extern\t.func") == std::string::npos;
+}
+
+std::string ptxTarget(const std::string &ptx) {
+  size_t at = ptx.find("\n.target ");
+  if (at == std::string::npos)
+    return "";
+  size_t begin = at + std::string("\n.target ").size();
+  size_t end = ptx.find_first_of(" ,\t\r\n", begin);
+  return ptx.substr(begin, end == std::string::npos ? end : end - begin);
+}
+
 SMLimits smLimitsOfArch(const std::string &arch) {
   // CUDA C Programming Guide, "Technical Specifications per Compute
   // Capability" (shared memory per SM as a block may use it: 164, 100 and
@@ -180,6 +203,30 @@ int searchMinBlocksPerSM(int base, int top, const SMLimits &limits,
     (trial.outcome == OccupancyTrial::Fits ? low : high) = middle;
   }
   return low > reached ? low : base;
+}
+
+int residentBlocks(const SMLimits &limits, int top, int threadsPerBlock,
+                   const OccupancyTrial &trial) {
+  return std::min(
+      top, blocksWithRegisters(limits, threadsPerBlock, trial.registers));
+}
+
+bool tryWholeProgram(const SMLimits &limits, int top, int threadsPerBlock,
+                     int kept, const OccupancyTrial &linked) {
+  // Blocks of 8 warps, at most 3 resident: the long rows where the floor's
+  // budget bunched the loads (docs/runtime.md).
+  int resident = residentBlocks(limits, top, threadsPerBlock, linked);
+  return kept > 0 && linked.outcome == OccupancyTrial::Fits &&
+         threadsPerBlock == 256 && resident > 0 && resident <= 3;
+}
+
+bool keepWholeProgram(const SMLimits &limits, int top, int threadsPerBlock,
+                      int kept, const OccupancyTrial &linked,
+                      const OccupancyTrial &unbound) {
+  return tryWholeProgram(limits, top, threadsPerBlock, kept, linked) &&
+         unbound.outcome == OccupancyTrial::Fits &&
+         residentBlocks(limits, top, threadsPerBlock, unbound) ==
+             residentBlocks(limits, top, threadsPerBlock, linked);
 }
 
 } // namespace tilelang::runtime

@@ -9,6 +9,7 @@
 
 #include "tilelang/Runtime/Runtime.h"
 #include "tilelang/Runtime/Occupancy.h"
+#include "tilelang/Runtime/Ptxas.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -446,6 +447,52 @@ bool readResources(const std::string &cubin, const std::string &name,
   return read;
 }
 
+/// `trial` (Fits or Spills) from the resources of kernel `name` in
+/// `cubin`; left Failed when they cannot be read.
+bool readResources(const std::string &cubin, const std::string &name,
+                   OccupancyTrial &trial) {
+  int localBytes = -1;
+  if (!readResources(cubin, name, localBytes, trial.registers))
+    return false;
+  trial.outcome =
+      localBytes == 0 ? OccupancyTrial::Fits : OccupancyTrial::Spills;
+  trial.localBytes = localBytes;
+  return true;
+}
+
+/// The occupancy search's whole-program step (LinkOptions::wholeProgram):
+/// where tryWholeProgram allows it for the `kept` count whose cubin
+/// (`cubin`, of resources `linked`) the search chose, and the PTX links
+/// nothing, ptxas compiles the PTX without `.minnctapersm` as a whole
+/// program; its cubin replaces `cubin` where keepWholeProgram holds. Any
+/// failure (no ptxas, its error, a cubin the driver does not load) keeps
+/// `cubin`: the step is an optimization, not a requirement.
+void compileWholeProgram(const std::string &ptx, const std::string &name,
+                         const EntryDirectives &directives,
+                         const SMLimits &limits, int top, int kept,
+                         const OccupancyTrial &linked, std::string &cubin,
+                         LinkReport &result) {
+  std::string arch = ptxTarget(ptx);
+  if (!tryWholeProgram(limits, top, directives.threadsPerBlock, kept, linked) ||
+      !linksNothing(ptx) || arch.empty())
+    return;
+  std::string ptxas = findPtxas();
+  if (ptxas.empty())
+    return;
+  ++result.links;
+  std::string image, log;
+  if (!compileWithPtxas(ptxas, withoutMinBlocksPerSM(ptx, directives), arch,
+                        /*verbose=*/false, image, log))
+    return;
+  OccupancyTrial unbound;
+  if (!readResources(image, name, unbound) ||
+      !keepWholeProgram(limits, top, directives.threadsPerBlock, kept, linked,
+                        unbound))
+    return;
+  cubin = std::move(image);
+  result.wholeProgram = 1;
+}
+
 } // namespace
 
 Status linkPTX(const std::string &ptx, const std::string &name,
@@ -472,9 +519,19 @@ Status linkPTX(const std::string &ptx, const std::string &name,
     limits = device.sm;
   int top = residentBlockLimit(limits, directives.threadsPerBlock,
                                options.sharedBytes);
+  if (options.wholeProgram)
+    result.wholeProgram = 0;
   if (top <= base) {
     result.links = 1;
-    return linkOnce(ptx, name, cubin);
+    TILELANG_TRY(linkOnce(ptx, name, cubin));
+    // Limits are read only where trial modules can be unloaded.
+    if (options.wholeProgram && base > 0 && limits.registersPerSM > 0) {
+      OccupancyTrial linked;
+      if (readResources(cubin, name, linked))
+        compileWholeProgram(ptx, name, directives, limits, top, base, linked,
+                            cubin, result);
+    }
+    return Status::success();
   }
   // Each trial is linked and loaded into a throw-away module for its local
   // memory and registers. The PTX as written is the first trial: its image
@@ -483,6 +540,7 @@ Status linkPTX(const std::string &ptx, const std::string &name,
   // kept (where every count spills, the one with the least local memory
   // wins).
   std::map<int, std::string> images;
+  std::map<int, OccupancyTrial> trials;
   Status asWritten;
   result.minBlocksPerSM = searchMinBlocksPerSM(
       base, top, limits, directives.threadsPerBlock, [&](int blocks) {
@@ -499,21 +557,20 @@ Status linkPTX(const std::string &ptx, const std::string &name,
             asWritten = linked;
           return trial; // Failed
         }
-        int localBytes = -1;
-        bool read = readResources(image, name, localBytes, trial.registers);
-        if (read) {
-          trial.outcome = localBytes == 0 ? OccupancyTrial::Fits
-                                          : OccupancyTrial::Spills;
-          trial.localBytes = localBytes;
-        }
+        readResources(image, name, trial);
         if (blocks == base || trial.outcome != OccupancyTrial::Failed)
           images[blocks] = std::move(image);
+        trials[blocks] = trial;
         return trial;
       });
   if (!asWritten.ok)
     return asWritten;
   // The search answers the base or a count it linked: both kept.
   cubin = std::move(images[result.minBlocksPerSM]);
+  if (options.wholeProgram)
+    compileWholeProgram(ptx, name, directives, limits, top,
+                        result.minBlocksPerSM, trials[result.minBlocksPerSM],
+                        cubin, result);
   return Status::success();
 }
 

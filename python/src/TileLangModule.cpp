@@ -429,14 +429,15 @@ PYBIND11_MODULE(_C, m) {
       "Link PTX into a cubin for the current device (driver JIT).");
   m.def(
       "link_kernel",
-      [](const std::string &ptx, const std::string &name,
-         bool searchOccupancy, long long sharedBytes, int device) {
+      [](const std::string &ptx, const std::string &name, bool searchOccupancy,
+         long long sharedBytes, int device, bool wholeProgram) {
         std::string cubin;
         tilelang::runtime::LinkReport report;
         tilelang::runtime::LinkOptions options;
         options.searchOccupancy = searchOccupancy;
         options.sharedBytes = sharedBytes;
         options.device = device;
+        options.wholeProgram = wholeProgram;
         tilelang::runtime::Status status;
         {
           py::gil_scoped_release release;
@@ -447,16 +448,22 @@ PYBIND11_MODULE(_C, m) {
         py::dict info;
         info["min_blocks_per_sm"] = report.minBlocksPerSM;
         info["links"] = report.links;
+        if (report.wholeProgram >= 0)
+          info["whole_program"] = report.wholeProgram;
         return py::make_tuple(py::bytes(cubin), info);
       },
       py::arg("ptx"), py::arg("name"), py::arg("search_occupancy") = true,
       py::arg("shared_bytes") = 0, py::arg("device") = -1,
+      py::arg("whole_program") = false,
       "link_kernel(ptx, name, search_occupancy=True, shared_bytes=0, "
-      "device=-1) -> (cubin, info): link_ptx on device `device` (-1: the "
-      "current one) with the occupancy search (see "
-      "docs/runtime.md) for a kernel taking shared_bytes of dynamic shared "
-      "memory; info has min_blocks_per_sm (the .minnctapersm compiled for, "
-      "0 if none) and links (JIT compilations it took).");
+      "device=-1, whole_program=False) -> (cubin, info): link_ptx on device "
+      "`device` (-1: the current one) with the occupancy search (see "
+      "docs/runtime.md; whole_program: its whole-program step) for a kernel "
+      "taking shared_bytes of dynamic shared memory; info has "
+      "min_blocks_per_sm (the .minnctapersm compiled for, 0 if none), links "
+      "(compilations it took) and, with whole_program, whole_program (1 "
+      "where the cubin is ptxas's whole-program compile without the "
+      "directive, else 0).");
   m.def("current_stream", &tilelang::python::currentStream,
         py::arg("device") = -1,
         "torch's current CUDA stream on `device` (-1: torch's current "

@@ -128,6 +128,9 @@ def kernel_key(tile_ir: str, arch: str, num_warps: int, num_stages: int, maxnreg
     if not knobs.occupancy_search():
         # Another cubin for the same PTX (see knobs): kept apart.
         parts.append("occupancy-search=0")
+    elif knobs.whole_program():
+        # The whole-program step may give another cubin (see knobs).
+        parts.append("whole-program=1")
     return _native().DiskCache.hash_key(parts)
 
 
@@ -244,6 +247,8 @@ def _invalid(entry: Entry, expect: dict) -> Optional[str]:
     if ("links" in fields) != ("min_blocks_per_sm" in fields) or (
             "links" in fields and not (_is_int(fields["links"], 1, 64)
                                        and _is_int(fields["min_blocks_per_sm"], 0, 64))):
+        return "the link information is malformed"
+    if "whole_program" in fields and not ("links" in fields and _is_int(fields["whole_program"], 0, 1)):
         return "the link information is malformed"
     problem = _invalid_tensor_maps(fields.get("tensor_maps"), expect.get("descriptor_ranks"))
     if problem:

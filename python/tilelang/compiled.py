@@ -83,7 +83,8 @@ class CompiledKernel:
     ``n_regs`` and ``n_spills`` (as Triton's) read the loaded kernel's
     registers and local-memory bytes.
     ``link_info[arch]``, once a cubin exists, says how it was linked:
-    ``{"min_blocks_per_sm": 4, "links": 4}`` (docs/runtime.md, "Occupancy
+    ``{"min_blocks_per_sm": 4, "links": 4}``, with ``"whole_program": 1``
+    (or 0) under ``TILELANG_WHOLE_PROGRAM=1`` (docs/runtime.md, "Occupancy
     search").
     """
 
@@ -109,7 +110,8 @@ class CompiledKernel:
         self.arg_names = arg_names
         self.frontend_seconds: float = frontend_seconds
         # Per arch: how the cubin was linked ("min_blocks_per_sm": the
-        # .minnctapersm it was compiled for, "links": JIT compilations).
+        # .minnctapersm it was compiled for, "links": compilations,
+        # "whole_program": whether ptxas's whole-program compile was kept).
         self.link_info: Dict[str, Dict[str, int]] = {}
         # Per arch: the compiled PTX, its cubin, and the loaded kernel.
         self._ptx: Dict[str, Any] = {}
@@ -189,7 +191,8 @@ class CompiledKernel:
                                          int(fields["shared_bytes"]), int(fields["num_warps"]), arch,
                                          stages, fields.get("tensor_maps", ()))
         if "links" in fields:
-            self.link_info[arch] = {k: int(fields[k]) for k in ("min_blocks_per_sm", "links")}
+            self.link_info[arch] = {k: int(fields[k]) for k in ("min_blocks_per_sm", "links", "whole_program")
+                                    if k in fields}
         return compiled, entry.files.get(cache.CUBIN_FILE)
 
     def _compile_ptx(self, arch: str, override: Optional[str]):
@@ -209,9 +212,10 @@ class CompiledKernel:
 
     def _link(self, compiled, arch: str):
         """(cubin, link info) of ``compiled``'s PTX through the driver's JIT
-        linker, with the occupancy search where the knob allows it."""
+        linker, with the occupancy search where the knob allows it (and
+        its whole-program step where that knob asks for it)."""
         cubin, link_info = extension().link_kernel(compiled.ptx, compiled.name, knobs.occupancy_search(),
-                                          compiled.shared_bytes)
+                                                   compiled.shared_bytes, whole_program=knobs.whole_program())
         self.link_info[arch] = dict(link_info)
         return cubin, link_info
 

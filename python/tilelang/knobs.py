@@ -2,7 +2,8 @@
 
 Each knob is read when it is needed (not at import), so a test or a
 long-running process can change it with ``os.environ``. The compile knobs
-(``COMPILE_KNOBS``: TILELANG_DEBUG, TILELANG_OCCUPANCY_SEARCH) are read
+(``COMPILE_KNOBS``: TILELANG_DEBUG, TILELANG_OCCUPANCY_SEARCH,
+TILELANG_WHOLE_PROGRAM) are read
 when a kernel is compiled and linked: ``tilelang.ops`` drops what it keeps
 of its launches when one changes (docs/ops.md, "The compile knobs"), while
 a @jit function's ``kernel[grid](...)`` keeps launching the kernel it
@@ -45,6 +46,16 @@ found first for the same kinds of arguments.
                            SM its PTX asks for, instead of searching for
                            the most that fit without spilling registers
                            (docs/runtime.md, "Occupancy search")
+``TILELANG_WHOLE_PROGRAM=1``  after the occupancy search, compile a
+                           kernel that links nothing once more with the
+                           ptxas binary (``$TILELANG_PTXAS``, else
+                           ``$CUDA_HOME/bin``, ``$PATH``,
+                           ``/usr/local/cuda/bin``) as a whole program
+                           without its ``.minnctapersm``, and keep that
+                           cubin where it keeps as many blocks per SM
+                           (blocks of 8 warps, at most 3 resident;
+                           docs/runtime.md, "Occupancy search"). Off by
+                           default; a separate cache key
 ``TILELANG_LIBCUDA=PATH``  the CUDA driver library instead of
                            ``libcuda.so.1`` (read by the C++ runtime when it
                            first opens the driver, not here)
@@ -109,6 +120,10 @@ def occupancy_search() -> bool:
     return _on_unless_off("TILELANG_OCCUPANCY_SEARCH")
 
 
+def whole_program() -> bool:
+    return _flag("TILELANG_WHOLE_PROGRAM")
+
+
 def autotune_devices() -> Optional[str]:
     """``$TILELANG_AUTOTUNE_DEVICES`` ("all" or ordinals), or None."""
     return os.environ.get("TILELANG_AUTOTUNE_DEVICES") or None
@@ -127,11 +142,11 @@ def ops_native_autograd() -> bool:
 #: process keeps of its launches (a @jit function's compiled kernels;
 #: tilelang.ops' launch tables, its kernels' dispatchers and C++ plans)
 #: holds for the values it was made under (compile_state, link_state).
-LINK_KNOBS = ("TILELANG_OCCUPANCY_SEARCH",)
+LINK_KNOBS = ("TILELANG_OCCUPANCY_SEARCH", "TILELANG_WHOLE_PROGRAM")
 COMPILE_KNOBS = ("TILELANG_DEBUG",) + LINK_KNOBS
 # compile_state reads them one by one (a knob added above must be read
 # there too: this unpacking fails until it is).
-_DEBUG_RAW, _SEARCH_RAW = (os.fsencode(name) for name in COMPILE_KNOBS)
+_DEBUG_RAW, _SEARCH_RAW, _WHOLE_PROGRAM_RAW = (os.fsencode(name) for name in COMPILE_KNOBS)
 
 
 def link_state() -> tuple:
@@ -148,4 +163,4 @@ def compile_state() -> tuple:
     raw = getattr(os.environ, "_data", None)
     if type(raw) is not dict or os.name != "posix":
         return tuple(map(os.environ.get, COMPILE_KNOBS))
-    return raw.get(_DEBUG_RAW), raw.get(_SEARCH_RAW)
+    return raw.get(_DEBUG_RAW), raw.get(_SEARCH_RAW), raw.get(_WHOLE_PROGRAM_RAW)

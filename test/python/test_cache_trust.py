@@ -254,7 +254,7 @@ def fake_driver(tmp_path_factory):
 
 
 @pytest.mark.parametrize("damage", ["shared_bytes=-1", "shared_bytes=0", "garbage tensor maps",
-                                    "no tensor maps key"])
+                                    "no tensor maps key", "whole_program=2"])
 def test_a_launch_never_uses_edited_or_incomplete_fields(fake_driver, tmp_path, damage):
     cache_dir = tmp_path / "cache"
     env = {"TILELANG_CACHE_DIR": str(cache_dir)}
@@ -263,6 +263,10 @@ def test_a_launch_never_uses_edited_or_incomplete_fields(fake_driver, tmp_path, 
     [entry] = entries(cache_dir)
     if damage.startswith("shared_bytes"):
         edit_metadata(entry, lambda fields: fields.update(shared_bytes=int(damage.split("=")[1])))
+    elif damage == "whole_program=2":
+        # How the cubin was linked (the occupancy search's whole-program
+        # step): 0 or 1.
+        republish(cache_dir, entry, fields=lambda f: dict(f, whole_program=2))
     elif damage == "garbage tensor maps":
         republish(cache_dir, entry, fields=lambda f: dict(f, tensor_maps=[{"descriptor": 0, "element": "f16"}]))
     else:

@@ -12,7 +12,7 @@ ON_BY_DEFAULT = {"TILELANG_CACHE": knobs.cache_enabled, "TILELANG_OCCUPANCY_SEAR
                  "TILELANG_OPS_AUTOTUNE": knobs.ops_autotune,
                  "TILELANG_OPS_NATIVE_AUTOGRAD": knobs.ops_native_autograd}
 OFF_BY_DEFAULT = {"TILELANG_DEBUG": knobs.debug, "TILELANG_ALWAYS_COMPILE": knobs.always_compile,
-                  "TILELANG_PRINT_AUTOTUNING": knobs.print_autotuning}
+                  "TILELANG_PRINT_AUTOTUNING": knobs.print_autotuning, "TILELANG_WHOLE_PROGRAM": knobs.whole_program}
 
 
 @pytest.mark.parametrize("name", sorted(ON_BY_DEFAULT))

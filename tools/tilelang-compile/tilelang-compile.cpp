@@ -10,6 +10,7 @@
 
 #include "tilelang/Compiler/Compiler.h"
 #include "tilelang/Runtime/Occupancy.h"
+#include "tilelang/Runtime/Ptxas.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
@@ -21,6 +22,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <sys/stat.h>
@@ -71,10 +73,11 @@ cl::opt<std::string> dumpIrOption(
 cl::opt<bool> reportOption(
     "report", cl::cat(toolOptions),
     cl::desc("print kernel metadata and, if ptxas is found ($TILELANG_PTXAS, "
-             "PATH, /usr/local/cuda/bin), its register, spill and "
-             "shared-memory report, and for kernels without tensor-core "
-             "products the blocks per SM the runtime's occupancy search "
-             "would link for"));
+             "$CUDA_HOME/bin, PATH, /usr/local/cuda/bin), its register, "
+             "spill and shared-memory report, and for kernels without "
+             "tensor-core products the blocks per SM the runtime's "
+             "occupancy search would link for and what its whole-program "
+             "step would do"));
 
 struct Arguments {
   std::string input, output, dumpDir;
@@ -213,21 +216,6 @@ bool makeDirectories(const std::string &path) {
   return stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
 }
 
-std::string findPtxas() {
-  if (const char *explicitPath = std::getenv("TILELANG_PTXAS"))
-    return explicitPath;
-  if (const char *path = std::getenv("PATH")) {
-    std::istringstream dirs(path);
-    std::string dir;
-    while (std::getline(dirs, dir, ':'))
-      if (!dir.empty() && access((dir + "/ptxas").c_str(), X_OK) == 0)
-        return dir + "/ptxas";
-  }
-  if (access("/usr/local/cuda/bin/ptxas", X_OK) == 0)
-    return "/usr/local/cuda/bin/ptxas";
-  return "";
-}
-
 /// Runs `ptxas -v` on `ptx` for `arch`; its output in `output`, and
 /// whether it accepted the PTX (`status`: its exit status, or -1).
 bool runPtxas(const std::string &ptxas, const std::string &ptx,
@@ -272,6 +260,55 @@ long numberBefore(const std::string &report, const std::string &name,
   return std::strtol(report.c_str() + begin + 1, nullptr, 10);
 }
 
+/// What the search's whole-program step (TILELANG_WHOLE_PROGRAM=1) would
+/// do after keeping `kept` blocks per SM with the resources of `linked`:
+/// compile the PTX without `.minnctapersm` as a whole program and keep that
+/// where it keeps as many blocks (Occupancy.h, keepWholeProgram).
+void reportWholeProgram(const std::string &ptxas,
+                        const tilelang::CompileResult &result,
+                        const tilelang::runtime::EntryDirectives &directives,
+                        const tilelang::runtime::SMLimits &limits, int top,
+                        int kept,
+                        const tilelang::runtime::OccupancyTrial &linked) {
+  using namespace tilelang::runtime;
+  std::cerr << "  whole program (TILELANG_WHOLE_PROGRAM=1): ";
+  if (!tryWholeProgram(limits, top, directives.threadsPerBlock, kept, linked)) {
+    std::cerr << "not tried (only where a floor that fits keeps at most 3 "
+                 "blocks of 8 warps)\n";
+    return;
+  }
+  if (!linksNothing(result.ptx)) {
+    std::cerr << "not tried (the PTX declares external functions)\n";
+    return;
+  }
+  std::string output;
+  int status = 0;
+  if (!runPtxas(ptxas, withoutMinBlocksPerSM(result.ptx, directives),
+                result.arch, output, status)) {
+    std::cerr << "ptxas failed; the linked cubin stays\n";
+    return;
+  }
+  OccupancyTrial unbound;
+  long local = numberBefore(output, result.kernelName, " bytes stack frame");
+  unbound.registers =
+      int(numberBefore(output, result.kernelName, " registers"));
+  unbound.outcome = local == 0  ? OccupancyTrial::Fits
+                    : local > 0 ? OccupancyTrial::Spills
+                                : OccupancyTrial::Failed;
+  unbound.localBytes = local;
+  bool keep = keepWholeProgram(limits, top, directives.threadsPerBlock, kept,
+                               linked, unbound);
+  std::cerr << "without .minnctapersm, " << unbound.registers << " registers, "
+            << local << " bytes of local memory, "
+            << residentBlocks(limits, top, directives.threadsPerBlock, unbound)
+            << " blocks per SM where the linked cubin keeps "
+            << residentBlocks(limits, top, directives.threadsPerBlock, linked)
+            << ": "
+            << (keep ? "the runtime would use it"
+                     : "the runtime would keep the linked cubin")
+            << "\n";
+}
+
 /// The runtime's occupancy search (docs/runtime.md), with ptxas standing in
 /// for the driver's JIT and the SM of `result.arch` for the device: what a
 /// kernel would be linked for (unless it caps its registers).
@@ -299,6 +336,7 @@ void reportOccupancySearch(const std::string &ptxas,
             << " SM holds " << top << " of " << directives.threadsPerBlock
             << " threads):\n";
   int baseRegisters = 0;
+  std::map<int, OccupancyTrial> trials;
   int kept = searchMinBlocksPerSM(
       base, top, limits, directives.threadsPerBlock, [&](int blocks) {
         OccupancyTrial trial;
@@ -324,6 +362,7 @@ void reportOccupancySearch(const std::string &ptxas,
                         : local > 0 ? OccupancyTrial::Spills
                                     : OccupancyTrial::Failed;
         trial.localBytes = local;
+        trials[blocks] = trial;
         return trial;
       });
   std::cerr << "  kept: " << blocksText(kept) << (kept ? " per SM" : "");
@@ -335,12 +374,14 @@ void reportOccupancySearch(const std::string &ptxas,
                                                    baseRegisters))
               << ")";
   std::cerr << "\n";
+  reportWholeProgram(ptxas, result, directives, limits, top, kept,
+                     trials[kept]);
 }
 
 /// Runs ptxas on the PTX and prints its resource report, then the
 /// occupancy search's choice.
 void reportResources(const tilelang::CompileResult &result) {
-  std::string ptxas = findPtxas();
+  std::string ptxas = tilelang::runtime::findPtxas();
   if (ptxas.empty()) {
     std::cerr << "resources: ptxas not found; no register/spill report\n";
     return;

@@ -44,6 +44,21 @@ TILELANG_API std::string withMinBlocksPerSM(const std::string &ptx,
                                             const EntryDirectives &directives,
                                             int blocks);
 
+/// `ptx` without the `.minnctapersm` of `directives` (read from it); `ptx`
+/// itself when it has none.
+TILELANG_API std::string
+withoutMinBlocksPerSM(const std::string &ptx,
+                      const EntryDirectives &directives);
+
+/// Whether `ptx` links nothing: it declares no external function (what the
+/// driver's linker or ptxas would have to resolve, such as `vprintf` for a
+/// device print), so that it can be compiled as a whole program.
+TILELANG_API bool linksNothing(const std::string &ptx);
+
+/// The architecture `ptx` targets (its `.target`, e.g. "sm_90a"); empty
+/// when it names none.
+TILELANG_API std::string ptxTarget(const std::string &ptx);
+
 /// What bounds the resident blocks of an SM.
 struct SMLimits {
   int maxThreadsPerSM = 0, maxBlocksPerSM = 0;
@@ -102,6 +117,38 @@ struct OccupancyTrial {
 TILELANG_API int searchMinBlocksPerSM(
     int base, int top, const SMLimits &limits, int threadsPerBlock,
     const std::function<OccupancyTrial(int)> &tryBlocks);
+
+/// The blocks of `threadsPerBlock` threads an SM keeps resident with the
+/// registers of `trial`, at most `top`.
+TILELANG_API int residentBlocks(const SMLimits &limits, int top,
+                                int threadsPerBlock,
+                                const OccupancyTrial &trial);
+
+/// The whole-program step after the search (docs/runtime.md, "Occupancy
+/// search"): where the search kept a floor (`kept` blocks per SM, > 0) and
+/// its cubin (`linked`) fits, the directive is a register budget that
+/// ptxas schedules to even where its own choice needs none. The PTX without
+/// `.minnctapersm`, compiled as a whole program (the driver's linker
+/// compiles relocatably and then takes more registers), may keep as many
+/// blocks with a better schedule. Measured on the H200 (same PTX, with the
+/// floor through the driver's linker against without it as a whole
+/// program), that exchange won on blocks of 8 warps of which at most 3 stay
+/// resident and lost up to 5% elsewhere (2, 4 and 16 warps, or more
+/// resident blocks): so it is only tried there.
+///
+/// Whether the step is worth a compile for a kernel linked for `kept`
+/// blocks per SM whose cubin is `linked`.
+TILELANG_API bool tryWholeProgram(const SMLimits &limits, int top,
+                                  int threadsPerBlock, int kept,
+                                  const OccupancyTrial &linked);
+
+/// Whether the whole-program compile without the directive (`unbound`)
+/// replaces the kept cubin: tryWholeProgram holds, it needs no local memory
+/// and its registers keep exactly the blocks the kept cubin's do.
+TILELANG_API bool keepWholeProgram(const SMLimits &limits, int top,
+                                   int threadsPerBlock, int kept,
+                                   const OccupancyTrial &linked,
+                                   const OccupancyTrial &unbound);
 
 } // namespace tilelang::runtime
 

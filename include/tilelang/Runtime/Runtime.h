@@ -101,8 +101,14 @@ struct LinkReport {
   /// registers must fit the register file at once); 0 when the PTX asks
   /// for none.
   int minBlocksPerSM = 0;
-  /// JIT compilations it took: 1, or more with an occupancy search.
+  /// JIT compilations it took: 1, or more with an occupancy search (the
+  /// whole-program step's ptxas run included).
   int links = 0;
+  /// The whole-program step (LinkOptions::wholeProgram): 1 when the cubin
+  /// is ptxas's whole-program compile of the PTX without `.minnctapersm`
+  /// (its blocks per SM are still minBlocksPerSM's), 0 when the step kept
+  /// the linked cubin, -1 when it was off.
+  int wholeProgram = -1;
 };
 
 /// How linkPTX links.
@@ -115,6 +121,11 @@ struct LinkOptions {
   /// The device to link for (and whose SM limits the search reads); -1:
   /// the current one.
   int device = -1;
+  /// After the search, compile the PTX without its floor as a whole
+  /// program with ptxas, where that may keep as many blocks with a better
+  /// schedule (tryWholeProgram and keepWholeProgram in Occupancy.h;
+  /// TILELANG_WHOLE_PROGRAM).
+  bool wholeProgram = false;
 };
 
 /// Links `ptx` (holding kernel `name`) into a cubin for `options.device`
@@ -127,7 +138,12 @@ struct LinkOptions {
 /// to what an SM holds (threads, blocks and shared memory), and the cubin
 /// with the most that needs no local memory (spills no registers) is kept
 /// (searchMinBlocksPerSM in Occupancy.h; docs/runtime.md, "Occupancy
-/// search").
+/// search"). With `options.wholeProgram`, a kernel that links nothing and
+/// whose kept count may do as well without the directive is then compiled
+/// once more by ptxas (Ptxas.h) as a whole program without it, and that
+/// cubin is kept where it fits and keeps exactly as many blocks; where
+/// ptxas is missing, fails or its cubin does not load, the linked cubin
+/// stays.
 TILELANG_API Status linkPTX(const std::string &ptx, const std::string &name,
                             std::string &cubin, const LinkOptions &options,
                             LinkReport *report = nullptr);

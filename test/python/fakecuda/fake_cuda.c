@@ -17,7 +17,10 @@
  * budget of 65536 / (B * T) (a multiple of 8, at most 255): it takes
  * min(P, budget) registers and spills 4 bytes of local memory for every
  * register the budget falls short of M. So the runtime's occupancy search
- * can be followed without ptxas.
+ * can be followed without ptxas. An image that fake_ptxas (beside this file)
+ * wrote starts with "// fake-registers: P[,M]", which replaces
+ * FAKE_CUDA_REGISTERS for its functions (a whole-program compile may take
+ * other registers than the driver's linker).
  *
  * Environment: FAKE_CUDA_CAPABILITY ("9.0" by default), FAKE_CUDA_SHARED_OPTIN
  * (bytes, 232448 by default), FAKE_CUDA_LAUNCH_ERROR (a CUresult that every
@@ -114,6 +117,7 @@ typedef struct {
   int device;           /* of the context the module was loaded in */
   int minBlocksPerSM;   /* .minnctapersm, 0 when absent */
   int threadsPerBlock;  /* the product of .maxntid, 0 when absent */
+  char registers[32];   /* "P[,M]" of the image's fake-registers line, or "" */
 } FakeFunction;
 
 typedef struct {
@@ -227,12 +231,22 @@ static void freeModule(uintptr_t module) {
  * parameter's size cannot be read or the table is full (a test must not go
  * on with a kernel whose parameters it would copy wrongly). */
 static int readEntries(const char *ptx, uintptr_t module) {
+  const char *marker = "// fake-registers: ";
+  const char *registers = strncmp(ptx, marker, strlen(marker)) == 0
+                              ? ptx + strlen(marker)
+                              : NULL;
   for (const char *p = strstr(ptx, ".entry "); p; p = strstr(p + 1, ".entry ")) {
     FakeFunction *function = freeSlot();
     if (!function)
       return -1;
     memset(function, 0, sizeof(*function));
     function->module = module;
+    if (registers) {
+      size_t length = strcspn(registers, "\n");
+      if (length >= sizeof(function->registers))
+        length = sizeof(function->registers) - 1;
+      memcpy(function->registers, registers, length);
+    }
     const char *name = p + 7;
     while (*name == ' ')
       ++name;
@@ -562,7 +576,9 @@ CUresult cuFuncGetAttribute(int *value, int attribute, void *function) {
   const FakeFunction *callee = function;
   /* "preferred[,minimum]": what the kernel takes when it may, and the least
    * it can be squeezed to without spilling. */
-  const char *registers = envOr("FAKE_CUDA_REGISTERS", "32");
+  const char *registers = callee->registers[0]
+                              ? callee->registers
+                              : envOr("FAKE_CUDA_REGISTERS", "32");
   int preferred = atoi(registers), minimum = preferred, budget = 255;
   const char *comma = strchr(registers, ',');
   if (comma)

@@ -1,0 +1,130 @@
+//===- Ptxas.cpp - whole-program compiles with the ptxas binary -----------===//
+//
+// Part of tilelang. Implements Ptxas.h: finding ptxas, and running it on a
+// PTX text in a private temporary directory (no shell: its arguments are
+// passed as they are).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilelang/Runtime/Ptxas.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <fcntl.h>
+#include <fstream>
+#include <iterator>
+#include <spawn.h>
+#include <sstream>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+extern char **environ;
+
+namespace tilelang::runtime {
+
+namespace {
+
+bool isExecutableFile(const std::string &path) {
+  struct stat info;
+  return !path.empty() && stat(path.c_str(), &info) == 0 &&
+         S_ISREG(info.st_mode) && access(path.c_str(), X_OK) == 0;
+}
+
+bool readFile(const std::string &path, std::string &text) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file)
+    return false;
+  text.assign(std::istreambuf_iterator<char>(file),
+              std::istreambuf_iterator<char>());
+  return true;
+}
+
+bool writeFile(const std::string &path, const std::string &text) {
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file.write(text.data(), std::streamsize(text.size()));
+  return bool(file);
+}
+
+} // namespace
+
+std::string findPtxas() {
+  if (const char *given = std::getenv("TILELANG_PTXAS"); given && *given)
+    return given;
+  if (const char *home = std::getenv("CUDA_HOME"); home && *home)
+    if (isExecutableFile(std::string(home) + "/bin/ptxas"))
+      return std::string(home) + "/bin/ptxas";
+  if (const char *path = std::getenv("PATH")) {
+    std::istringstream dirs(path);
+    std::string dir;
+    while (std::getline(dirs, dir, ':'))
+      if (!dir.empty() && isExecutableFile(dir + "/ptxas"))
+        return dir + "/ptxas";
+  }
+  if (isExecutableFile("/usr/local/cuda/bin/ptxas"))
+    return "/usr/local/cuda/bin/ptxas";
+  return "";
+}
+
+bool compileWithPtxas(const std::string &ptxas, const std::string &ptx,
+                      const std::string &arch, bool verbose, std::string &cubin,
+                      std::string &log) {
+  cubin.clear();
+  log.clear();
+  const char *tmp = std::getenv("TMPDIR");
+  std::string pattern =
+      std::string(tmp && *tmp ? tmp : "/tmp") + "/tilelang-ptxas-XXXXXX";
+  std::vector<char> dirName(pattern.begin(), pattern.end());
+  dirName.push_back('\0');
+  if (!mkdtemp(dirName.data())) {
+    log = "cannot create a temporary directory like " + pattern;
+    return false;
+  }
+  std::string dir = dirName.data();
+  std::string input = dir + "/kernel.ptx", output = dir + "/kernel.cubin",
+              messages = dir + "/ptxas.log";
+  bool ok = writeFile(input, ptx);
+  if (!ok)
+    log = "cannot write " + input;
+  if (ok) {
+    std::vector<std::string> args = {ptxas, "-arch=" + arch, "-o", output};
+    if (verbose)
+      args.push_back("-v");
+    args.push_back(input);
+    std::vector<char *> argv;
+    for (std::string &arg : args)
+      argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    // Its output goes to a file of the directory, read back below.
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, messages.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    pid_t child = 0;
+    int spawned = posix_spawn(&child, ptxas.c_str(), &actions, nullptr,
+                              argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    int status = 0;
+    if (spawned != 0) {
+      ok = false;
+      log = "cannot run " + ptxas;
+    } else {
+      while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+      }
+      readFile(messages, log);
+      ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+           readFile(output, cubin) && !cubin.empty();
+      if (!ok && log.empty())
+        log = ptxas + " failed";
+    }
+  }
+  for (const std::string &file : {input, output, messages})
+    unlink(file.c_str());
+  rmdir(dir.c_str());
+  return ok;
+}
+
+} // namespace tilelang::runtime

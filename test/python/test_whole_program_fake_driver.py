@@ -1,0 +1,184 @@
+"""The occupancy search's whole-program step (TILELANG_WHOLE_PROGRAM=1,
+docs/runtime.md "Occupancy search") without a GPU: the stand-in driver
+(fakecuda/fake_cuda.c) links and reports registers, and fakecuda/fake_ptxas,
+named by TILELANG_PTXAS, stands in for the ptxas binary that compiles the
+PTX without its .minnctapersm as a whole program. Which cubin is kept, what
+link_info and the cache entry say, and that the knob has its own cache key.
+Each case runs in a child process (the runtime opens the driver once)."""
+
+import pathlib
+
+import pytest
+
+from fakecuda import fakecuda
+
+FAKE_PTXAS = pathlib.Path(fakecuda.__file__).resolve().parent / "fake_ptxas"
+
+SCRIPT = """
+import json, os, re
+import fakecuda
+from fakecuda import Tensor
+import tilelang
+import tilelang.language as tl
+from tilelang.jit import _current_arch
+
+PRINT = os.environ.get("PRINT") == "1"
+
+
+@tilelang.jit
+def axpy(x_ptr, y_ptr, n, alpha, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=m) * alpha, mask=m)
+
+
+@tilelang.jit
+def axpy_print(x_ptr, y_ptr, n, alpha, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.device_print("n", n)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=m) * alpha, mask=m)
+
+
+kernel = axpy_print if PRINT else axpy
+
+
+def blocks_asked(ptx):
+    asked = re.search(r"\\.minnctapersm (\\d+)", ptx)
+    return int(asked.group(1)) if asked else 0
+
+
+report = {}
+x = Tensor((1000,), "float32", 0x7F0000001000)
+y = Tensor((1000,), "float32", 0x7F0000002000)
+warps = int(os.environ.get("WARPS", "8"))
+compiled = kernel[(1,)](x, y, 1000, 2.0, BLOCK=2048, num_warps=warps)
+arch = _current_arch()
+loaded = compiled.launchable(arch)
+report["info"] = compiled.link_info[arch]
+report["driver_links"] = fakecuda.link_count()
+report["registers"], report["local_bytes"] = loaded.registers, loaded.local_bytes
+report["ptx_asks"] = blocks_asked(compiled.asm["ptx"])
+# The stand-in's "cubin" is the PTX it was given (after fake_ptxas's line
+# when ptxas compiled it).
+cubin = compiled._cubin[arch].decode()
+report["cubin_asks"] = blocks_asked(cubin)
+report["cubin_from_ptxas"] = cubin.startswith("// fake-registers:")
+report["key"] = compiled._cache_key(arch)
+
+# Another process finds the cubin in the disk cache, with how it was linked.
+again = tilelang.jit(kernel.fn)[(1,)](x, y, 1000, 2.0, BLOCK=2048, num_warps=warps)
+report["cached_info"] = again.link_info[arch]
+report["cached_cubin"] = again._cubin[arch].decode() == cubin
+report["driver_links_after_cached"] = fakecuda.link_count()
+print(json.dumps(report))
+"""
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory):
+    return fakecuda.build(tmp_path_factory.mktemp("fakecuda"))
+
+
+def run(library, tmp_path, **env):
+    """The script's report, and the arguments of each fake_ptxas run."""
+    log = tmp_path / "ptxas.log"
+    base = {"TILELANG_PTXAS": str(FAKE_PTXAS), "FAKE_PTXAS_LOG": str(log),
+            # 128 registers are all 2 blocks of 8 warps may take: the floor's
+            # count is kept (8, 5 and 3 blocks spill).
+            "FAKE_CUDA_REGISTERS": "128"}
+    report = fakecuda.run_script(library, SCRIPT, env={**base, **env})
+    runs = log.read_text().splitlines() if log.exists() else []
+    given = (tmp_path / "ptxas.log.ptx").read_text() if runs else ""
+    return report, runs, given
+
+
+def test_the_whole_program_cubin_is_kept_where_it_keeps_as_many_blocks(library, tmp_path):
+    # The layer norm of long rows on 8 warps: with the floor 128 registers,
+    # without it (as a whole program) 127, which keep the same 2 blocks.
+    report, runs, given = run(library, tmp_path, TILELANG_WHOLE_PROGRAM="1", FAKE_PTXAS_REGISTERS="127")
+    assert report["ptx_asks"] == 2
+    assert report["info"] == {"min_blocks_per_sm": 2, "links": 5, "whole_program": 1}
+    assert report["driver_links"] == 4  # 2, 8, 5, 3 blocks; then ptxas
+    assert report["cubin_from_ptxas"] and report["cubin_asks"] == 0
+    assert report["registers"] == 127 and report["local_bytes"] == 0
+    # One ptxas run, as a whole program (no -c), for the PTX's target,
+    # given the PTX without its directive.
+    assert len(runs) == 1
+    assert "-arch=sm_90a" in runs[0].split() and "-c" not in runs[0].split()
+    assert ".entry axpy(" in given and ".minnctapersm" not in given
+    # A warm process takes the cubin and its link information from the cache.
+    assert report["cached_info"] == report["info"] and report["cached_cubin"]
+    assert report["driver_links_after_cached"] == 4
+
+
+def test_the_linked_cubin_stays_where_the_whole_program_keeps_fewer_blocks(library, tmp_path):
+    # Without the directive 167 registers: 1 block of 8 warps.
+    report, runs, _ = run(library, tmp_path, TILELANG_WHOLE_PROGRAM="1", FAKE_PTXAS_REGISTERS="167")
+    assert report["info"] == {"min_blocks_per_sm": 2, "links": 5, "whole_program": 0}
+    assert not report["cubin_from_ptxas"] and report["cubin_asks"] == 2
+    assert report["registers"] == 128
+    assert len(runs) == 1
+    assert report["cached_info"] == report["info"]
+
+
+def test_the_linked_cubin_stays_where_the_whole_program_spills(library, tmp_path):
+    # "preferred,minimum" registers of 127,300: without the directive the
+    # kernel may take 255, 45 short of what it needs without local memory.
+    report, _, _ = run(library, tmp_path, TILELANG_WHOLE_PROGRAM="1", FAKE_PTXAS_REGISTERS="127,300")
+    assert report["info"]["whole_program"] == 0
+    assert report["cubin_asks"] == 2
+
+
+def test_the_step_is_off_by_default_and_has_its_own_cache_key(library, tmp_path):
+    off, runs, _ = run(library, tmp_path, FAKE_PTXAS_REGISTERS="127")
+    assert off["info"] == {"min_blocks_per_sm": 2, "links": 4}
+    assert runs == []  # ptxas never ran
+    assert off["cubin_asks"] == 2 and not off["cubin_from_ptxas"]
+    on, _, _ = run(library, tmp_path, TILELANG_WHOLE_PROGRAM="1", FAKE_PTXAS_REGISTERS="127")
+    assert on["key"] != off["key"]
+
+
+@pytest.mark.parametrize("warps", ["4", "16"])
+def test_blocks_of_other_than_8_warps_keep_their_floor(library, tmp_path, warps):
+    # Measured on the H200, the exchange lost on blocks of 2, 4 and 16 warps:
+    # ptxas is not run for them.
+    report, runs, _ = run(library, tmp_path, TILELANG_WHOLE_PROGRAM="1", FAKE_PTXAS_REGISTERS="127", WARPS=warps)
+    assert report["info"]["whole_program"] == 0
+    assert runs == []
+    assert not report["cubin_from_ptxas"]
+
+
+def test_more_than_3_resident_blocks_keep_their_floor(library, tmp_path):
+    # 64 registers keep 4 blocks of 8 warps (the search keeps the floor of
+    # 2 as written: 8, 6 and 5 blocks spill).
+    report, runs, _ = run(library, tmp_path, TILELANG_WHOLE_PROGRAM="1", FAKE_CUDA_REGISTERS="64",
+                          FAKE_PTXAS_REGISTERS="63")
+    assert report["info"]["whole_program"] == 0
+    assert runs == []
+
+
+def test_a_kernel_that_links_something_is_not_compiled_as_a_whole_program(library, tmp_path):
+    # A device print declares vprintf, which the PTX leaves to be linked.
+    report, runs, _ = run(library, tmp_path, TILELANG_WHOLE_PROGRAM="1", FAKE_PTXAS_REGISTERS="127", PRINT="1")
+    assert report["info"]["whole_program"] == 0
+    assert runs == []
+
+
+@pytest.mark.parametrize("env", [{"FAKE_PTXAS_FAIL": "1"}, {"TILELANG_PTXAS": "/nonexistent/ptxas"}])
+def test_a_failing_or_missing_ptxas_keeps_the_linked_cubin(library, tmp_path, env):
+    report, _, _ = run(library, tmp_path, TILELANG_WHOLE_PROGRAM="1", FAKE_PTXAS_REGISTERS="127", **env)
+    assert report["info"]["whole_program"] == 0
+    assert report["cubin_asks"] == 2 and not report["cubin_from_ptxas"]
+    assert report["registers"] == 128
+
+
+def test_the_step_follows_a_floor_linked_without_a_search(library, tmp_path):
+    # Shared memory for 2 blocks only (2 KB an SM, 1 KB reserved a block):
+    # the floor is all an SM holds, so the PTX is linked once as written;
+    # the step still applies.
+    report, runs, _ = run(library, tmp_path, TILELANG_WHOLE_PROGRAM="1", FAKE_PTXAS_REGISTERS="127",
+                          FAKE_CUDA_SHARED_PER_SM="2048")
+    assert report["info"] == {"min_blocks_per_sm": 2, "links": 2, "whole_program": 1}
+    assert report["driver_links"] == 1 and len(runs) == 1
+    assert report["cubin_from_ptxas"] and report["registers"] == 127
