@@ -240,6 +240,25 @@ std::optional<AffineTerm> matchAffineTerm(ConversionPatternRewriter &rewriter,
   }
 }
 
+/// Whether every thread's registers hold coordinates along `dim` at the
+/// same offsets from its first register's, so that steps read off one
+/// thread (lane 0 of warp 0) hold for all: the register bases' bits along
+/// `dim` are disjoint from the lanes' and the warps', and a coordinate is
+/// then a thread's start plus a register's offset (the XOR of the bases is
+/// their sum). LayoutMap builds every encoding it describes so (each base a
+/// distinct power of two along its dimension, or zero: LayoutMap.h), blocked
+/// or not; a map where the bits overlap would be read per vector.
+static bool hasThreadIndependentSteps(const LayoutMap &map, unsigned dim) {
+  int64_t registerBits = 0, threadBits = 0;
+  for (const SmallVector<int64_t> &base : map.registers)
+    registerBits |= base[dim];
+  for (const SmallVector<int64_t> &base : map.lanes)
+    threadBits |= base[dim];
+  for (const SmallVector<int64_t> &base : map.warps)
+    threadBits |= base[dim];
+  return (registerBits & threadBits) == 0;
+}
+
 /// The global address of each vector of a CarriedPointerSum copy (at the
 /// vector starts; null elsewhere): the base plus each term, sign-extended
 /// and scaled by `mad.wide.s32` in the loop. Written in inline assembly so
@@ -282,7 +301,8 @@ emitCarriedAddresses(ConversionPatternRewriter &rewriter, Location loc,
         map && !affineUsed ? matchAffineTerm(rewriter, term) : std::nullopt;
     // One affine term with uniform factors at most (the steps of several
     // would not share one scale); the others are read per vector.
-    if (affine && affine->factors.size() <= 1) {
+    if (affine && affine->factors.size() <= 1 &&
+        hasThreadIndependentSteps(*map, affine->dim)) {
       int64_t first = map->apply(vectorStarts.front(), 0, 0)[affine->dim];
       SmallVector<int64_t> steps;
       for (unsigned start : vectorStarts) {

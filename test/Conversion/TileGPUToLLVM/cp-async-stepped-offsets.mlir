@@ -34,10 +34,41 @@
 // CHECK: "cp.async.cg.shared.global [$0], [$1], 16, $2;", "r,l,r" %{{.*}}, %[[ADDR]], %{{.*}}
 // CHECK: "cp.async.cg.shared.global [$0], [$1], 16, $2;", "r,l,r" %{{.*}}, %[[ADDR]], %{{.*}}
 // CHECK: llvm.return
+// The steps hold for every layout whose register coordinates are a
+// thread's start plus a register's offset (LayoutMap builds every encoding
+// so), not for blocked layouts alone: under an mma.sync accumulator layout
+// (rows g and g + 8 of each 32-row tile a thread, the tile repeated 32 rows
+// on; the columns' second repetition another term) the vectors step 0, 8,
+// 32 and 40 rows (16, 64 and 80 bytes times the stride) from the two that
+// read the row term.
+// CHECK-LABEL: llvm.func @mma_rows
+// CHECK-SAME: (%[[BASE:[^:]*]]: !llvm.ptr<1>, %[[STRIDE:[^:]*]]: i32
+// CHECK: %[[V0:[0-9]+]] = llvm.inline_asm asm_dialect = att "mad.wide.s32 $0, $1, 2, $2;", "=l,r,l" %{{[0-9]+}}, %{{[0-9]+}} : (i32, i64) -> i64
+// CHECK-NEXT: %[[V1:[0-9]+]] = llvm.inline_asm asm_dialect = att "mad.wide.s32 $0, $1, 16, $2;", "=l,r,l" %[[STRIDE]], %[[V0]]
+// CHECK-NEXT: %[[V2:[0-9]+]] = llvm.inline_asm asm_dialect = att "mad.wide.s32 $0, $1, 2, $2;", "=l,r,l" %{{[0-9]+}}, %{{[0-9]+}} : (i32, i64) -> i64
+// CHECK-NEXT: %[[V3:[0-9]+]] = llvm.inline_asm asm_dialect = att "mad.wide.s32 $0, $1, 16, $2;", "=l,r,l" %[[STRIDE]], %[[V2]]
+// CHECK-NEXT: %[[V4:[0-9]+]] = llvm.inline_asm asm_dialect = att "mad.wide.s32 $0, $1, 64, $2;", "=l,r,l" %[[STRIDE]], %[[V0]]
+// CHECK-NEXT: %[[V5:[0-9]+]] = llvm.inline_asm asm_dialect = att "mad.wide.s32 $0, $1, 80, $2;", "=l,r,l" %[[STRIDE]], %[[V0]]
+// CHECK-NEXT: %[[V6:[0-9]+]] = llvm.inline_asm asm_dialect = att "mad.wide.s32 $0, $1, 64, $2;", "=l,r,l" %[[STRIDE]], %[[V2]]
+// CHECK-NEXT: %[[V7:[0-9]+]] = llvm.inline_asm asm_dialect = att "mad.wide.s32 $0, $1, 80, $2;", "=l,r,l" %[[STRIDE]], %[[V2]]
+// CHECK-NOT: mad.wide
+// CHECK: "cp.async.ca.shared.global [$0], [$1], 4, $2;", "r,l,r" %{{.*}}, %[[V0]], %{{.*}}
+// CHECK: "cp.async.ca.shared.global [$0], [$1], 4, $2;", "r,l,r" %{{.*}}, %[[V1]], %{{.*}}
+// CHECK: "cp.async.ca.shared.global [$0], [$1], 4, $2;", "r,l,r" %{{.*}}, %[[V2]], %{{.*}}
+// CHECK: "cp.async.ca.shared.global [$0], [$1], 4, $2;", "r,l,r" %{{.*}}, %[[V3]], %{{.*}}
+// CHECK: "cp.async.ca.shared.global [$0], [$1], 4, $2;", "r,l,r" %{{.*}}, %[[V4]], %{{.*}}
+// CHECK: "cp.async.ca.shared.global [$0], [$1], 4, $2;", "r,l,r" %{{.*}}, %[[V5]], %{{.*}}
+// CHECK: "cp.async.ca.shared.global [$0], [$1], 4, $2;", "r,l,r" %{{.*}}, %[[V6]], %{{.*}}
+// CHECK: "cp.async.ca.shared.global [$0], [$1], 4, $2;", "r,l,r" %{{.*}}, %[[V7]], %{{.*}}
+// CHECK: llvm.return
 #blocked = #tilegpu.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
 #rows = #tilegpu.slice<dim = 1, parent = #blocked>
 #cols = #tilegpu.slice<dim = 0, parent = #blocked>
 #shared = #tilegpu.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+#mma = #tilegpu.mma<version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]>
+#mma_rows = #tilegpu.slice<dim = 1, parent = #mma>
+#mma_cols = #tilegpu.slice<dim = 0, parent = #mma>
+#pairs = #tilegpu.shared<vec = 2, perPhase = 1, maxPhase = 1, order = [1, 0]>
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_80"} {
   func.func @stepped(%base: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %stride: i32 {tile.divisibility = 16 : i32}, %n: i32) {
     %c0 = arith.constant 0 : i32
@@ -92,6 +123,27 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_80"} {
     %g = tilegpu.async_commit_group %t
     %done = tilegpu.async_wait {pending = 0 : i32}
     tilegpu.local_dealloc %buf : !tilegpu.memdesc<1x64x32xf16, #shared, mutable>
+    return
+  }
+  func.func @mma_rows(%base: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %stride: i32 {tile.divisibility = 16 : i32}) {
+    %c0 = arith.constant 0 : i32
+    %st = tile.splat %stride : i32 -> tensor<64x1xi32, #mma>
+    %r = tile.make_range 0 to 64 : tensor<64xi32, #mma_rows>
+    %r2 = tile.expand_dims %r {axis = 1 : i32} : tensor<64xi32, #mma_rows> -> tensor<64x1xi32, #mma>
+    %roff = arith.muli %r2, %st : tensor<64x1xi32, #mma>
+    %rb = tile.broadcast %roff : tensor<64x1xi32, #mma> -> tensor<64x32xi32, #mma>
+    %c = tile.make_range 0 to 32 : tensor<32xi32, #mma_cols>
+    %c2 = tile.expand_dims %c {axis = 0 : i32} : tensor<32xi32, #mma_cols> -> tensor<1x32xi32, #mma>
+    %cb = tile.broadcast %c2 : tensor<1x32xi32, #mma> -> tensor<64x32xi32, #mma>
+    %buf = tilegpu.local_alloc : () -> !tilegpu.memdesc<1x64x32xf16, #pairs, mutable>
+    %stage = tilegpu.memdesc_index %buf[%c0] : !tilegpu.memdesc<1x64x32xf16, #pairs, mutable> -> !tilegpu.memdesc<64x32xf16, #pairs, mutable>
+    %s = tile.splat %base : !tile.ptr<f16> -> tensor<64x32x!tile.ptr<f16>, #mma>
+    %withRows = tile.addptr %s, %rb : tensor<64x32x!tile.ptr<f16>, #mma>, tensor<64x32xi32, #mma>
+    %ptrs = tile.addptr %withRows, %cb : tensor<64x32x!tile.ptr<f16>, #mma>, tensor<64x32xi32, #mma>
+    %t = tilegpu.async_copy_global_to_local %ptrs, %stage {steppedOffsets} : tensor<64x32x!tile.ptr<f16>, #mma> -> !tilegpu.memdesc<64x32xf16, #pairs, mutable>
+    %g = tilegpu.async_commit_group %t
+    %done = tilegpu.async_wait {pending = 0 : i32}
+    tilegpu.local_dealloc %buf : !tilegpu.memdesc<1x64x32xf16, #pairs, mutable>
     return
   }
 }
