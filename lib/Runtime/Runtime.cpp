@@ -466,7 +466,8 @@ bool readResources(const std::string &cubin, const std::string &name,
 /// nothing, ptxas compiles the PTX without `.minnctapersm` as a whole
 /// program; its cubin replaces `cubin` where keepWholeProgram holds. Any
 /// failure (no ptxas, its error, a cubin the driver does not load) keeps
-/// `cubin`: the step is an optimization, not a requirement.
+/// `cubin`: the step is an optimization, not a requirement; it is said in
+/// `result.wholeProgramProblem`, as the cubin is not the step's answer.
 void compileWholeProgram(const std::string &ptx, const std::string &name,
                          const EntryDirectives &directives,
                          const SMLimits &limits, int top, int kept,
@@ -477,16 +478,28 @@ void compileWholeProgram(const std::string &ptx, const std::string &name,
       !linksNothing(ptx) || arch.empty())
     return;
   std::string ptxas = findPtxas();
-  if (ptxas.empty())
+  if (ptxas.empty()) {
+    result.wholeProgramProblem = "no ptxas found ($TILELANG_PTXAS, "
+                                 "$CUDA_HOME/bin, $PATH, /usr/local/cuda/bin)";
     return;
+  }
   ++result.links;
   std::string image, log;
   if (!compileWithPtxas(ptxas, withoutMinBlocksPerSM(ptx, directives), arch,
-                        /*verbose=*/false, image, log))
+                        /*verbose=*/false, image, log)) {
+    // Its first line says what went wrong.
+    result.wholeProgramProblem = log.substr(0, log.find('\n'));
+    if (result.wholeProgramProblem.empty())
+      result.wholeProgramProblem = ptxas + " failed";
     return;
+  }
   OccupancyTrial unbound;
-  if (!readResources(image, name, unbound) ||
-      !keepWholeProgram(limits, top, directives.threadsPerBlock, kept, linked,
+  if (!readResources(image, name, unbound)) {
+    result.wholeProgramProblem =
+        "the driver does not load the cubin of " + ptxas;
+    return;
+  }
+  if (!keepWholeProgram(limits, top, directives.threadsPerBlock, kept, linked,
                         unbound))
     return;
   cubin = std::move(image);

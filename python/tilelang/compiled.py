@@ -13,6 +13,7 @@ the IR of every stage, the later ones computed when first read.
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import MutableMapping
 from typing import Any, Dict, Optional
 
@@ -154,11 +155,14 @@ class CompiledKernel:
             if entry is None or (need_cubin and cubin is None):
                 if compiled is None:
                     compiled = self._compile_ptx(arch, override)
-                link_info = {}
+                link_info, cacheable = {}, True
                 if need_cubin:
-                    cubin, link_info = self._link(compiled, arch)
+                    cubin, link_info, cacheable = self._link(compiled, arch)
                 if not override:
-                    self._store(key, arch, compiled, cubin, link_info, replace=entry is not None)
+                    # A cubin that is not the link's answer for the cache
+                    # key stays out of it (the PTX goes in).
+                    self._store(key, arch, compiled, cubin if cacheable else None,
+                                link_info if cacheable else {}, replace=entry is not None)
             self._store_index_record()
             self._ptx[arch] = compiled
             if cubin is not None:
@@ -211,13 +215,23 @@ class CompiledKernel:
         return compiled
 
     def _link(self, compiled, arch: str):
-        """(cubin, link info) of ``compiled``'s PTX through the driver's JIT
-        linker, with the occupancy search where the knob allows it (and
-        its whole-program step where that knob asks for it)."""
+        """(cubin, link info, whether to cache the cubin) of ``compiled``'s
+        PTX through the driver's JIT linker, with the occupancy search where
+        the knob allows it (and its whole-program step where that knob asks
+        for it). A whole-program step that could not run (no ptxas, its
+        error) is warned of, and its cubin is not cached: under the step's
+        cache key, a process with a working ptxas would find it and never
+        try the step."""
         cubin, link_info = extension().link_kernel(compiled.ptx, compiled.name, knobs.occupancy_search(),
                                                    compiled.shared_bytes, whole_program=knobs.whole_program())
-        self.link_info[arch] = dict(link_info)
-        return cubin, link_info
+        link_info = dict(link_info)
+        problem = link_info.pop("whole_program_problem", None)
+        if problem:
+            warnings.warn(f"tilelang: TILELANG_WHOLE_PROGRAM=1, but the whole-program step could not run for "
+                          f"kernel '{compiled.name}' ({problem}); it runs as linked, and that cubin is not cached",
+                          RuntimeWarning, stacklevel=2)
+        self.link_info[arch] = link_info
+        return cubin, link_info, not problem
 
     def _store(self, key: str, arch: str, compiled, cubin, link_info, replace: bool) -> None:
         """Writes the stages, the cubin (if any) and what a later lookup

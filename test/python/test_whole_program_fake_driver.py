@@ -15,7 +15,7 @@ from fakecuda import fakecuda
 FAKE_PTXAS = pathlib.Path(fakecuda.__file__).resolve().parent / "fake_ptxas"
 
 SCRIPT = """
-import json, os, re
+import json, os, re, warnings
 import fakecuda
 from fakecuda import Tensor
 import tilelang
@@ -49,6 +49,9 @@ def blocks_asked(ptx):
 
 
 report = {}
+# Warnings recorded: a step that could not run says why.
+seen = warnings.catch_warnings(record=True).__enter__()
+warnings.simplefilter("always")
 x = Tensor((1000,), "float32", 0x7F0000001000)
 y = Tensor((1000,), "float32", 0x7F0000002000)
 warps = int(os.environ.get("WARPS", "8"))
@@ -71,6 +74,7 @@ again = tilelang.jit(kernel.fn)[(1,)](x, y, 1000, 2.0, BLOCK=2048, num_warps=war
 report["cached_info"] = again.link_info[arch]
 report["cached_cubin"] = again._cubin[arch].decode() == cubin
 report["driver_links_after_cached"] = fakecuda.link_count()
+report["warnings"] = [str(w.message) for w in seen]
 print(json.dumps(report))
 """
 
@@ -182,3 +186,23 @@ def test_the_step_follows_a_floor_linked_without_a_search(library, tmp_path):
     assert report["info"] == {"min_blocks_per_sm": 2, "links": 2, "whole_program": 1}
     assert report["driver_links"] == 1 and len(runs) == 1
     assert report["cubin_from_ptxas"] and report["registers"] == 127
+
+
+@pytest.mark.parametrize("env", [{"FAKE_PTXAS_FAIL": "1"}, {"TILELANG_PTXAS": "/nonexistent/ptxas"}])
+def test_a_cubin_linked_while_ptxas_could_not_run_is_not_cached(library, tmp_path, env):
+    # A process without a working ptxas (none on its PATH, a failing run)
+    # keeps the linked cubin, and says why; it does not leave that cubin in
+    # the cache it shares with processes that have ptxas, under the key of
+    # the step's: there the step would never be tried again.
+    cache = str(tmp_path / "cache")
+    (tmp_path / "without").mkdir()
+    (tmp_path / "with").mkdir()
+    without, _, _ = run(library, tmp_path / "without", TILELANG_WHOLE_PROGRAM="1", FAKE_PTXAS_REGISTERS="127",
+                        TILELANG_CACHE_DIR=cache, **env)
+    assert without["info"]["whole_program"] == 0 and not without["cubin_from_ptxas"]
+    assert "the whole-program step could not run" in without["warnings"][0]
+    with_ptxas, runs, _ = run(library, tmp_path / "with", TILELANG_WHOLE_PROGRAM="1", FAKE_PTXAS_REGISTERS="127",
+                              TILELANG_CACHE_DIR=cache)
+    assert with_ptxas["info"]["whole_program"] == 1 and with_ptxas["cubin_from_ptxas"]
+    assert with_ptxas["warnings"] == []
+    assert len(runs) == 1

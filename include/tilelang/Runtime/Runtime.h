@@ -109,6 +109,12 @@ struct LinkReport {
   /// (its blocks per SM are still minBlocksPerSM's), 0 when the step kept
   /// the linked cubin, -1 when it was off.
   int wholeProgram = -1;
+  /// Why the whole-program step, to be tried, could not run (ptxas not
+  /// found, its error, a cubin the driver does not load); empty where it
+  /// ran or was not to be tried. The cubin is then the linked one, as
+  /// where the step kept it, but a process with a working ptxas may do
+  /// better: the caller should not cache it.
+  std::string wholeProgramProblem;
 };
 
 /// How linkPTX links.
