@@ -268,8 +268,9 @@ def current_device() -> int:
     return _C.current_device()
 
 
-#: The model name of each device the driver sees, read at the first launch
-#: of an autotuner in the process (None before; () without a driver), and
+#: The model name of each device the driver sees, read when the first
+#: choice is keyed in the process (an autotuner's launch or a tilelang.ops
+#: launch table's: keyed_by_model; None before; () without a driver), and
 #: whether they are of more than one model (docs/autotune.md, "Devices of
 #: several models"). Tests that present other devices reset both to None.
 _DEVICE_MODELS: Optional[tuple] = None
