@@ -63,6 +63,8 @@ void buildTileGPUToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // After the last CSE, which would merge the copies' arithmetic back.
+  pm.addNestedPass<LLVM::LLVMFuncOp>(createRematerializePastLoops());
 }
 
 void registerTileLangPipelines() {

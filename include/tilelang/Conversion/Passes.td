@@ -63,4 +63,26 @@ def ConvertTileGPUToLLVM : Pass<"convert-tilegpu-to-llvm", "mlir::ModuleOp"> {
                            "::mlir::NVVM::NVVMDialect"];
 }
 
+def RematerializePastLoops
+    : Pass<"tilelang-rematerialize-past-loops", "mlir::LLVM::LLVMFuncOp"> {
+  let summary = "Compute again after a loop the cheap values computed "
+                "before it";
+  let description = [{
+    A value computed before an outermost loop and used after it occupies
+    registers through every iteration. Where it is a short computation
+    (at most `kMaxRematerializedOps` integer and pointer operations) from
+    the thread's special registers (thread and program ids, grid sizes),
+    the kernel's integer and pointer parameters and constants, such as the
+    rows a thread owns, their masks, or a head's base pointer, each block
+    past the loop that uses it gets its own copy of the computation,
+    placed before its first use (before a later loop, in that loop's
+    preheader). The copies read the special registers and parameters
+    through inline assembly numbered per block: LLVM merges neither them
+    with the originals nor one block's with another's, so the original is
+    no longer held through the loop. Computations from constants alone
+    are left to LLVM. Runs after the last CSE of the lowering.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // TILELANG_CONVERSION_PASSES_TD

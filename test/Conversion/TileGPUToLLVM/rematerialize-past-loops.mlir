@@ -1,0 +1,143 @@
+// tilelang-rematerialize-past-loops: a value computed before an outermost
+// loop from special registers, kernel parameters and constants, and used
+// after it, is computed again past the loop (where the epilogue uses it,
+// or in a later loop's preheader) from inline reads that LLVM cannot merge
+// with the originals, so that it is not held through the loop.
+// RUN: tilelang-opt %s --pass-pipeline='builtin.module(llvm.func(tilelang-rematerialize-past-loops))' | FileCheck %s
+
+// A row (thread and program ids) and its mask (a compare with a parameter)
+// are computed before the loop for a load and used by the epilogue's
+// store: the epilogue gets its own copies, read before its first use.
+// CHECK-LABEL: llvm.func @epilogue
+// CHECK: %[[ROW:.*]] = llvm.add
+// CHECK: %[[MASK:.*]] = llvm.icmp "slt" %[[ROW]], %arg1
+// CHECK: llvm.load
+// CHECK: ^bb3:
+// CHECK-NEXT: %[[PID2:.*]] = llvm.inline_asm asm_dialect = att "mov.u32 $0, %ctaid.x; // rematerialized 1", "=r"  : () -> i32
+// CHECK-NEXT: %[[ROWS2:.*]] = llvm.mul %[[PID2]]
+// CHECK-NEXT: %[[TID2:.*]] = llvm.inline_asm asm_dialect = att "mov.u32 $0, %tid.x; // rematerialized 1", "=r"  : () -> i32
+// CHECK-NEXT: %[[ROW2:.*]] = llvm.add %[[ROWS2]], %[[TID2]]
+// CHECK-NEXT: %[[N2:.*]] = llvm.inline_asm asm_dialect = att "ld.param.b32 $0, [epilogue_param_1]; // rematerialized 1", "=r"  : () -> i32
+// CHECK-NEXT: %[[MASK2:.*]] = llvm.icmp "slt" %[[ROW2]], %[[N2]]
+// CHECK-NEXT: %[[P:.*]] = llvm.getelementptr %arg0[%[[ROW2]]]
+// CHECK-NEXT: llvm.cond_br %[[MASK2]]
+// CHECK-NOT: %[[ROW]]
+// CHECK-NOT: %[[MASK]]
+// CHECK: llvm.return
+llvm.func @epilogue(%out: !llvm.ptr<1>, %n: i32, %steps: i32) attributes {nvvm.kernel} {
+  %c0 = llvm.mlir.constant(0 : i32) : i32
+  %c1 = llvm.mlir.constant(1 : i32) : i32
+  %c128 = llvm.mlir.constant(128 : i32) : i32
+  %pid = nvvm.read.ptx.sreg.ctaid.x : i32
+  %tid = nvvm.read.ptx.sreg.tid.x : i32
+  %rows = llvm.mul %pid, %c128 : i32
+  %row = llvm.add %rows, %tid : i32
+  %mask = llvm.icmp "slt" %row, %n : i32
+  %in = llvm.getelementptr %out[%row] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i32
+  %first = llvm.load %in : !llvm.ptr<1> -> i32
+  llvm.br ^bb1(%c0, %first : i32, i32)
+^bb1(%i: i32, %acc: i32):
+  %more = llvm.icmp "slt" %i, %steps : i32
+  llvm.cond_br %more, ^bb2, ^bb3
+^bb2:
+  %acc1 = llvm.mul %acc, %acc : i32
+  %i1 = llvm.add %i, %c1 : i32
+  llvm.br ^bb1(%i1, %acc1 : i32, i32)
+^bb3:
+  %p = llvm.getelementptr %out[%row] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i32
+  llvm.cond_br %mask, ^bb4, ^bb5
+^bb4:
+  llvm.store %acc, %p : i32, !llvm.ptr<1>
+  llvm.br ^bb5
+^bb5:
+  llvm.return
+}
+
+// A base pointer (a parameter plus the program's offset) that a second
+// loop uses: its copy goes before that loop, in its preheader, and a
+// value the epilogue uses again gets one copy per block, numbered apart.
+// CHECK-LABEL: llvm.func @second_loop
+// CHECK: ^bb3:
+// CHECK-NEXT: %[[IN:.*]] = llvm.inline_asm asm_dialect = att "ld.param.b64 $0, [second_loop_param_0]; // rematerialized 2", "=l"  : () -> i64
+// CHECK-NEXT: %[[INP:.*]] = llvm.inttoptr %[[IN]] : i64 to !llvm.ptr<1>
+// CHECK-NEXT: %[[PID:.*]] = llvm.inline_asm asm_dialect = att "mov.u32 $0, %ctaid.x; // rematerialized 2"
+// CHECK-NEXT: %[[OFFSET:.*]] = llvm.mul %[[PID]]
+// CHECK-NEXT: %[[BASE:.*]] = llvm.getelementptr %[[INP]][%[[OFFSET]]]
+// CHECK-NEXT: llvm.br ^bb4
+// CHECK: ^bb5:
+// CHECK-NEXT: llvm.load %[[BASE]]
+// CHECK: ^bb6:
+// CHECK-NEXT: %[[PID3:.*]] = llvm.inline_asm asm_dialect = att "mov.u32 $0, %ctaid.x; // rematerialized 1"
+// CHECK-NEXT: %[[OFFSET3:.*]] = llvm.mul %[[PID3]]
+// CHECK-NEXT: llvm.getelementptr %arg0[%[[OFFSET3]]]
+llvm.func @second_loop(%in: !llvm.ptr<1>, %steps: i32) attributes {nvvm.kernel} {
+  %c0 = llvm.mlir.constant(0 : i32) : i32
+  %c1 = llvm.mlir.constant(1 : i32) : i32
+  %c64 = llvm.mlir.constant(64 : i32) : i32
+  %pid = nvvm.read.ptx.sreg.ctaid.x : i32
+  %offset = llvm.mul %pid, %c64 : i32
+  %base = llvm.getelementptr %in[%offset] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, f32
+  llvm.br ^bb1(%c0 : i32)
+^bb1(%i: i32):
+  %more = llvm.icmp "slt" %i, %steps : i32
+  llvm.cond_br %more, ^bb2, ^bb3
+^bb2:
+  %i1 = llvm.add %i, %c1 : i32
+  llvm.br ^bb1(%i1 : i32)
+^bb3:
+  llvm.br ^bb4(%c0 : i32)
+^bb4(%j: i32):
+  %again = llvm.icmp "slt" %j, %steps : i32
+  llvm.cond_br %again, ^bb5, ^bb6
+^bb5:
+  %x = llvm.load %base : !llvm.ptr<1> -> f32
+  %j1 = llvm.add %j, %c1 : i32
+  llvm.br ^bb4(%j1 : i32)
+^bb6:
+  %last = llvm.getelementptr %in[%offset] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, f32
+  %y = llvm.load %last : !llvm.ptr<1> -> f32
+  llvm.return
+}
+
+// Left as they are: a value the loop carries (a block argument), a value
+// from constants alone (LLVM's), a computation longer than
+// kMaxRematerializedOps, and values not used past the loop.
+// CHECK-LABEL: llvm.func @kept
+// CHECK-NOT: llvm.inline_asm
+// CHECK: llvm.return
+llvm.func @kept(%out: !llvm.ptr<1>, %steps: i32) attributes {nvvm.kernel} {
+  %c0 = llvm.mlir.constant(0 : i32) : i32
+  %c1 = llvm.mlir.constant(1 : i32) : i32
+  %c7 = llvm.mlir.constant(7 : i32) : i32
+  %tid = nvvm.read.ptx.sreg.tid.x : i32
+  %constant = llvm.mul %c7, %c7 : i32
+  %t1 = llvm.mul %tid, %c7 : i32
+  %t2 = llvm.add %t1, %c7 : i32
+  %t3 = llvm.mul %t2, %c7 : i32
+  %t4 = llvm.add %t3, %c7 : i32
+  %t5 = llvm.mul %t4, %c7 : i32
+  %t6 = llvm.add %t5, %c7 : i32
+  %t7 = llvm.mul %t6, %c7 : i32
+  %t8 = llvm.add %t7, %c7 : i32
+  %t9 = llvm.mul %t8, %c7 : i32
+  %t10 = llvm.add %t9, %c7 : i32
+  %t11 = llvm.mul %t10, %c7 : i32
+  %t12 = llvm.add %t11, %c7 : i32
+  %t13 = llvm.mul %t12, %c7 : i32
+  %t14 = llvm.add %t13, %c7 : i32
+  %t15 = llvm.mul %t14, %c7 : i32
+  %long = llvm.add %t15, %c7 : i32
+  llvm.br ^bb1(%c0 : i32)
+^bb1(%i: i32):
+  %more = llvm.icmp "slt" %i, %steps : i32
+  llvm.cond_br %more, ^bb2, ^bb3
+^bb2:
+  %i1 = llvm.add %i, %c1 : i32
+  llvm.br ^bb1(%i1 : i32)
+^bb3:
+  %sum = llvm.add %constant, %long : i32
+  %total = llvm.add %sum, %i : i32
+  %p = llvm.getelementptr %out[%total] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i32
+  llvm.store %total, %p : i32, !llvm.ptr<1>
+  llvm.return
+}
