@@ -133,9 +133,16 @@ bool Rematerializer::isParameter(BlockArgument arg) {
       !llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; }))
     return false;
   Type type = arg.getType();
-  if (isa<LLVM::LLVMPointerType>(type))
-    return !func.getArgAttr(arg.getArgNumber(),
-                            LLVM::LLVMDialect::getByValAttrName());
+  // A pointer passed as a value (global or generic): not one to a
+  // parameter passed in place (a tensor map, byval and grid-constant),
+  // whose PTX parameter is the bytes, not an address.
+  if (auto pointer = dyn_cast<LLVM::LLVMPointerType>(type)) {
+    unsigned index = arg.getArgNumber();
+    return pointer.getAddressSpace() <= 1 &&
+           !func.getArgAttr(index, LLVM::LLVMDialect::getByValAttrName()) &&
+           !func.getArgAttr(index,
+                            NVVM::NVVMDialect::getGridConstantAttrName());
+  }
   return type.isInteger(32) || type.isInteger(64);
 }
 

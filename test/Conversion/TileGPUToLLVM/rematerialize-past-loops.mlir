@@ -141,3 +141,26 @@ llvm.func @kept(%out: !llvm.ptr<1>, %steps: i32) attributes {nvvm.kernel} {
   llvm.store %total, %p : i32, !llvm.ptr<1>
   llvm.return
 }
+
+// A parameter passed in place (a tensor map: byval, grid-constant) is an
+// address in parameter space, not the parameter's bytes: a value computed
+// from it is not computed again (its parameter is not read by name).
+// CHECK-LABEL: llvm.func @in_place
+// CHECK-NOT: ld.param
+// CHECK: llvm.return
+llvm.func @in_place(%map: !llvm.ptr {llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}, %steps: i32) attributes {nvvm.kernel} {
+  %c0 = llvm.mlir.constant(0 : i32) : i32
+  %c1 = llvm.mlir.constant(1 : i32) : i32
+  %pid = nvvm.read.ptx.sreg.ctaid.x : i32
+  %field = llvm.getelementptr %map[%pid] : (!llvm.ptr, i32) -> !llvm.ptr, i8
+  llvm.br ^bb1(%c0 : i32)
+^bb1(%i: i32):
+  %more = llvm.icmp "slt" %i, %steps : i32
+  llvm.cond_br %more, ^bb2, ^bb3
+^bb2:
+  %i1 = llvm.add %i, %c1 : i32
+  llvm.br ^bb1(%i1 : i32)
+^bb3:
+  %x = llvm.load %field : !llvm.ptr -> i8
+  llvm.return
+}
