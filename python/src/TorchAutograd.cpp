@@ -15,7 +15,11 @@
 // launches in a BackwardPlan's form, with x in the gradient's place and
 // the call's eps at a slot of its own) beside its BackwardPlan: `forward`
 // allocates the output and the statistics, launches the forward and
-// records the node in one call.
+// records the node in one call. A ForwardTable keeps an operator's
+// ForwardPlans by the call's key, and `eager_forward` (a plain CPython
+// fast-call function) takes an eager call from the operator's public
+// function to its plan with the checks the Python path makes first, or
+// hands it back (None).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,7 +27,11 @@
 #include "LaunchApi.h"
 
 #include <ATen/ATen.h>
+#include <ATen/PythonTorchFunctionTLS.h>
+#include <c10/core/impl/LocalDispatchKeySet.h>
+#include <c10/core/impl/TorchDispatchModeTLS.h>
 #include <torch/csrc/Dtype.h>
+#include <torch/csrc/autograd/forward_grad.h>
 #include <torch/csrc/autograd/function.h>
 #include <torch/csrc/autograd/functions/basic_ops.h>
 #include <torch/csrc/autograd/functions/utils.h>
@@ -35,10 +43,13 @@
 #include <c10/cuda/CUDAStream.h>
 #endif
 
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 namespace {
@@ -473,25 +484,22 @@ makeForwardPlan(std::shared_ptr<BackwardPlan> launches,
   return plan;
 }
 
-/// forward(plan, eps, x, *parameters) -> the output: the forward of `plan`
-/// on x and its parameters (tensors or None, as the eager call has them),
-/// with eps at the launches' scalar slot, the output and statistics
-/// allocated with at::empty, then the node recorded (as `record` does),
-/// with edges to x and the parameters. x and the parameters reach the
+/// The forward of `plan` on x and its parameters (undefined where the call
+/// has None), with eps at the launches' scalar slot, the output and
+/// statistics allocated with at::empty, then the node recorded (as `record`
+/// does), with edges to x and the parameters. x and the parameters reach the
 /// kernels contiguous and 16-byte aligned (asKernelsTake: the kernels were
 /// specialized for aligned pointers); the node saves them as given.
-py::object forward(const ForwardPlan &plan, double eps, py::args tensors) {
-  if (tensors.size() == 0)
-    throw py::type_error("tilelang._C_torch.forward: no x");
+at::Tensor runForward(const ForwardPlan &plan, double eps, const at::Tensor &x,
+                      const std::vector<at::Tensor> &parameters) {
   const BackwardPlan &launches = *plan.launches;
-  at::Tensor x = tensorOrNone(tensors[0], "x");
-  if (!x.defined())
-    throw py::type_error("tilelang._C_torch.forward: x is None");
-  std::vector<at::Tensor> inputs{x}, parameters, taken;
-  for (std::size_t i = 1; i < tensors.size(); ++i) {
-    inputs.push_back(tensorOrNone(tensors[i], "a parameter"));
-    parameters.push_back(inputs.back());
-    taken.push_back(asKernelsTake(inputs.back()));
+  std::vector<at::Tensor> inputs, taken;
+  inputs.reserve(parameters.size() + 1);
+  taken.reserve(parameters.size());
+  inputs.push_back(x);
+  for (const at::Tensor &parameter : parameters) {
+    inputs.push_back(parameter);
+    taken.push_back(asKernelsTake(parameter));
   }
   at::Tensor xTaken = asKernelsTake(x);
   std::vector<at::Tensor> buffers;
@@ -510,8 +518,294 @@ py::object forward(const ForwardPlan &plan, double eps, py::args tensors) {
                     : kind == 'b' ? buffers[which]
                                   : at::Tensor());
   attachNode(plan.backward, result, inputs, saved);
-  return py::reinterpret_steal<py::object>(THPVariable_Wrap(result));
+  return result;
 }
+
+/// forward(plan, eps, x, *parameters) -> the output: runForward on the
+/// call's tensors (or None).
+py::object forward(const ForwardPlan &plan, double eps, py::args tensors) {
+  if (tensors.size() == 0)
+    throw py::type_error("tilelang._C_torch.forward: no x");
+  at::Tensor x = tensorOrNone(tensors[0], "x");
+  if (!x.defined())
+    throw py::type_error("tilelang._C_torch.forward: x is None");
+  std::vector<at::Tensor> parameters;
+  for (std::size_t i = 1; i < tensors.size(); ++i)
+    parameters.push_back(tensorOrNone(tensors[i], "a parameter"));
+  return py::reinterpret_steal<py::object>(
+      THPVariable_Wrap(runForward(plan, eps, x, parameters)));
+}
+
+/// What a ForwardPlan is kept under in a ForwardTable: what the Python
+/// path's key (tilelang/ops/_norm.py, _softmax.py `_key`) holds, read off
+/// the call's tensors: x's rows and row length, dtype and device, and per
+/// tensor (x, then each parameter) whether it is there and requires grad.
+struct TableKey {
+  std::int64_t rows = 0, length = 0;
+  std::int16_t dtype = 0, deviceType = 0;
+  std::int32_t deviceIndex = 0;
+  std::uint32_t flags = 0;
+  bool operator==(const TableKey &other) const {
+    return rows == other.rows && length == other.length &&
+           dtype == other.dtype && deviceType == other.deviceType &&
+           deviceIndex == other.deviceIndex && flags == other.flags;
+  }
+};
+
+struct TableKeyHash {
+  std::size_t operator()(const TableKey &key) const {
+    std::size_t hash = std::hash<std::int64_t>()(key.rows);
+    for (std::int64_t part :
+         {key.length, std::int64_t(key.dtype), std::int64_t(key.deviceType),
+          std::int64_t(key.deviceIndex), std::int64_t(key.flags)})
+      hash = hash * 1000003u ^ std::hash<std::int64_t>()(part);
+    return hash;
+  }
+};
+
+/// One operator's ForwardPlans for `eager_forward`, each with the (Tuned,
+/// tuner cache) pairs it was resolved from and the compile knobs' values
+/// it was put under (tilelang.ops._autograd puts a plan here once its
+/// Python path has used it): see "The C++ entry" in docs/ops.md.
+struct ForwardTable {
+  struct Entry {
+    std::shared_ptr<ForwardPlan> plan;
+    std::vector<std::pair<py::object, py::object>> sources;
+    std::vector<std::optional<std::string>> knobValues;
+  };
+  std::size_t parameters = 0; ///< parameters a call passes after x
+  bool scalar = false;        ///< whether a call ends with a positive eps
+  std::vector<py::object> plainTypes; ///< tensor types taken as they are
+  /// Environment variables whose values a plan holds for (the knobs that
+  /// change what a launch runs: tilelang.knobs).
+  std::vector<std::string> knobs;
+  std::unordered_map<TableKey, Entry, TableKeyHash> entries;
+};
+
+/// The values of `table`'s knobs now (nullopt where unset); os.environ's
+/// changes reach the process's environment (putenv).
+std::vector<std::optional<std::string>> knobValues(const ForwardTable &table) {
+  std::vector<std::optional<std::string>> values;
+  values.reserve(table.knobs.size());
+  for (const std::string &name : table.knobs) {
+    const char *value = std::getenv(name.c_str());
+    values.push_back(value ? std::optional<std::string>(value) : std::nullopt);
+  }
+  return values;
+}
+
+/// Whether every knob of `table` has the value `entry` was put under.
+bool knobsHold(const ForwardTable &table, const ForwardTable::Entry &entry) {
+  for (std::size_t i = 0; i < table.knobs.size(); ++i) {
+    const char *value = std::getenv(table.knobs[i].c_str());
+    const std::optional<std::string> &kept = entry.knobValues[i];
+    if (value ? !kept || *kept != value : kept.has_value())
+      return false;
+  }
+  return true;
+}
+
+/// Whether `object` is a tensor of one of `table`'s plain types.
+bool isPlain(const ForwardTable &table, PyObject *object) {
+  for (const py::object &type : table.plainTypes)
+    if (reinterpret_cast<PyObject *>(Py_TYPE(object)) == type.ptr())
+      return true;
+  return false;
+}
+
+/// The key of a call on `x` and `parameters`.
+TableKey keyOf(const at::Tensor &x, const std::vector<at::Tensor> &parameters) {
+  TableKey key;
+  key.length = x.sizes().back();
+  key.rows = key.length ? x.numel() / key.length : 0;
+  key.dtype = std::int16_t(x.scalar_type());
+  key.deviceType = std::int16_t(x.device().type());
+  key.deviceIndex = x.device().index();
+  key.flags = x.requires_grad() ? 1u : 0u;
+  for (std::size_t i = 0; i < parameters.size(); ++i) {
+    if (parameters[i].defined())
+      key.flags |= 2u << (2 * i);
+    if (parameters[i].defined() && parameters[i].requires_grad())
+      key.flags |= 4u << (2 * i);
+  }
+  return key;
+}
+
+/// Whether each (Tuned, cache) pair still holds: tuned._tuner.cache is the
+/// cache (as _autograd._held checks); false with no error on any failure.
+bool sourcesHold(const ForwardTable::Entry &entry) {
+  static PyObject *tunerName = PyUnicode_InternFromString("_tuner");
+  static PyObject *cacheName = PyUnicode_InternFromString("cache");
+  for (const auto &[tuned, cache] : entry.sources) {
+    PyObject *tuner = PyObject_GetAttr(tuned.ptr(), tunerName);
+    PyObject *current = tuner ? PyObject_GetAttr(tuner, cacheName) : nullptr;
+    Py_XDECREF(tuner);
+    bool same = current == cache.ptr();
+    Py_XDECREF(current);
+    if (!same) {
+      PyErr_Clear();
+      return false;
+    }
+  }
+  return true;
+}
+
+/// The tensors of a call: x, then `count` parameters (tensors or None).
+/// False where the call is not one `eager_forward` takes as it is: an
+/// argument of another type, a tensor that is not a plain one, x without
+/// dimensions, a parameter not 1-D of x's row length, dtype and device.
+bool callTensors(const ForwardTable &table, PyObject *const *args,
+                 std::size_t count, at::Tensor &x,
+                 std::vector<at::Tensor> &parameters) {
+  if (!isPlain(table, args[0]))
+    return false;
+  x = THPVariable_Unpack(args[0]);
+  if (x.dim() == 0)
+    return false;
+  parameters.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    PyObject *object = args[1 + i];
+    if (object == Py_None) {
+      parameters.emplace_back();
+      continue;
+    }
+    if (!isPlain(table, object))
+      return false;
+    const at::Tensor &parameter = THPVariable_Unpack(object);
+    if (parameter.dim() != 1 || parameter.scalar_type() != x.scalar_type() ||
+        parameter.device() != x.device() ||
+        parameter.sizes()[0] != x.sizes().back())
+      return false;
+    parameters.push_back(parameter);
+  }
+  return true;
+}
+
+/// Whether something traces or transforms the calls made now (as
+/// tilelang.ops._runtime._tracing and the forward-AD level eager() reads;
+/// torch.compile's own flag is read by the Python caller): dispatch modes,
+/// torch function modes, functorch's transforms, a dual level of
+/// forward-mode AD.
+bool transformed() {
+  if (c10::impl::TorchDispatchModeTLS::stack_len() > 0 ||
+      at::impl::torch_function_mode_enabled())
+    return true;
+  c10::DispatchKeySet included =
+      c10::impl::tls_local_dispatch_key_set().included_;
+  if (included.has(c10::DispatchKey::FuncTorchDynamicLayerFrontMode) ||
+      included.has(c10::DispatchKey::FuncTorchDynamicLayerBackMode))
+    return true;
+  return torch::autograd::ForwardADLevel::try_get_by_idx(0) != nullptr;
+}
+
+/// eager_forward(table, x, *parameters[, eps]) -> the output, or None: an
+/// eager call of the operator whose plans `table` keeps, taken in C++
+/// where the Python path would take its C++ forward (tilelang.ops'
+/// `eager` checks, its key, a plan that holds), so that a call with a plan
+/// runs no Python between the call and the launch. None where it is not
+/// such a call (the Python path then decides, and may put a plan here).
+/// Wrong arguments (not a table, not as many as the table's operator
+/// takes) raise TypeError.
+PyObject *eagerForward(PyObject *, PyObject *const *args, Py_ssize_t count) {
+  try {
+    if (count < 1)
+      throw py::type_error("tilelang._C_torch.eager_forward: no table");
+    auto &table = py::handle(args[0]).cast<ForwardTable &>();
+    std::size_t expected = 2 + table.parameters + (table.scalar ? 1 : 0);
+    if (std::size_t(count) != expected)
+      throw py::type_error(
+          "tilelang._C_torch.eager_forward: the table's operator takes x, " +
+          std::to_string(table.parameters) + " parameter(s)" +
+          (table.scalar ? " and eps" : "") + " (" +
+          std::to_string(expected - 1) + " arguments after the table), not " +
+          std::to_string(count - 1));
+    double eps = 0.0;
+    if (table.scalar) {
+      PyObject *object = args[count - 1];
+      if (PyFloat_CheckExact(object))
+        eps = PyFloat_AS_DOUBLE(object);
+      else if (PyLong_CheckExact(object))
+        eps = PyLong_AsDouble(object);
+      else
+        Py_RETURN_NONE;
+      if (eps == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+      }
+      if (!(eps > 0))
+        Py_RETURN_NONE;
+    }
+    at::Tensor x;
+    std::vector<at::Tensor> parameters;
+    if (!callTensors(table, args + 1, table.parameters, x, parameters) ||
+        !torch::autograd::GradMode::is_enabled() || transformed())
+      Py_RETURN_NONE;
+    // A call that records no gradient (no tensor requires one) finds no
+    // plan: the key holds the requires_grad flags, and the Python path
+    // puts only recorded calls' plans here.
+    auto found = table.entries.find(keyOf(x, parameters));
+    if (found == table.entries.end())
+      Py_RETURN_NONE;
+    if (!sourcesHold(found->second)) {
+      table.entries.erase(found);
+      Py_RETURN_NONE;
+    }
+    // A knob changed since: the Python path drops what was made under the
+    // old values (and puts the plan made under the new ones here).
+    if (!knobsHold(table, found->second))
+      Py_RETURN_NONE;
+    return THPVariable_Wrap(
+        runForward(*found->second.plan, eps, x, parameters));
+  } catch (py::error_already_set &error) {
+    error.restore();
+  } catch (py::cast_error &) {
+    PyErr_SetString(PyExc_TypeError, "tilelang._C_torch.eager_forward: the "
+                                     "first argument is not a ForwardTable");
+  } catch (py::builtin_exception &error) {
+    error.set_error(); // its own Python type (TypeError...)
+  } catch (const c10::Error &error) {
+    PyErr_SetString(PyExc_RuntimeError, error.what_without_backtrace());
+  } catch (const std::exception &error) {
+    PyErr_SetString(PyExc_RuntimeError, error.what());
+  }
+  return nullptr;
+}
+
+/// ForwardTable.put(plan, sources, x, *parameters): keeps `plan` (with its
+/// (Tuned, cache) pairs `sources`) under the key of a call on x and the
+/// parameters (tensors or None).
+void putPlan(ForwardTable &table, std::shared_ptr<ForwardPlan> plan,
+             py::list sources, py::args tensors) {
+  if (!plan)
+    throw py::type_error("tilelang._C_torch.ForwardTable.put: no plan");
+  if (tensors.size() != 1 + table.parameters)
+    throw py::type_error("tilelang._C_torch.ForwardTable.put: x and " +
+                         std::to_string(table.parameters) +
+                         " parameter(s) expected");
+  at::Tensor x = tensorOrNone(tensors[0], "x");
+  if (!x.defined() || x.dim() == 0)
+    throw py::type_error("tilelang._C_torch.ForwardTable.put: x is not a "
+                         "tensor with dimensions");
+  std::vector<at::Tensor> parameters;
+  for (std::size_t i = 1; i < tensors.size(); ++i)
+    parameters.push_back(tensorOrNone(tensors[i], "a parameter"));
+  ForwardTable::Entry entry{std::move(plan), {}, knobValues(table)};
+  for (py::handle item : sources) {
+    py::tuple pair = py::reinterpret_borrow<py::tuple>(item);
+    entry.sources.emplace_back(py::reinterpret_borrow<py::object>(pair[0]),
+                               py::reinterpret_borrow<py::object>(pair[1]));
+  }
+  table.entries[keyOf(x, parameters)] = std::move(entry);
+}
+
+PyMethodDef eagerForwardMethods[] = {
+    {"eager_forward",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&eagerForward)),
+     METH_FASTCALL,
+     "eager_forward(table, x, *parameters[, eps]) -> the output, or None "
+     "where the call is not one the table has a plan for (docs/ops.md, "
+     "\"The C++ entry\")."},
+    {nullptr, nullptr, 0, nullptr}};
 
 } // namespace
 
@@ -538,6 +832,33 @@ bool addTorchAutograd(PyObject *module) {
         "one key (docs/ops.md, \"The C++ forward\").")
         .def(py::init(&makeForwardPlan), py::arg("launches"),
              py::arg("backward"), py::arg("saved"));
+    py::class_<ForwardTable, std::shared_ptr<ForwardTable>>(
+        m, "ForwardTable",
+        "One operator's ForwardPlans, for eager_forward (docs/ops.md, \"The "
+        "C++ entry\").")
+        .def(py::init([](std::size_t parameters, bool scalar,
+                         py::tuple plainTypes, std::vector<std::string> knobs) {
+               auto table = std::make_shared<ForwardTable>();
+               table->parameters = parameters;
+               table->scalar = scalar;
+               table->knobs = std::move(knobs);
+               for (py::handle type : plainTypes) {
+                 if (!PyType_Check(type.ptr()))
+                   throw py::type_error("tilelang._C_torch.ForwardTable: "
+                                        "plain_types holds a non-type");
+                 table->plainTypes.push_back(
+                     py::reinterpret_borrow<py::object>(type));
+               }
+               return table;
+             }),
+             py::arg("parameters"), py::arg("scalar"), py::arg("plain_types"),
+             py::arg("knobs") = std::vector<std::string>())
+        .def("put", &putPlan, py::arg("plan"), py::arg("sources"))
+        .def("clear", [](ForwardTable &table) { table.entries.clear(); })
+        .def("__len__",
+             [](const ForwardTable &table) { return table.entries.size(); });
+    if (PyModule_AddFunctions(module, eagerForwardMethods) < 0)
+      return false;
     m.def("forward", &forward, py::arg("plan"), py::arg("eps"),
           "forward(plan, eps, x, *parameters) -> the output, launched and "
           "recorded with the plan's C++ node, in one call.");

@@ -2,7 +2,8 @@
 //
 // Part of tilelang. The part of tilelang._C_torch that records tilelang.ops'
 // backwards as C++ autograd nodes (TorchAutograd.cpp; docs/ops.md, "The C++
-// backward"): `BackwardPlan` and `record`, added to the module at import.
+// backward"): `BackwardPlan`, `record`, `ForwardPlan`, `forward`,
+// `ForwardTable` and `eager_forward`, added to the module at import.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,8 +14,8 @@
 
 namespace tilelang::python {
 
-/// Adds BackwardPlan and record to `module`; false with a Python error set
-/// when that fails.
+/// Adds the nodes' classes and functions to `module`; false with a Python
+/// error set when that fails.
 bool addTorchAutograd(PyObject *module);
 
 } // namespace tilelang::python

@@ -506,3 +506,126 @@ def test_plans_are_resolved_again_when_a_compile_knob_changes(library):
     # The same kernels on the same grids, from new plans.
     assert all(s["launches"] == before[0]["launches"] for s in before + after)
     assert len(report["plans"]) == 1 and report["plans"][0] != report["plan"]
+
+
+ENTRY = PRELUDE + """
+import os
+from tilelang.ops import _softmax
+from torch.utils._python_dispatch import TorchDispatchMode
+m, n = 37, 300
+x = torch.randn(m, n, dtype=torch.float16, requires_grad=True)
+w = (torch.rand(n, dtype=torch.float16) + 0.5).requires_grad_()
+b = torch.randn(n, dtype=torch.float16, requires_grad=True)
+dy = torch.randn(m, n, dtype=torch.float16)
+names = {x.data_ptr(): "x", w.data_ptr(): "w", b.data_ptr(): "b"}
+# Python's part of a call: the eager checks and the Python path's C++ forward.
+python = []
+_eager, _forward = _norm.eager, _autograd.forward
+_norm.eager = _softmax.eager = lambda *a: (python.append("eager"), _eager(*a))[1]
+_autograd.forward = lambda *a: (python.append("forward"), _forward(*a))[1]
+
+
+def step(call, backward=True):
+    python.clear()
+    for t in (x, w, b):
+        t.grad = None
+    before = fakecuda.launch_count()
+    y = call()
+    launches = [symbolic(fakecuda.launch_at(k), names) for k in range(before + 1, fakecuda.launch_count() + 1)]
+    if backward and y.requires_grad:
+        y.backward(dy)
+    return {"python": list(python), "grad_fn": type(y.grad_fn).__name__, "launches": launches}
+
+
+ln = lambda: ops.layer_norm(x, w, b, 1e-5)
+report["steps"] = [step(ln) for _ in range(4)]
+report["table"] = len(_norm._LAYER_NORM)
+# The Python path's launch of the same call, for reference.
+_autograd.enabled = False
+report["reference"] = step(ln, backward=False)["launches"]
+_autograd.enabled = True
+# Calls the entry gives back to the Python path (which decides as before).
+declines = {}
+with torch.no_grad():
+    declines["no_grad"] = step(ln)
+declines["eps_zero"] = str(pytest_raises(lambda: ops.layer_norm(x, w, b, 0.0)))
+declines["wrong_weight"] = str(pytest_raises(lambda: ops.layer_norm(x, w[:-1], b)))
+declines["eps_int"] = step(lambda: ops.layer_norm(x, w, b, 1))
+class Mode(TorchDispatchMode):
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        return func(*args, **(kwargs or {}))
+with Mode():
+    declines["dispatch_mode"] = step(ln, backward=False)
+os.environ["TILELANG_DEBUG_PROBE"] = "1"  # a knob of the table below
+knobbed = _autograd._native.ForwardTable(2, True, _runtime._PLAIN_TENSORS, ["TILELANG_DEBUG_PROBE"])
+knobbed.put(_autograd.forward_plan(_norm._key(x, w, False, True, True, True, True)), [], x, w, b)
+report["knob_same"] = _autograd.eager_forward(knobbed, x, w, b, 1e-5) is not None
+os.environ["TILELANG_DEBUG_PROBE"] = "2"
+report["knob_changed"] = _autograd.eager_forward(knobbed, x, w, b, 1e-5) is None
+del os.environ["TILELANG_DEBUG_PROBE"]
+report["knob_unset"] = _autograd.eager_forward(knobbed, x, w, b, 1e-5) is None
+report["declines"] = declines
+# A tuner cache replaced (as tests do to tune again): the plan no longer holds.
+_norm._LAYER_NORM_FWD._tuner.cache = dict(_norm._LAYER_NORM_FWD._tuner.cache)
+report["stale"] = step(ln)
+report["stale_table"] = len(_norm._LAYER_NORM)
+# Misuse of the entry itself.
+errors = []
+for args in [(object(), x, w, b, 1e-5), (_norm._LAYER_NORM, x, w, 1e-5), ()]:
+    try:
+        _autograd.eager_forward(*args)
+        errors.append(None)
+    except TypeError as exc:
+        errors.append(str(exc))
+report["errors"] = errors
+# The other operators take it too.
+report["rms"] = [step(lambda: ops.rms_norm(x, w))["python"] for _ in range(4)]
+report["softmax"] = [step(lambda: ops.softmax(x))["python"] for _ in range(4)]
+report["softmax_table"] = len(_softmax._SOFTMAX)
+# Dynamo reads past the entry (torch.compiler.is_compiling) to the custom operator.
+explanation = torch._dynamo.explain(lambda t: ops.layer_norm(t, w, b))(x)
+report["dynamo"] = [explanation.graph_count, explanation.graph_break_count]
+print(json.dumps(report))
+"""
+
+
+def test_the_cpp_entry_takes_a_planned_call_with_no_python(library):
+    """Once the Python path has run a key's C++ forward, the next calls like
+    it go from tilelang.ops.layer_norm straight to _C_torch.eager_forward:
+    no eager checks and no forward in Python, the same launch as the Python
+    path's. Calls that are not like it come back to the Python path, which
+    decides as before: no grad, eps not positive, a wrong weight (its error
+    located as before), a dispatch mode, a plan whose tuner cache was
+    replaced (dropped from the table), a knob changed or unset since the
+    plan was put; an int eps is taken as the Python path takes it (1.0).
+    Wrong arguments to the entry raise TypeError. rms_norm and softmax
+    take the entry the same way; Dynamo traces the call without a break."""
+    source = ENTRY.replace("pytest_raises", "raised")
+    source = source.replace("import os\n", "import os\n\n\ndef raised(call):\n    try:\n        call()\n"
+                            "    except Exception as exc:\n        return f'{type(exc).__name__}: {exc}'\n", 1)
+    report = run(library, source)
+    steps = report["steps"]
+    assert steps[0]["python"] == ["eager"] and steps[0]["grad_fn"] != "CppFunction"  # resolves the backward
+    assert steps[1]["python"] == ["eager", "forward"] and steps[1]["grad_fn"] == "CppFunction"  # resolves the forward
+    for later in steps[2:]:
+        assert later["python"] == [] and later["grad_fn"] == "CppFunction"
+        assert later["launches"] == report["reference"] and len(later["launches"]) == 1
+    assert report["table"] == 1
+    declines = report["declines"]
+    assert declines["no_grad"]["python"] == ["eager"] and declines["no_grad"]["grad_fn"] == "NoneType"
+    assert declines["eps_zero"] == "ValueError: tilelang.ops.layer_norm: eps must be positive, not 0.0"
+    assert declines["wrong_weight"] == \
+        "ValueError: tilelang.ops.layer_norm: weight has 299 elements, x's last dimension 300"
+    # An int eps is taken as the Python path takes it: 1.0 at eps's slot.
+    assert declines["eps_int"]["python"] == [] and declines["eps_int"]["launches"][0]["params"][-1] == "0000803f"
+    assert declines["dispatch_mode"]["python"] == ["eager"]
+    assert report["knob_same"] and report["knob_changed"] and report["knob_unset"]
+    assert report["stale"]["python"][0] == "eager" and report["stale_table"] == 0
+    assert report["errors"][0] == "tilelang._C_torch.eager_forward: the first argument is not a ForwardTable"
+    assert report["errors"][1].startswith("tilelang._C_torch.eager_forward: the table's operator takes x, 2 "
+                                          "parameter(s) and eps (4 arguments after the table), not 3")
+    assert report["errors"][2] == "tilelang._C_torch.eager_forward: no table"
+    assert report["rms"][2:] == [[], []]
+    assert report["softmax"][2:] == [[], []] and report["softmax_table"] == 1
+    assert report["dynamo"] == [1, 0]
+

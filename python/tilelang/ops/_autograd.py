@@ -15,7 +15,14 @@ Once a key has its BackwardPlan, its next eager forward with grad resolves
 the forward the same way (`resolve_forward`: the operator's forward
 function run once with the recorder, on the call's tensors or stand-ins)
 into a ForwardPlan, and later forwards of that key are one C++ call
-(`forward`): allocate, launch, record the node ("The C++ forward")."""
+(`forward`): allocate, launch, record the node ("The C++ forward").
+
+Once the Python path has run a key's ForwardPlan, it puts the plan in its
+operator's ForwardTable (`table`, `forward_kept`); from then on the public
+function hands the call to `eager_forward` first, which does in C++ what
+the Python path does before the launch (the eager checks, the key, the
+plan's lookup and whether it holds) and returns None where it has no plan
+for the call ("The C++ entry")."""
 
 from typing import Any, Callable, Dict, Optional
 
@@ -36,6 +43,10 @@ except (ImportError, AttributeError):  # not built, or built without the nodes
 #: build without it resolves no forward: `resolve_forward` declines).
 forward = getattr(_native, "forward", None)
 
+#: eager_forward(table, x, *parameters[, eps]) -> the output, or None where
+#: `table` has no plan for the call (tilelang._C_torch; None without it).
+eager_forward = getattr(_native, "eager_forward", None)
+
 #: Whether eager forwards record C++ nodes (tests that record launches in
 #: Python turn it off).
 enabled = _record is not None and knobs.ops_native_autograd()
@@ -52,6 +63,22 @@ forwards: Dict[Any, Any] = {}
 
 #: Plans kept before starting over (shapes without end).
 _PLAN_LIMIT = 1024
+
+#: The operators' ForwardTables (`table`), emptied with `forwards`.
+_tables = []
+
+
+def table(parameters: int, scalar: bool):
+    """A ForwardTable for an operator whose calls pass x, `parameters`
+    tensors or None, and an eps where `scalar` (tilelang._C_torch), or None
+    without one: the plans `eager_forward` takes the operator's calls with.
+    A plan there holds for the values the compile knobs had when it was put
+    (knobs.COMPILE_KNOBS: what _runtime.knobs_hold compares)."""
+    if _native is None or eager_forward is None:
+        return None
+    made = _native.ForwardTable(parameters, scalar, _PLAIN_TENSORS, list(knobs.COMPILE_KNOBS))
+    _tables.append(made)
+    return made
 
 
 def _held(table, key):
@@ -78,6 +105,8 @@ def _start_over() -> None:
     plans.clear()
     forwards.clear()
     declined.clear()
+    for kept in _tables:
+        kept.clear()
 
 
 _on_knob_change.append(_start_over)
@@ -91,6 +120,15 @@ def lookup(key):
 def forward_plan(key):
     """The ForwardPlan of `key`, or None (held as `_held` says)."""
     return _held(forwards, key)
+
+
+def forward_kept(table, key, plan, eps: float, x, *parameters):
+    """forward(plan, eps, x, *parameters) of the plan forward_plan(key) just
+    gave, with the plan put in `table` (when there is one) under this call's
+    tensors, so that the next calls like it take `eager_forward`."""
+    if table is not None:
+        table.put(plan, forwards[key][1], x, *parameters)
+    return forward(plan, eps, x, *parameters)
 
 
 def record(plan, output, inputs: tuple, saved: tuple):
@@ -238,6 +276,8 @@ def resolve_forward(key, name: str, x, parameters: tuple, constants: tuple, scal
         return
     if len(forwards) >= _PLAN_LIMIT:
         forwards.clear()
+        for kept in _tables:
+            kept.clear()
     recorder = _Recorder(x, parameters, constants, scalar)
     try:
         output, saved = run(recorder)

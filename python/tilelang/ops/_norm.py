@@ -332,6 +332,11 @@ def _resolve_forward(key: tuple, x: Tensor, weight: Optional[Tensor], bias: Opti
     _autograd.resolve_forward(key, name, x_in, parameters, constants, eps, run)
 
 
+# The C++ entry's plans (tilelang.ops._autograd.table): None without tilelang._C_torch.
+_LAYER_NORM = _autograd.table(2, True)
+_RMS_NORM = _autograd.table(1, True)
+
+
 def _native_forward(key: tuple, x: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], eps: float,
                     rms: bool):
     """The C++ forward's output where `key` has (or now resolves) a
@@ -341,7 +346,9 @@ def _native_forward(key: tuple, x: Tensor, weight: Optional[Tensor], bias: Optio
     plan = _autograd.forward_plan(key)
     if plan is None:
         return None
-    return _autograd.forward(plan, eps, x, weight) if rms else _autograd.forward(plan, eps, x, weight, bias)
+    if rms:
+        return _autograd.forward_kept(_RMS_NORM, key, plan, eps, x, weight)
+    return _autograd.forward_kept(_LAYER_NORM, key, plan, eps, x, weight, bias)
 
 
 # -- the public functions ---------------------------------------------------------------
@@ -369,6 +376,10 @@ def layer_norm(x: Tensor, weight: Optional[Tensor] = None, bias: Optional[Tensor
     fp32), times weight, plus bias. x: fp16, bf16 or fp32 on a CUDA device;
     weight and bias: (N,) of x's dtype, or None. Differentiable in x,
     weight and bias."""
+    if not torch.compiler.is_compiling() and _LAYER_NORM is not None and _autograd.enabled:
+        y = _autograd.eager_forward(_LAYER_NORM, x, weight, bias, eps)
+        if y is not None:
+            return y
     recorded = eager(x, FLOATS, weight, bias)
     if recorded is not None and eps > 0:
         if not recorded:
@@ -378,7 +389,7 @@ def layer_norm(x: Tensor, weight: Optional[Tensor] = None, bias: Optional[Tensor
                        weight is not None and weight.requires_grad, bias is not None and bias.requires_grad)
             plan = _autograd.forward_plan(key)
             if plan is not None:
-                return _autograd.forward(plan, float(eps), x, weight, bias)
+                return _autograd.forward_kept(_LAYER_NORM, key, plan, float(eps), x, weight, bias)
             plan = _autograd.lookup(key)
             if plan is not None:
                 y = _native_forward(key, x, weight, bias, float(eps), False)
@@ -396,13 +407,17 @@ def rms_norm(x: Tensor, weight: Optional[Tensor] = None, eps: float = 1e-6) -> T
     of x's last dimension divided by sqrt(mean(x^2) + eps) (in fp32), times
     weight. x: fp16, bf16 or fp32 on a CUDA device; weight: (N,) of x's
     dtype, or None. Differentiable in x and weight."""
+    if not torch.compiler.is_compiling() and _RMS_NORM is not None and _autograd.enabled:
+        y = _autograd.eager_forward(_RMS_NORM, x, weight, eps)
+        if y is not None:
+            return y
     recorded = eager(x, FLOATS, weight)
     if recorded is not None and eps > 0:
         if recorded and _autograd.enabled:
             key = _key(x, weight, True, False, x.requires_grad, weight is not None and weight.requires_grad, False)
             plan = _autograd.forward_plan(key)
             if plan is not None:
-                return _autograd.forward(plan, float(eps), x, weight)
+                return _autograd.forward_kept(_RMS_NORM, key, plan, float(eps), x, weight)
             plan = _autograd.lookup(key)
             if plan is not None:
                 y = _native_forward(key, x, weight, None, float(eps), True)

@@ -99,6 +99,10 @@ def _resolve(dy: Tensor, y: Tensor) -> None:
                       lambda launch: (_softmax_bwd_with(launch, gradient, y_in),))
 
 
+# The C++ entry's plans (tilelang.ops._autograd.table): None without tilelang._C_torch.
+_SOFTMAX = _autograd.table(0, False)
+
+
 def _native_forward(key: tuple, x: Tensor):
     """The C++ forward's output where `key` has (or now resolves) a
     ForwardPlan, else None. Resolved on x or a stand-in of it; the node
@@ -115,7 +119,7 @@ def _native_forward(key: tuple, x: Tensor):
 
             _autograd.resolve_forward(key, "TileLangSoftmaxBackward", x_in, (), (), None, run)
     plan = _autograd.forward_plan(key)
-    return None if plan is None else _autograd.forward(plan, 0.0, x)
+    return None if plan is None else _autograd.forward_kept(_SOFTMAX, key, plan, 0.0, x)
 
 
 _OP_SOFTMAX_FWD = Operator("tilelang::softmax_fwd", _softmax_fwd, _softmax_fwd_fake, _setup, _backward)
@@ -126,13 +130,17 @@ def softmax(x: Tensor, dim: int = -1) -> Tensor:
     x: fp16, bf16 or fp32 on a CUDA device. Along a dimension other than
     the last, x is moved so that the dimension is last (a copy).
     Differentiable in x."""
+    if dim == -1 and not torch.compiler.is_compiling() and _SOFTMAX is not None and _autograd.enabled:
+        y = _autograd.eager_forward(_SOFTMAX, x)
+        if y is not None:
+            return y
     recorded = eager(x, FLOATS)
     if recorded is not None and (dim == -1 or dim == x.dim() - 1):
         if recorded and _autograd.enabled:
             key = _key(x)
             plan = _autograd.forward_plan(key)
             if plan is not None:
-                return _autograd.forward(plan, 0.0, x)
+                return _autograd.forward_kept(_SOFTMAX, key, plan, 0.0, x)
             plan = _autograd.lookup(key)
             if plan is not None:
                 y = _native_forward(key, x)
