@@ -108,6 +108,8 @@ struct Slot {
   std::size_t index; ///< the parameter (one 8-byte slot each)
   char kind;         ///< 'g' gradient, 's' saved, 'b' buffer, 'c' constant
   std::size_t which; ///< index among the saved tensors, buffers, constants
+  /// Bytes into a buffer (one workspace holding several arrays).
+  std::size_t offset = 0;
 };
 
 struct Launch {
@@ -213,7 +215,8 @@ std::shared_ptr<BackwardPlan> makePlan(std::string name, int device,
       py::tuple slot = py::reinterpret_borrow<py::tuple>(slotItem);
       Slot parsed{slot[0].cast<std::size_t>(),
                   slot[1].cast<std::string>().at(0),
-                  slot[2].cast<std::size_t>()};
+                  slot[2].cast<std::size_t>(),
+                  slot.size() > 3 ? slot[3].cast<std::size_t>() : 0};
       std::size_t limit = parsed.kind == 's'   ? std::size_t(-1)
                           : parsed.kind == 'b' ? plan->buffers.size()
                           : parsed.kind == 'c' ? plan->constants.size()
@@ -221,6 +224,20 @@ std::shared_ptr<BackwardPlan> makePlan(std::string name, int device,
       if (parsed.index >= launch.params.size() || parsed.which >= limit ||
           std::string("gsbc").find(parsed.kind) == std::string::npos)
         throw py::value_error("tilelang._C_torch: a bad slot in the plan");
+      // An offset points into a buffer of fixed size, never past its end.
+      if (parsed.offset) {
+        const Buffer *buffer =
+            parsed.kind == 'b' ? &plan->buffers[parsed.which] : nullptr;
+        std::size_t bytes = 0;
+        if (buffer && !buffer->gradientShaped) {
+          bytes = at::elementSize(buffer->dtype);
+          for (std::int64_t size : buffer->sizes)
+            bytes *= std::size_t(size);
+        }
+        if (parsed.offset >= bytes)
+          throw py::value_error(
+              "tilelang._C_torch: a slot's offset is not inside its buffer");
+      }
       launch.slots.push_back(parsed);
     }
     if (spec.size() > 4 && !spec[4].is_none()) {
@@ -289,8 +306,10 @@ void launchAll(const BackwardPlan &plan, const at::Tensor &gradient,
                                      ? buffers[slot.which]
                                      : plan.constants[slot.which];
       params[slot.index] =
-          tensor.defined() ? reinterpret_cast<std::uintptr_t>(tensor.data_ptr())
-                           : 0;
+          tensor.defined()
+              ? reinterpret_cast<std::uintptr_t>(tensor.data_ptr()) +
+                    slot.offset
+              : 0;
     }
     if (launch.scalar >= 0) {
       // As tilelang._C packs a Python float for an fp32 parameter.

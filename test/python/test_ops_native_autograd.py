@@ -629,3 +629,41 @@ def test_the_cpp_entry_takes_a_planned_call_with_no_python(library):
     assert report["softmax"][2:] == [[], []] and report["softmax_table"] == 1
     assert report["dynamo"] == [1, 0]
 
+
+WORKSPACE = PRELUDE + """
+from tilelang.ops import spaces
+m, n = 100, 301
+x = torch.randn(m, n, dtype=torch.float16, requires_grad=True)
+w = (torch.rand(n, dtype=torch.float16) + 0.5).requires_grad_()
+b = torch.randn(n, dtype=torch.float16, requires_grad=True)
+dy = torch.randn(m, n, dtype=torch.float16)
+runs = []
+for step in range(3):
+    x.grad = w.grad = b.grad = None
+    y = ops.layer_norm(x, w, b)
+    launches = backward_launches(y, dy)
+    fused = [l for l in launches if l["name"] == "norm_bwd_fused"][0]
+    # norm_bwd_fused(DX, PW, PB, ...): the weight's and the bias's partial sums.
+    pw, pb = (int.from_bytes(bytes.fromhex(p), "little") for p in fused["params"][1:3])
+    runs.append({"fn": type(y.grad_fn).__name__, "gap": pb - pw, "names": [l["name"] for l in launches],
+                 "grads": [list(t.grad.shape) for t in (x, w, b)]})
+report["runs"] = runs
+report["groups"] = spaces.norm_bwd_programs(m, 132)
+report["declined"] = [str(v) for v in _autograd.declined.values()]
+print(json.dumps(report))
+"""
+
+
+def test_the_partial_sums_share_one_allocation(library):
+    """layer_norm's backward with weight and bias gradients allocates one
+    fp32 workspace for both partial sums, in Python and in the C++ node
+    (whose plan keeps the bias's as an offset into that buffer): the bias's
+    start is the weight's (groups x n) rounded up to 16 bytes past it (a
+    row length of 301 and 25 groups: 7525 floats, the bias's at 7528)."""
+    report = run(library, WORKSPACE)
+    assert report["declined"] == [] and report["groups"] == 25
+    python, *nodes = report["runs"]
+    assert python["fn"] != "CppFunction" and [r["fn"] for r in nodes] == ["CppFunction"] * 2
+    for r in report["runs"]:
+        assert r["gap"] == 7528 * 4 and r["names"] == ["norm_bwd_fused", "column_sum"]
+        assert r["grads"] == [[100, 301], [301], [301]]

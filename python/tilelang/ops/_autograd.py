@@ -158,13 +158,15 @@ class _Recorder:
     constants ('c'); any other is a buffer the backward allocated ('b')."""
 
     def __init__(self, gradient, saved, constants, scalar: Optional[float] = None):
-        self.sources = {id(gradient): ("g", 0)}
+        self.sources = {id(gradient): ("g", 0, 0)}
         for index, tensor in enumerate(saved):
             if tensor is not None:
-                self.sources[id(tensor)] = ("s", index)
+                self.sources[id(tensor)] = ("s", index, 0)
         for index, tensor in enumerate(constants):
-            self.sources[id(tensor)] = ("c", index)
+            self.sources[id(tensor)] = ("c", index, 0)
         self.buffers = []
+        # Views of buffers, kept alive: sources are known by id.
+        self.views = []
         self.launches = []
         self.tuned = []
         # A forward's eps: the one float argument of each launch, which the
@@ -172,10 +174,23 @@ class _Recorder:
         self.scalar = scalar
 
     def source(self, tensor):
+        """(kind, index, byte offset) of `tensor`: a view of a tensor the
+        function allocated (one workspace for several arrays) is that buffer
+        at the view's offset; a view of anything else is not resolved (the
+        node may pass a copy of the gradient or a saved tensor)."""
         found = self.sources.get(id(tensor))
         if found is None:
-            found = self.sources[id(tensor)] = ("b", len(self.buffers))
-            self.buffers.append(tensor)
+            base = tensor._base
+            if base is None:
+                found = ("b", len(self.buffers), 0)
+                self.buffers.append(tensor)
+            else:
+                kind, index, offset = self.source(base)
+                if kind != "b" or offset or not tensor.is_contiguous():
+                    raise _NotResolved(f"a view of a tensor the function did not allocate ({kind})")
+                found = ("b", index, tensor.data_ptr() - base.data_ptr())
+                self.views.append(tensor)
+            self.sources[id(tensor)] = found
         return found
 
     def __call__(self, kernel, key, grid, *args, **kwargs) -> None:
@@ -203,9 +218,9 @@ class _Recorder:
 
 def _allocated(recorder: _Recorder, tensor, what: str) -> int:
     """The buffer index of `tensor`, which must be one the resolved function
-    allocated (not the gradient, a saved tensor or a constant)."""
-    kind, index = recorder.source(tensor)
-    if kind != "b":
+    allocated (not the gradient, a saved tensor, a constant or a view)."""
+    kind, index, offset = recorder.source(tensor)
+    if kind != "b" or offset or tensor._base is not None:
         raise _NotResolved(f"{what} is not a tensor the function allocated ({kind})")
     return index
 
@@ -287,9 +302,9 @@ def resolve_forward(key, name: str, x, parameters: tuple, constants: tuple, scal
             if tensor is None:
                 kept.append(None)
                 continue
-            kind, which = recorder.source(tensor)
-            if kind == "c":
-                raise _NotResolved("the node would save a constant")
+            kind, which, _ = recorder.source(tensor)
+            if kind == "c" or tensor._base is not None:
+                raise _NotResolved("the node would save a constant or a view")
             kept.append((kind, which))
         launches = _native.BackwardPlan(name, x.get_device(), x.dtype, _buffer_specs(recorder, x), recorder.launches,
                                         list(constants), [index])
