@@ -259,6 +259,22 @@ static bool hasThreadIndependentSteps(const LayoutMap &map, unsigned dim) {
   return (registerBits & threadBits) == 0;
 }
 
+/// Whether `block` is in a loop of its region's control flow graph (the
+/// lowering runs after scf-to-cf): it reaches itself.
+static bool isInCycle(Block *block) {
+  llvm::SmallPtrSet<Block *, 16> seen;
+  SmallVector<Block *> worklist(block->getSuccessors().begin(),
+                                block->getSuccessors().end());
+  while (!worklist.empty()) {
+    Block *next = worklist.pop_back_val();
+    if (next == block)
+      return true;
+    if (seen.insert(next).second)
+      llvm::append_range(worklist, next->getSuccessors());
+  }
+  return false;
+}
+
 /// The global address of each vector of a CarriedPointerSum copy (at the
 /// vector starts; null elsewhere): the base plus each term, sign-extended
 /// and scaled by `mad.wide.s32` in the loop. Written in inline assembly so
@@ -272,7 +288,8 @@ static bool hasThreadIndependentSteps(const LayoutMap &map, unsigned dim) {
 /// is read at the first vector only; each
 /// other vector adds its scale times the coordinate difference to that
 /// vector's address (one mad.wide.s32 of the uniform scale and an
-/// immediate). Its per-vector values would otherwise stay live across the
+/// immediate; in a loop, to the previous stepped vector's address, by the
+/// difference from it). Its per-vector values would otherwise stay live across the
 /// loop, one register each (two, with their byte-scaled copies ptxas
 /// hoists): 16 for the K and V copies of flash attention at 128x64, 4
 /// warps, where they made the loop spill. The steps equal the differences
@@ -342,6 +359,10 @@ emitCarriedAddresses(ConversionPatternRewriter &rewriter, Location loc,
       llvm::formatv("mad.wide.s32 $0, $1, {0}, $2;", elementBytes).str();
   llvm::DenseMap<std::pair<Value, Value>, Value> partialSums;
   SmallVector<Value> addresses(numElements);
+  // Per address the affine term's steps start from: the step and address
+  // of the last vector stepped from it.
+  llvm::DenseMap<Value, std::pair<int64_t, Value>> lastSteps;
+  bool inLoop = isInCycle(rewriter.getInsertionBlock());
   for (unsigned start : vectorStarts) {
     Value address = base;
     for (ArrayRef<Value> term : terms) {
@@ -356,21 +377,38 @@ emitCarriedAddresses(ConversionPatternRewriter &rewriter, Location loc,
     // The affine term's step from the vector that read it (its scale is
     // uniform, the immediate the layout's).
     if (deltas[start] != 0) {
-      if (factors.empty())
+      if (factors.empty()) {
         address =
             emitInlineAsm(
                 rewriter, loc, {rewriter.getI64Type()}, {address},
                 llvm::formatv("add.s64 $0, $1, {0};", deltas[start]).str(),
                 "=l,l", /*hasSideEffects=*/false)
                 .getResult(0);
-      else
-        address =
+      } else {
+        // From the previous vector that stepped from the same address, by
+        // the difference of their steps: each scaled step a loop-invariant
+        // 64-bit value, ptxas hoists them out of the loop and holds one
+        // per vector (two uniform registers each; 7 steps for each of the K
+        // and V copies of attention at 128x64, 4 warps, head 128, which
+        // filled the uniform register file and spilled); the chain needs
+        // the scale alone. Before a loop the steps stay the first vector's.
+        auto &[lastDelta, lastAddress] = lastSteps[address];
+        int64_t step = deltas[start];
+        Value from = address;
+        if (inLoop && lastAddress && llvm::isInt<32>(step - lastDelta)) {
+          step -= lastDelta;
+          from = lastAddress;
+        }
+        Value stepped =
             emitInlineAsm(
-                rewriter, loc, {rewriter.getI64Type()}, {factors[0], address},
-                llvm::formatv("mad.wide.s32 $0, $1, {0}, $2;", deltas[start])
-                    .str(),
+                rewriter, loc, {rewriter.getI64Type()}, {factors[0], from},
+                llvm::formatv("mad.wide.s32 $0, $1, {0}, $2;", step).str(),
                 "=l,r,l", /*hasSideEffects=*/false)
                 .getResult(0);
+        lastDelta = deltas[start];
+        lastAddress = stepped;
+        address = stepped;
+      }
     }
     addresses[start] = address;
   }

@@ -29,16 +29,16 @@ using namespace mlir;
 namespace {
 
 /// The most operations (special-register reads included, constants and
-/// parameters not) one rematerialized value may take. The values this pass
-/// is for take 3 to 14: a row a thread owns (tid, divisions and remainders
-/// by the layout's extents, the program's first row: 13), its mask (one
-/// compare more), a head's base pointer (a division of the program id,
-/// products with strides, a pointer: 11). The address of every element of
-/// a tile (30 and more) is left: ptxas may still take a copy's costly
-/// part (the division of the program id) from the original and hold it
-/// through the loops, and attention's epilogue spilled more with those
-/// copies than without.
-constexpr unsigned kMaxRematerializedOps = 16;
+/// parameters not) one rematerialized value may take. A row a thread owns
+/// takes 13 (tid, divisions and remainders by the layout's extents, the
+/// program's first row), its mask one more, a head's base pointer 11 (a
+/// division of the program id, products with strides); an element address
+/// of a tile stored after the loops (its head's offset, row and column)
+/// more. Such a copy's costly part, the division of the program id, is
+/// its own: its parameters are read apart from ptxas's loads
+/// (readParameter), so ptxas does not take the prologue's quotient instead
+/// and hold it through the loops.
+constexpr unsigned kMaxRematerializedOps = 64;
 
 /// The PTX special register an NVVM op reads, where it holds one value for
 /// the thread's whole life; empty otherwise (clocks, counters).
@@ -282,9 +282,16 @@ Value Rematerializer::readParameter(OpBuilder &builder, BlockArgument param) {
   // stride times a head index) is two registers through the loop.
   Location loc = param.getLoc();
   bool wide = !param.getType().isInteger(32);
+  // Through two bit reversals, which ptxas does not fold: a plain
+  // ld.param it takes for the prologue's load of the same parameter, and
+  // holds that (or what it computed from it: the reciprocal of the
+  // divisor of a program id's division, a stride scaled by a block) through
+  // the loops after all, where the uniform registers run out first.
+  StringRef bits = wide ? "b64" : "b32";
   std::string text =
-      (Twine("ld.param.") + (wide ? "b64" : "b32") + " $0, [" +
-       func.getSymName() + "_param_" + Twine(param.getArgNumber()) + "];")
+      ("{ .reg ." + bits + " t; ld.param." + bits + " t, [" +
+       func.getSymName() + "_param_" + Twine(param.getArgNumber()) +
+       "]; brev." + bits + " t, t; brev." + bits + " $0, t; }")
           .str();
   Value value =
       readLeaf(builder, loc, wide ? builder.getI64Type() : builder.getI32Type(),

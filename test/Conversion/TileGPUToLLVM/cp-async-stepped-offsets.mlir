@@ -23,6 +23,30 @@
 // CHECK-NOT: mad.wide
 // CHECK: llvm.return
 
+// In a loop, a vector steps from the previous one that stepped from the
+// same address, by the difference of their steps (rows 0, 32, 64 and 96 a
+// thread: 64 bytes times the stride each), not from the first vector by
+// its own (64, 128, 192): ptxas hoists each scaled step out of the loop and
+// holds it, two uniform registers a vector, where the chain needs one
+// scale. Before the loop (no loop to hold anything through) the steps are
+// the first vector's.
+// CHECK-LABEL: llvm.func @chained
+// CHECK-SAME: (%[[BASE:[^:]*]]: !llvm.ptr<1>, %[[STRIDE:[^:]*]]: i32,
+// CHECK: %[[P0:.*]] = llvm.inline_asm asm_dialect = att "mad.wide.s32 $0, $1, 2, $2;", "=l,r,l" %{{.*}}, %{{.*}} : (i32, i64) -> i64
+// CHECK-NEXT: "mad.wide.s32 $0, $1, 64, $2;", "=l,r,l" %[[STRIDE]], %[[P0]]
+// CHECK-NEXT: "mad.wide.s32 $0, $1, 128, $2;", "=l,r,l" %[[STRIDE]], %[[P0]]
+// CHECK-NEXT: "mad.wide.s32 $0, $1, 192, $2;", "=l,r,l" %[[STRIDE]], %[[P0]]
+// CHECK: ^bb{{[0-9]+}}:
+// CHECK: %[[L0:.*]] = llvm.inline_asm asm_dialect = att "mad.wide.s32 $0, $1, 2, $2;", "=l,r,l" %{{.*}}, %{{.*}} : (i32, i64) -> i64
+// CHECK-NEXT: %[[L1:.*]] = llvm.inline_asm asm_dialect = att "mad.wide.s32 $0, $1, 64, $2;", "=l,r,l" %[[STRIDE]], %[[L0]]
+// CHECK-NEXT: %[[L2:.*]] = llvm.inline_asm asm_dialect = att "mad.wide.s32 $0, $1, 64, $2;", "=l,r,l" %[[STRIDE]], %[[L1]]
+// CHECK-NEXT: %[[L3:.*]] = llvm.inline_asm asm_dialect = att "mad.wide.s32 $0, $1, 64, $2;", "=l,r,l" %[[STRIDE]], %[[L2]]
+// CHECK: "cp.async.cg.shared.global [$0], [$1], 16, $2;", "r,l,r" %{{.*}}, %[[L0]], %{{.*}}
+// CHECK: "cp.async.cg.shared.global [$0], [$1], 16, $2;", "r,l,r" %{{.*}}, %[[L1]], %{{.*}}
+// CHECK: "cp.async.cg.shared.global [$0], [$1], 16, $2;", "r,l,r" %{{.*}}, %[[L2]], %{{.*}}
+// CHECK: "cp.async.cg.shared.global [$0], [$1], 16, $2;", "r,l,r" %{{.*}}, %[[L3]], %{{.*}}
+// CHECK: llvm.return
+
 // A term whose range was broadcast along its own dimension (a one-element
 // range, here rows of 0 * %stride for all 64 rows) is uniform along it:
 // it is read per vector, not stepped by its coordinate (which would give
@@ -102,6 +126,40 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_80"} {
     }
     %done = tilegpu.async_wait {pending = 0 : i32}
     tilegpu.local_dealloc %buf : !tilegpu.memdesc<2x64x32xf16, #shared, mutable>
+    return
+  }
+  func.func @chained(%base: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %stride: i32 {tile.divisibility = 16 : i32}, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c32 = arith.constant 32 : i32
+    %st = tile.splat %stride : i32 -> tensor<128x1xi32, #blocked>
+    %r = tile.make_range 0 to 128 : tensor<128xi32, #rows>
+    %r2 = tile.expand_dims %r {axis = 1 : i32} : tensor<128xi32, #rows> -> tensor<128x1xi32, #blocked>
+    %roff = arith.muli %r2, %st : tensor<128x1xi32, #blocked>
+    %rb = tile.broadcast %roff : tensor<128x1xi32, #blocked> -> tensor<128x32xi32, #blocked>
+    %c = tile.make_range 0 to 32 : tensor<32xi32, #cols>
+    %c2 = tile.expand_dims %c {axis = 0 : i32} : tensor<32xi32, #cols> -> tensor<1x32xi32, #blocked>
+    %cb = tile.broadcast %c2 : tensor<1x32xi32, #blocked> -> tensor<128x32xi32, #blocked>
+    %buf = tilegpu.local_alloc : () -> !tilegpu.memdesc<2x128x32xf16, #shared, mutable>
+    %stage0 = tilegpu.memdesc_index %buf[%c0] : !tilegpu.memdesc<2x128x32xf16, #shared, mutable> -> !tilegpu.memdesc<128x32xf16, #shared, mutable>
+    %s0 = tile.splat %base : !tile.ptr<f16> -> tensor<128x32x!tile.ptr<f16>, #blocked>
+    %p0r = tile.addptr %s0, %rb : tensor<128x32x!tile.ptr<f16>, #blocked>, tensor<128x32xi32, #blocked>
+    %p0 = tile.addptr %p0r, %cb : tensor<128x32x!tile.ptr<f16>, #blocked>, tensor<128x32xi32, #blocked>
+    %t0 = tilegpu.async_copy_global_to_local %p0, %stage0 {steppedOffsets} : tensor<128x32x!tile.ptr<f16>, #blocked> -> !tilegpu.memdesc<128x32xf16, #shared, mutable>
+    %g0 = tilegpu.async_commit_group %t0
+    %first = tile.addptr %base, %c32 : !tile.ptr<f16>, i32
+    %end = scf.for %i = %c0 to %n step %c1 iter_args(%p = %first) -> (!tile.ptr<f16>) : i32 {
+      %stage = tilegpu.memdesc_index %buf[%c1] : !tilegpu.memdesc<2x128x32xf16, #shared, mutable> -> !tilegpu.memdesc<128x32xf16, #shared, mutable>
+      %s = tile.splat %p : !tile.ptr<f16> -> tensor<128x32x!tile.ptr<f16>, #blocked>
+      %withRows = tile.addptr %s, %rb : tensor<128x32x!tile.ptr<f16>, #blocked>, tensor<128x32xi32, #blocked>
+      %ptrs = tile.addptr %withRows, %cb : tensor<128x32x!tile.ptr<f16>, #blocked>, tensor<128x32xi32, #blocked>
+      %t = tilegpu.async_copy_global_to_local %ptrs, %stage {steppedOffsets} : tensor<128x32x!tile.ptr<f16>, #blocked> -> !tilegpu.memdesc<128x32xf16, #shared, mutable>
+      %g = tilegpu.async_commit_group %t
+      %next = tile.addptr %p, %c32 : !tile.ptr<f16>, i32
+      scf.yield %next : !tile.ptr<f16>
+    }
+    %done = tilegpu.async_wait {pending = 0 : i32}
+    tilegpu.local_dealloc %buf : !tilegpu.memdesc<2x128x32xf16, #shared, mutable>
     return
   }
   func.func @broadcast_range(%base: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %stride: i32 {tile.divisibility = 16 : i32}) {
