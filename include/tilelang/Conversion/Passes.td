@@ -69,7 +69,9 @@ def RematerializePastLoops
                 "before it";
   let description = [{
     A value computed before an outermost loop and used after it occupies
-    registers through every iteration. Where it is a short computation
+    registers through every iteration. In a loop that issues tensor-core
+    products (whose accumulators make it bound by registers), where it is
+    a short computation
     (at most `kMaxRematerializedOps` integer and pointer operations) from
     the thread's special registers (thread and program ids, grid sizes),
     the kernel's integer and pointer parameters and constants, such as the

@@ -203,7 +203,29 @@ Block *Rematerializer::placement(Operation *user) {
   return preheader;
 }
 
+/// Whether `loop` issues tensor-core products (mma.sync, wgmma.mma_async:
+/// inline assembly by then), whose accumulators it holds in registers
+/// through every iteration.
+bool holdsTensorCoreProducts(CFGLoop *loop) {
+  for (Block *block : loop->getBlocks())
+    for (Operation &op : *block)
+      if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op)) {
+        StringRef text = asmOp.getAsmString();
+        if (text.contains("mma.sync") || text.contains("wgmma.mma_async"))
+          return true;
+      }
+  return false;
+}
+
 void Rematerializer::rematerializeAcross(CFGLoop *loop) {
+  // Only a loop that holds tensor-core accumulators is bound by registers.
+  // Elsewhere (a row walked in chunks, a reduction) nothing competes for
+  // the values held through the loop, and the copies would only cost
+  // instructions and, in ptxas's schedule, registers of their own (the
+  // looped layer norm's 8192-column row: 72 -> 80).
+  if (!holdsTensorCoreProducts(loop))
+    return;
+
   // The blocks a thread may reach after leaving the loop.
   llvm::DenseSet<Block *> after;
   SmallVector<Block *> worklist;

@@ -9,8 +9,9 @@
 // RUN: tilelang-opt %s --pass-pipeline='builtin.module(llvm.func(tilelang-rematerialize-past-loops))' | FileCheck %s
 
 // A row (thread and program ids) and its mask (a compare with a parameter)
-// are computed before the loop for a load and used by the epilogue's
-// store: the epilogue gets its own copies, read before its first use.
+// are computed before a loop of tensor-core products (a stand-in
+// wgmma.mma_async) for a load and used by the epilogue's store: the
+// epilogue gets its own copies, read before its first use.
 // CHECK-LABEL: llvm.func @epilogue
 // CHECK: %[[ROW:.*]] = llvm.add
 // CHECK: %[[MASK:.*]] = llvm.icmp "slt" %[[ROW]], %arg1
@@ -45,6 +46,7 @@ llvm.func @epilogue(%out: !llvm.ptr<1>, %n: i32, %steps: i32) attributes {nvvm.k
 ^bb2:
   %acc1 = llvm.mul %acc, %acc : i32
   %i1 = llvm.add %i, %c1 : i32
+  llvm.inline_asm has_side_effects asm_dialect = att "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16; // a product", ""  : () -> ()
   llvm.br ^bb1(%i1, %acc1 : i32, i32)
 ^bb3:
   %p = llvm.getelementptr %out[%row] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i32
@@ -86,6 +88,7 @@ llvm.func @second_loop(%in: !llvm.ptr<1>, %steps: i32) attributes {nvvm.kernel} 
   llvm.cond_br %more, ^bb2, ^bb3
 ^bb2:
   %i1 = llvm.add %i, %c1 : i32
+  llvm.inline_asm has_side_effects asm_dialect = att "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16; // a product", ""  : () -> ()
   llvm.br ^bb1(%i1 : i32)
 ^bb3:
   llvm.br ^bb4(%c0 : i32)
@@ -95,6 +98,7 @@ llvm.func @second_loop(%in: !llvm.ptr<1>, %steps: i32) attributes {nvvm.kernel} 
 ^bb5:
   %x = llvm.load %base : !llvm.ptr<1> -> f32
   %j1 = llvm.add %j, %c1 : i32
+  llvm.inline_asm has_side_effects asm_dialect = att "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16; // a product", ""  : () -> ()
   llvm.br ^bb4(%j1 : i32)
 ^bb6:
   %last = llvm.getelementptr %in[%offset] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, f32
@@ -106,7 +110,7 @@ llvm.func @second_loop(%in: !llvm.ptr<1>, %steps: i32) attributes {nvvm.kernel} 
 // from constants alone (LLVM's), a computation longer than
 // kMaxRematerializedOps (65 operations), and values not used past the loop.
 // CHECK-LABEL: llvm.func @kept
-// CHECK-NOT: llvm.inline_asm
+// CHECK-NOT: rematerialized
 // CHECK: llvm.return
 llvm.func @kept(%out: !llvm.ptr<1>, %steps: i32) attributes {nvvm.kernel} {
   %c0 = llvm.mlir.constant(0 : i32) : i32
@@ -185,6 +189,7 @@ llvm.func @kept(%out: !llvm.ptr<1>, %steps: i32) attributes {nvvm.kernel} {
   llvm.cond_br %more, ^bb2, ^bb3
 ^bb2:
   %i1 = llvm.add %i, %c1 : i32
+  llvm.inline_asm has_side_effects asm_dialect = att "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16; // a product", ""  : () -> ()
   llvm.br ^bb1(%i1 : i32)
 ^bb3:
   %sum = llvm.add %constant, %long : i32
@@ -211,8 +216,44 @@ llvm.func @in_place(%map: !llvm.ptr {llvm.byval = !llvm.array<128 x i8>, nvvm.gr
   llvm.cond_br %more, ^bb2, ^bb3
 ^bb2:
   %i1 = llvm.add %i, %c1 : i32
+  llvm.inline_asm has_side_effects asm_dialect = att "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16; // a product", ""  : () -> ()
   llvm.br ^bb1(%i1 : i32)
 ^bb3:
   %x = llvm.load %field : !llvm.ptr -> i8
+  llvm.return
+}
+
+// A loop without tensor-core products (a row walked in chunks) is not bound
+// by registers: the row and mask its epilogue uses are left to LLVM and
+// ptxas, whose copies would only cost instructions and registers.
+// CHECK-LABEL: llvm.func @no_products
+// CHECK-NOT: rematerialized
+// CHECK: llvm.return
+llvm.func @no_products(%out: !llvm.ptr<1>, %n: i32, %steps: i32) attributes {nvvm.kernel} {
+  %c0 = llvm.mlir.constant(0 : i32) : i32
+  %c1 = llvm.mlir.constant(1 : i32) : i32
+  %c128 = llvm.mlir.constant(128 : i32) : i32
+  %pid = nvvm.read.ptx.sreg.ctaid.x : i32
+  %tid = nvvm.read.ptx.sreg.tid.x : i32
+  %rows = llvm.mul %pid, %c128 : i32
+  %row = llvm.add %rows, %tid : i32
+  %mask = llvm.icmp "slt" %row, %n : i32
+  %in = llvm.getelementptr %out[%row] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i32
+  %first = llvm.load %in : !llvm.ptr<1> -> i32
+  llvm.br ^bb1(%c0, %first : i32, i32)
+^bb1(%i: i32, %acc: i32):
+  %more = llvm.icmp "slt" %i, %steps : i32
+  llvm.cond_br %more, ^bb2, ^bb3
+^bb2:
+  %acc1 = llvm.mul %acc, %acc : i32
+  %i1 = llvm.add %i, %c1 : i32
+  llvm.br ^bb1(%i1, %acc1 : i32, i32)
+^bb3:
+  %p = llvm.getelementptr %out[%row] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i32
+  llvm.cond_br %mask, ^bb4, ^bb5
+^bb4:
+  llvm.store %acc, %p : i32, !llvm.ptr<1>
+  llvm.br ^bb5
+^bb5:
   llvm.return
 }
