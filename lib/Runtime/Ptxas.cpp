@@ -8,16 +8,19 @@
 
 #include "tilelang/Runtime/Ptxas.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <fcntl.h>
 #include <fstream>
 #include <iterator>
+#include <signal.h>
 #include <spawn.h>
 #include <sstream>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <vector>
 
@@ -46,6 +49,43 @@ bool writeFile(const std::string &path, const std::string &text) {
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   file.write(text.data(), std::streamsize(text.size()));
   return bool(file);
+}
+
+/// Seconds a ptxas run may take: `$TILELANG_PTXAS_TIMEOUT` where it is a
+/// positive number, else 300 (a whole-program compile of the largest
+/// kernels takes seconds; a hung ptxas must not hang the launch that links).
+long ptxasTimeLimit() {
+  if (const char *given = std::getenv("TILELANG_PTXAS_TIMEOUT")) {
+    char *end = nullptr;
+    long seconds = std::strtol(given, &end, 10);
+    if (end != given && *end == '\0' && seconds > 0)
+      return seconds;
+  }
+  return 300;
+}
+
+/// Waits for `child` at most `seconds`, polling (a few milliseconds apart:
+/// no signal handler of the host process is touched); past the limit it is
+/// killed and reaped, and false is returned.
+bool waitWithin(pid_t child, long seconds, int &status) {
+  timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  long pauseNs = 1000000;
+  while (true) {
+    pid_t done = waitpid(child, &status, WNOHANG);
+    if (done == child || (done < 0 && errno != EINTR))
+      return true;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec - start.tv_sec >= seconds) {
+      kill(child, SIGKILL);
+      while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+      }
+      return false;
+    }
+    timespec pause = {0, pauseNs};
+    nanosleep(&pause, nullptr);
+    pauseNs = std::min(pauseNs * 2, 20000000L);
+  }
 }
 
 } // namespace
@@ -111,9 +151,12 @@ bool compileWithPtxas(const std::string &ptxas, const std::string &ptx,
     if (spawned != 0) {
       ok = false;
       log = "cannot run " + ptxas;
+    } else if (!waitWithin(child, ptxasTimeLimit(), status)) {
+      ok = false;
+      log = ptxas + " did not finish within " +
+            std::to_string(ptxasTimeLimit()) +
+            " s ($TILELANG_PTXAS_TIMEOUT) and was stopped";
     } else {
-      while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-      }
       readFile(messages, log);
       ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
            readFile(output, cubin) && !cubin.empty();

@@ -56,6 +56,9 @@ found first for the same kinds of arguments.
                            (blocks of 8 warps, at most 3 resident;
                            docs/runtime.md, "Occupancy search"). Off by
                            default; a separate cache key
+``TILELANG_PTXAS_TIMEOUT=S``  seconds a ptxas run of that step may take
+                           before it is stopped and the linked cubin kept
+                           (default 300; read by the C++ runtime)
 ``TILELANG_LIBCUDA=PATH``  the CUDA driver library instead of
                            ``libcuda.so.1`` (read by the C++ runtime when it
                            first opens the driver, not here)

@@ -177,6 +177,21 @@ def test_a_failing_or_missing_ptxas_keeps_the_linked_cubin(library, tmp_path, en
     assert report["registers"] == 128
 
 
+def test_a_hung_ptxas_is_stopped_and_the_linked_cubin_kept(library, tmp_path):
+    # A ptxas that never finishes must not hang the launch that links: past
+    # TILELANG_PTXAS_TIMEOUT it is killed, the linked cubin stays, and the
+    # warning says why.
+    import time
+
+    start = time.monotonic()
+    report, _, _ = run(library, tmp_path, TILELANG_WHOLE_PROGRAM="1", FAKE_PTXAS_REGISTERS="127",
+                       FAKE_PTXAS_HANG="1", TILELANG_PTXAS_TIMEOUT="1")
+    assert time.monotonic() - start < 60
+    assert report["info"]["whole_program"] == 0 and not report["cubin_from_ptxas"]
+    assert report["registers"] == 128
+    assert "did not finish within 1 s" in report["warnings"][0]
+
+
 def test_the_step_follows_a_floor_linked_without_a_search(library, tmp_path):
     # Shared memory for 2 blocks only (2 KB an SM, 1 KB reserved a block):
     # the floor is all an SM holds, so the PTX is linked once as written;

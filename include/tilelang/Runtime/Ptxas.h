@@ -26,7 +26,8 @@ TILELANG_API std::string findPtxas();
 /// Runs `ptxas` on `ptx` for `arch` as a whole program (no `-c`), with
 /// `-v` where `verbose`. True when it exits 0; `cubin` then holds its
 /// output, and `log` holds what it printed either way (or why it could not
-/// run).
+/// run). A run that takes longer than `$TILELANG_PTXAS_TIMEOUT` seconds
+/// (300 by default) is killed and counts as failed.
 TILELANG_API bool compileWithPtxas(const std::string &ptxas,
                                    const std::string &ptx,
                                    const std::string &arch, bool verbose,
