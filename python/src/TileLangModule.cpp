@@ -8,6 +8,7 @@
 
 #include "tilelang/Compiler/Compiler.h"
 #include "tilelang/Runtime/Cache.h"
+#include "tilelang/Runtime/Ptxas.h"
 #include "tilelang/Runtime/Runtime.h"
 
 #include "ArgumentPacking.h"
@@ -483,6 +484,16 @@ PYBIND11_MODULE(_C, m) {
   m.attr("launch_api") = py::reinterpret_steal<py::object>(
       tilelang::python::makeLaunchApiCapsule());
 
+  m.def(
+      "find_ptxas",
+      []() -> py::object {
+        std::string path = tilelang::runtime::findPtxas();
+        if (path.empty())
+          return py::none();
+        return py::str(path);
+      },
+      "The ptxas binary the whole-program step would run (TILELANG_PTXAS, "
+      "CUDA_HOME/bin, PATH, /usr/local/cuda/bin), or None.");
   m.def("driver_version", &tilelang::runtime::driverVersion,
         "The CUDA driver's version, 0 without a driver.");
   m.def(

@@ -221,3 +221,23 @@ def test_a_cubin_linked_while_ptxas_could_not_run_is_not_cached(library, tmp_pat
     assert with_ptxas["info"]["whole_program"] == 1 and with_ptxas["cubin_from_ptxas"]
     assert with_ptxas["warnings"] == []
     assert len(runs) == 1
+
+
+def test_find_ptxas_follows_the_runtimes_order(tmp_path, monkeypatch):
+    # tilelang._C.find_ptxas is the runtime's own search (Ptxas.h), which the
+    # GPU test asks before it expects the step: TILELANG_PTXAS as given, then
+    # CUDA_HOME/bin, then PATH.
+    from tilelang import _C
+
+    home = tmp_path / "cuda"
+    (home / "bin").mkdir(parents=True)
+    ptxas = home / "bin" / "ptxas"
+    ptxas.write_text("#!/bin/sh\n")
+    ptxas.chmod(0o755)
+    monkeypatch.setenv("TILELANG_PTXAS", str(FAKE_PTXAS))
+    monkeypatch.setenv("CUDA_HOME", str(home))
+    assert _C.find_ptxas() == str(FAKE_PTXAS)
+    monkeypatch.delenv("TILELANG_PTXAS")
+    assert _C.find_ptxas() == str(ptxas)
+    ptxas.chmod(0o644)  # not executable: passed over
+    assert _C.find_ptxas() != str(ptxas)

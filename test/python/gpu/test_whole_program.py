@@ -7,9 +7,6 @@ allows; compiled by ptxas as a whole program without it, the same PTX takes
 127 and keeps 2 blocks, so the step keeps that cubin. Skipped without a GPU,
 and where no ptxas binary is found."""
 
-import os
-import shutil
-
 import pytest
 
 import tilelang
@@ -41,14 +38,10 @@ def layer_norm_fwd_kernel(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK_SIZE: tl
 
 
 def ptxas_found():
-    """Whether the runtime finds a ptxas (Ptxas.h's order)."""
-    given = os.environ.get("TILELANG_PTXAS")
-    if given:
-        return os.access(given, os.X_OK)
-    home = os.environ.get("CUDA_HOME")
-    candidates = [os.path.join(home, "bin", "ptxas")] if home else []
-    candidates += [shutil.which("ptxas") or "", "/usr/local/cuda/bin/ptxas"]
-    return any(path and os.access(path, os.X_OK) for path in candidates)
+    """Whether the runtime finds a ptxas (its own search, Ptxas.h)."""
+    from tilelang import _C
+
+    return _C.find_ptxas() is not None
 
 
 @pytest.mark.parametrize("whole_program", ["1", "0"])
