@@ -15,7 +15,6 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -26,7 +25,6 @@
 #include <sstream>
 #include <string>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 namespace {
@@ -216,30 +214,14 @@ bool makeDirectories(const std::string &path) {
   return stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
 }
 
-/// Runs `ptxas -v` on `ptx` for `arch`; its output in `output`, and
-/// whether it accepted the PTX (`status`: its exit status, or -1).
+/// Runs `ptxas -v` on `ptx` for `arch` as the runtime's whole-program step
+/// does (Ptxas.h: no shell, a private directory, a time limit); its report
+/// in `output`, and whether it accepted the PTX.
 bool runPtxas(const std::string &ptxas, const std::string &ptx,
-              const std::string &arch, std::string &output, int &status) {
-  char ptxPath[] = "/tmp/tilelang-XXXXXX";
-  int fd = mkstemp(ptxPath);
-  if (fd < 0) {
-    output = "cannot create a temporary file\n";
-    status = -1;
-    return false;
-  }
-  FILE *file = fdopen(fd, "w");
-  std::fwrite(ptx.data(), 1, ptx.size(), file);
-  std::fclose(file);
-  std::string command = "'" + ptxas + "' -arch=" + arch + " -v -o /dev/null " +
-                        ptxPath + " 2>&1";
-  FILE *pipe = popen(command.c_str(), "r");
-  output.clear();
-  std::array<char, 512> buffer;
-  while (pipe && std::fgets(buffer.data(), buffer.size(), pipe))
-    output += buffer.data();
-  status = pipe ? pclose(pipe) : -1;
-  unlink(ptxPath);
-  return status == 0;
+              const std::string &arch, std::string &output) {
+  std::string cubin;
+  return tilelang::runtime::compileWithPtxas(ptxas, ptx, arch,
+                                             /*verbose=*/true, cubin, output);
 }
 
 /// The number before `unit` in ptxas's report ("Used 64 registers", "32
@@ -282,9 +264,8 @@ void reportWholeProgram(const std::string &ptxas,
     return;
   }
   std::string output;
-  int status = 0;
   if (!runPtxas(ptxas, withoutMinBlocksPerSM(result.ptx, directives),
-                result.arch, output, status)) {
+                result.arch, output)) {
     std::cerr << "ptxas failed; the linked cubin stays\n";
     return;
   }
@@ -341,12 +322,11 @@ void reportOccupancySearch(const std::string &ptxas,
       base, top, limits, directives.threadsPerBlock, [&](int blocks) {
         OccupancyTrial trial;
         std::string output;
-        int status = 0;
         if (!runPtxas(ptxas,
                       blocks == base
                           ? result.ptx
                           : withMinBlocksPerSM(result.ptx, directives, blocks),
-                      result.arch, output, status)) {
+                      result.arch, output)) {
           std::cerr << "  " << blocksText(blocks) << ": ptxas failed\n";
           return trial;
         }
@@ -387,14 +367,10 @@ void reportResources(const tilelang::CompileResult &result) {
     return;
   }
   std::string output;
-  int status = 0;
-  bool accepted = runPtxas(ptxas, result.ptx, result.arch, output, status);
+  bool accepted = runPtxas(ptxas, result.ptx, result.arch, output);
   std::cerr << "resources (" << ptxas << "):\n" << output;
   if (!accepted) {
-    std::cerr << "resources: ptxas rejected the PTX (exit status "
-              << (status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status)
-                                                   : status)
-              << ")\n";
+    std::cerr << "resources: ptxas rejected the PTX\n";
     return;
   }
   reportOccupancySearch(ptxas, result);
