@@ -220,8 +220,12 @@ bool makeDirectories(const std::string &path) {
 bool runPtxas(const std::string &ptxas, const std::string &ptx,
               const std::string &arch, std::string &output) {
   std::string cubin;
-  return tilelang::runtime::compileWithPtxas(ptxas, ptx, arch,
-                                             /*verbose=*/true, cubin, output);
+  bool accepted = tilelang::runtime::compileWithPtxas(
+      ptxas, ptx, arch, /*verbose=*/true, cubin, output);
+  // Printed as lines (a failure's reason has no newline of its own).
+  if (!output.empty() && output.back() != '\n')
+    output += '\n';
+  return accepted;
 }
 
 /// The number before `unit` in ptxas's report ("Used 64 registers", "32
