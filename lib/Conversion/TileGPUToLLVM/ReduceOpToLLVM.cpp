@@ -319,8 +319,48 @@ struct ReduceOpLowering : public ConvertOpToLLVMPattern<tile::ReduceOp> {
   }
 };
 
+/// The most independent partials tilegpu.thread_reduce combines a thread's
+/// elements into before joining them (docs/lowering.md, "Loop
+/// accumulators"): four chains keep the floating-point pipe busy for one
+/// warp at the cost of three extra live values.
+constexpr unsigned kThreadReduceChains = 4;
+
+/// `values` (one thread's elements of one slice, in register order)
+/// combined with `region`: split into up to kThreadReduceChains contiguous
+/// runs, each folded in order, and the runs' results joined pairwise
+/// (((r0 . r1) . (r2 . r3))). A run's order and the runs' order are the
+/// register order, so only associativity is assumed, as a tree over lanes
+/// already does; the longest dependent chain is n / 4 + 1 combines instead
+/// of n - 1 (n = 16: 5 instead of 15).
+static Value combineInRuns(OpBuilder &builder, Region &region,
+                           ArrayRef<Value> values) {
+  size_t count = values.size();
+  size_t runs = std::min<size_t>(kThreadReduceChains, count);
+  SmallVector<Value> partials;
+  for (size_t run = 0; run < runs; ++run) {
+    size_t begin = run * count / runs, end = (run + 1) * count / runs;
+    Value partial = values[begin];
+    for (size_t index = begin + 1; index < end; ++index)
+      partial =
+          inlineCombineRegion(builder, region, partial, values[index]).front();
+    partials.push_back(partial);
+  }
+  while (partials.size() > 1) {
+    SmallVector<Value> joined;
+    for (size_t index = 0; index + 1 < partials.size(); index += 2)
+      joined.push_back(inlineCombineRegion(builder, region, partials[index],
+                                           partials[index + 1])
+                           .front());
+    if (partials.size() % 2)
+      joined.push_back(partials.back());
+    partials = std::move(joined);
+  }
+  return partials.front();
+}
+
 /// tilegpu.thread_reduce: each thread combines its elements that differ
-/// only along the axis, in register order; no lane or warp communicates.
+/// only along the axis, in independent runs (combineInRuns); no lane or
+/// warp communicates.
 struct ThreadReduceOpLowering
     : public ConvertOpToLLVMPattern<tilegpu::ThreadReduceOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
@@ -334,20 +374,19 @@ struct ThreadReduceOpLowering
     RankedTensorType resultType = op.getType();
     SmallVector<Value> elements =
         unpackStruct(rewriter, loc, adaptor.getSrc());
-    // The partial of each index outside the axis, combined in the order the
-    // thread holds the elements.
-    std::map<SmallVector<unsigned>, Value> partials;
+    // The elements of each index outside the axis, in the order the thread
+    // holds them, then their partial.
+    std::map<SmallVector<unsigned>, SmallVector<Value>> members;
     for (auto [element, index] : llvm::zip_equal(
              elements, getElementIndices(getDistributedEncoding(srcType),
                                          srcType.getShape()))) {
       SmallVector<unsigned> key(index);
       key.erase(key.begin() + axis);
-      auto [it, inserted] = partials.try_emplace(key, element);
-      if (!inserted)
-        it->second = inlineCombineRegion(rewriter, op.getCombineOp(),
-                                         it->second, element)
-                         .front();
+      members[key].push_back(element);
     }
+    std::map<SmallVector<unsigned>, Value> partials;
+    for (auto &[key, values] : members)
+      partials[key] = combineInRuns(rewriter, op.getCombineOp(), values);
     // The result holds one element per such index, in its own order.
     SmallVector<Value> results;
     for (const SmallVector<unsigned> &index : getElementIndices(
