@@ -11,8 +11,9 @@ launch uses (:func:`lookup`):
 * key: the entry format, the compiler library's version and build ID (a
   hash of the library, so a rebuilt compiler never reuses), the verified tile
   IR, the target architecture, ``num_warps``, ``num_stages``, the CUDA
-  driver's version (0 without a driver: PTX-only entries), and ``maxnreg``
-  and a disabled occupancy search when they apply;
+  driver's version (0 without a driver: PTX-only entries), and ``maxnreg``,
+  a disabled occupancy search, and the ptxas of the search's whole-program
+  step (its path, size and modification time) when they apply;
 * entry: the IR of every stage (``tile.mlir``, ``tilegpu.mlir``,
   ``llvm.mlir``, ``llvm-ir.ll``), ``kernel.ptx``, ``kernel.cubin`` when a
   driver linked it, and fields: kernel name, shared memory, warps, arch.
@@ -119,6 +120,34 @@ def _warn_once(message: str) -> None:
 _refused = set()
 
 
+# whole_program_ptxas's answers by the settings it reads: a process asks for
+# every key it looks up.
+_ptxas_found: Dict[tuple, Optional[tuple]] = {}
+
+
+def whole_program_ptxas() -> Optional[tuple]:
+    """(path, "size:mtime_ns") of the ptxas the occupancy search's
+    whole-program step runs (``_C.find_ptxas``'s search), or None where the
+    step is off (TILELANG_WHOLE_PROGRAM=0, or the occupancy search it ends
+    is) or no ptxas is found."""
+    if not (knobs.whole_program() and knobs.occupancy_search()):
+        return None
+    settings = tuple(map(os.environ.get, ("TILELANG_PTXAS", "CUDA_HOME", "PATH")))
+    if settings not in _ptxas_found:
+        path = _native().find_ptxas()
+        found = None
+        if path:
+            try:
+                status = os.stat(path)
+                found = (path, f"{status.st_size}:{status.st_mtime_ns}")
+            except OSError:
+                # Only $TILELANG_PTXAS is returned unchecked: a path the user
+                # gave, whose failure the step reports.
+                found = (path, "missing")
+        _ptxas_found[settings] = found
+    return _ptxas_found[settings]
+
+
 def kernel_key(tile_ir: str, arch: str, num_warps: int, num_stages: int, maxnreg: Optional[int] = None) -> str:
     from tilelang.ir import compiler_version
 
@@ -128,9 +157,12 @@ def kernel_key(tile_ir: str, arch: str, num_warps: int, num_stages: int, maxnreg
     if not knobs.occupancy_search():
         # Another cubin for the same PTX (see knobs): kept apart.
         parts.append("occupancy-search=0")
-    elif knobs.whole_program():
-        # The whole-program step may give another cubin (see knobs).
-        parts.append("whole-program=1")
+    elif driver_version():
+        ptxas = whole_program_ptxas()
+        if ptxas:
+            # The whole-program step may give another cubin, which another
+            # ptxas may compile differently (see knobs).
+            parts.append(f"whole-program={ptxas[0]}:{ptxas[1]}")
     return _native().DiskCache.hash_key(parts)
 
 

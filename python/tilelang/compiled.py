@@ -85,8 +85,8 @@ class CompiledKernel:
     registers and local-memory bytes.
     ``link_info[arch]``, once a cubin exists, says how it was linked:
     ``{"min_blocks_per_sm": 4, "links": 4}``, with ``"whole_program": 1``
-    (or 0) under ``TILELANG_WHOLE_PROGRAM=1`` (docs/runtime.md, "Occupancy
-    search").
+    (or 0) where the search's whole-program step ran (docs/runtime.md,
+    "Occupancy search").
     """
 
     def __init__(self, name, signature, constexprs, specialization, num_warps, num_stages,
@@ -217,21 +217,26 @@ class CompiledKernel:
     def _link(self, compiled, arch: str):
         """(cubin, link info, whether to cache the cubin) of ``compiled``'s
         PTX through the driver's JIT linker, with the occupancy search where
-        the knob allows it (and its whole-program step where that knob asks
-        for it). A whole-program step that could not run (no ptxas, its
-        error) is warned of, and its cubin is not cached: under the step's
-        cache key, a process with a working ptxas would find it and never
-        try the step."""
-        cubin, link_info = extension().link_kernel(compiled.ptx, compiled.name, knobs.occupancy_search(),
-                                                   compiled.shared_bytes, whole_program=knobs.whole_program())
+        the knob allows it, and its whole-program step where a ptxas is
+        found (or TILELANG_WHOLE_PROGRAM=1 asks for it). A step that could
+        not run is warned of where it was asked for or a ptxas was found
+        (a ptxas that fails is a broken toolchain the user should hear of);
+        the cubin of a step that failed with a ptxas found is not cached:
+        under that ptxas's key, a later process would find it and never
+        try the step again (the failure may be a time limit)."""
+        ptxas = cache.whole_program_ptxas()
+        search = knobs.occupancy_search()
+        cubin, link_info = extension().link_kernel(compiled.ptx, compiled.name, search, compiled.shared_bytes,
+                                                   whole_program=bool(ptxas) or (search and
+                                                                                 knobs.whole_program_requested()))
         link_info = dict(link_info)
         problem = link_info.pop("whole_program_problem", None)
         if problem:
-            warnings.warn(f"tilelang: TILELANG_WHOLE_PROGRAM=1, but the whole-program step could not run for "
-                          f"kernel '{compiled.name}' ({problem}); it runs as linked, and that cubin is not cached",
-                          RuntimeWarning, stacklevel=2)
+            warnings.warn(f"tilelang: the whole-program step could not run for kernel '{compiled.name}' ({problem}); "
+                          f"it runs as linked" + (", and that cubin is not cached" if ptxas else "") +
+                          " (TILELANG_WHOLE_PROGRAM=0 turns the step off)", RuntimeWarning, stacklevel=2)
         self.link_info[arch] = link_info
-        return cubin, link_info, not problem
+        return cubin, link_info, not (problem and ptxas)
 
     def _store(self, key: str, arch: str, compiled, cubin, link_info, replace: bool) -> None:
         """Writes the stages, the cubin (if any) and what a later lookup

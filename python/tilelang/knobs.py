@@ -46,16 +46,18 @@ found first for the same kinds of arguments.
                            SM its PTX asks for, instead of searching for
                            the most that fit without spilling registers
                            (docs/runtime.md, "Occupancy search")
-``TILELANG_WHOLE_PROGRAM=1``  after the occupancy search, compile a
-                           kernel that links nothing once more with the
-                           ptxas binary (``$TILELANG_PTXAS``, else
+``TILELANG_WHOLE_PROGRAM=0``  do not run the occupancy search's
+                           whole-program step. On by default: a kernel
+                           that links nothing is compiled once more with
+                           the ptxas binary (``$TILELANG_PTXAS``, else
                            ``$CUDA_HOME/bin``, ``$PATH``,
                            ``/usr/local/cuda/bin``) as a whole program
-                           without its ``.minnctapersm``, and keep that
-                           cubin where it keeps as many blocks per SM
+                           without its ``.minnctapersm``, and that cubin
+                           kept where it keeps as many blocks per SM
                            (blocks of 8 warps, at most 3 resident;
-                           docs/runtime.md, "Occupancy search"). Off by
-                           default; a separate cache key
+                           docs/runtime.md, "Occupancy search"). Where no
+                           ptxas is found the step is skipped quietly;
+                           ``=1`` asks for it and warns where it cannot run
 ``TILELANG_PTXAS_TIMEOUT=S``  seconds a ptxas run of that step may take
                            before it is stopped and the linked cubin kept
                            (default 300; read by the C++ runtime)
@@ -124,6 +126,13 @@ def occupancy_search() -> bool:
 
 
 def whole_program() -> bool:
+    """Whether the whole-program step may run (unless set to 0)."""
+    return _on_unless_off("TILELANG_WHOLE_PROGRAM")
+
+
+def whole_program_requested() -> bool:
+    """Whether TILELANG_WHOLE_PROGRAM asks for the step explicitly (set to
+    1): then a missing ptxas is warned of, not skipped quietly."""
     return _flag("TILELANG_WHOLE_PROGRAM")
 
 

@@ -16,10 +16,10 @@
 // RUN: %if ptxas %{ sed 's/1024/8192/g' %S/../Target/PTX/layernorm.mlir | tilelang-compile - --arch=sm_90a --num-warps=16 --report -o /dev/null 2>&1 | FileCheck %s --check-prefix=SIXTEEN %}
 // RUN: %if ptxas %{ sed 's/1024/16384/g' %S/../Target/PTX/layernorm.mlir | tilelang-compile - --arch=sm_90a --num-warps=2 --report -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPILLING %}
 // RUN: %if ptxas %{ tilelang-compile %S/../Target/PTX/matmul.mlir --arch=sm_90a --report -o /dev/null 2>&1 | FileCheck %s --check-prefix=DOT %}
-// The whole-program step (TILELANG_WHOLE_PROGRAM=1): the one-row layer norm
-// of 12288 columns on 8 warps keeps its floor of 2 blocks; without the
-// directive, compiled as a whole program, its registers (ptxas's own
-// choice) keep those 2 too, so the runtime would use that cubin. The wide
+// The whole-program step (on unless TILELANG_WHOLE_PROGRAM=0): the one-row
+// layer norm of 12288 columns on 8 warps keeps its floor of 2 blocks;
+// without the directive, compiled as a whole program, its registers
+// (ptxas's own choice) keep those 2 too, so the runtime would use that cubin. The wide
 // layernorm on 8 warps keeps more than 3 blocks and 16 warps are not 8:
 // not tried.
 // RUN: %if ptxas %{ tilelang-compile %S/../Target/PTX/layernorm-row.mlir --arch=sm_90a --num-warps=8 --report -o /dev/null 2>&1 | FileCheck %s --check-prefix=ROW %}
@@ -32,12 +32,12 @@
 // WIDE-NEXT: 2 blocks: {{[0-9]+}} registers, 0 bytes of local memory
 // WIDE-NEXT: 8 blocks: {{[0-9]+}} registers, {{[0-9]+}} bytes of local memory
 // WIDE: kept: {{[2-8]}} blocks per SM
-// WIDE-NEXT: whole program (TILELANG_WHOLE_PROGRAM=1): not tried (only where a floor that fits keeps at most 3 blocks of 8 warps)
+// WIDE-NEXT: whole program: not tried (only where a floor that fits keeps at most 3 blocks of 8 warps)
 
 // SIXTEEN: occupancy search ({{.*}}the PTX asks for 1 block per SM, an sm_90a SM holds 4 of 512 threads):
 // SIXTEEN-NEXT: 1 block: {{[0-9]+}} registers, 0 bytes of local memory
 // SIXTEEN: kept: {{[1-4]}} block{{s?}} per SM
-// SIXTEEN-NEXT: whole program (TILELANG_WHOLE_PROGRAM=1): not tried
+// SIXTEEN-NEXT: whole program: not tried
 
 // SPILLING: occupancy search ({{.*}}the PTX asks for 8 blocks per SM, an sm_90a SM holds 32 of 64 threads):
 // SPILLING-NEXT: 8 blocks: 128 registers, {{[1-9][0-9]*}} bytes of local memory
@@ -52,4 +52,4 @@
 // ROW: occupancy search ({{.*}}the PTX asks for 2 blocks per SM, an sm_90a SM holds 8 of 256 threads):
 // ROW-NEXT: 2 blocks: {{[0-9]+}} registers, 0 bytes of local memory
 // ROW: kept: 2 blocks per SM (as the PTX asks; its {{[0-9]+}} registers allow 2)
-// ROW-NEXT: whole program (TILELANG_WHOLE_PROGRAM=1): without .minnctapersm, {{[0-9]+}} registers, 0 bytes of local memory, 2 blocks per SM where the linked cubin keeps 2: the runtime would use it
+// ROW-NEXT: whole program: without .minnctapersm, {{[0-9]+}} registers, 0 bytes of local memory, 2 blocks per SM where the linked cubin keeps 2: the runtime would use it

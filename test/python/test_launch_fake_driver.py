@@ -137,6 +137,13 @@ print(json.dumps(report))
 """
 
 
+def run_script(library, source, env=None):
+    """fakecuda.run_script with the occupancy search alone: its
+    whole-program step, which would add a ptxas run and a "whole_program"
+    field to link_info, is test_whole_program_fake_driver.py's."""
+    return fakecuda.run_script(library, source, env={"TILELANG_WHOLE_PROGRAM": "0", **(env or {})})
+
+
 @pytest.fixture(scope="module")
 def library(tmp_path_factory):
     return fakecuda.build(tmp_path_factory.mktemp("fakecuda"))
@@ -144,7 +151,7 @@ def library(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def launches(library):
-    return fakecuda.run_script(library, LAUNCHES)
+    return run_script(library, LAUNCHES)
 
 
 def pointer(value):
@@ -198,7 +205,7 @@ def test_bad_grids_and_host_tensors_raise_before_the_driver_is_called(launches):
 
 
 def test_bulk_copy_kernels_get_their_tensor_maps_encoded(library):
-    report = fakecuda.run_script(library, DESCRIPTORS)
+    report = run_script(library, DESCRIPTORS)
     launch = report["launch"]
     assert launch["name"] == "matmul_descriptor_kernel"
     assert launch["block"] == [256, 1, 1]
@@ -290,7 +297,7 @@ def test_the_occupancy_search_keeps_the_most_blocks_that_do_not_spill(library, r
                                                                       local):
     # The lowering asks for 2 blocks of 8 warps; see fake_cuda.c for how
     # the stand-in's registers and spills follow the blocks asked for.
-    report = fakecuda.run_script(library, OCCUPANCY, env={"FAKE_CUDA_REGISTERS": registers})
+    report = run_script(library, OCCUPANCY, env={"FAKE_CUDA_REGISTERS": registers})
     assert report["ptx_asks"] == 2
     assert report["info"] == {"min_blocks_per_sm": blocks, "links": links}
     assert report["cubin_asks"] == blocks
@@ -329,7 +336,7 @@ print(json.dumps(report))
 def test_tensor_core_kernels_are_searched_from_the_ptx_as_written(library, registers, blocks, links, used):
     # Their PTX asks for no blocks per SM; the search adds the directive
     # only where more blocks fit without local memory.
-    report = fakecuda.run_script(library, TENSOR_CORE_OCCUPANCY, env={"FAKE_CUDA_REGISTERS": registers})
+    report = run_script(library, TENSOR_CORE_OCCUPANCY, env={"FAKE_CUDA_REGISTERS": registers})
     assert report["ptx_asks"] is False
     assert report["info"] == {"min_blocks_per_sm": blocks, "links": links}
     assert report["cubin_asks"] == blocks
@@ -351,7 +358,7 @@ print(json.dumps(report))
 
 def test_a_trial_that_fails_to_link_ends_the_search_with_the_ptx_as_written(library):
     # 72 registers allow 3 blocks; the trial at 8 does not link.
-    report = fakecuda.run_script(library, LINK_FAILURE, env={"FAKE_CUDA_REGISTERS": "72,60",
+    report = run_script(library, LINK_FAILURE, env={"FAKE_CUDA_REGISTERS": "72,60",
                                                              "FAKE_CUDA_LINK_FAIL_AT": "8"})
     assert report["error"] is None
     assert report["info"] == {"min_blocks_per_sm": 2, "links": 2}
@@ -360,7 +367,7 @@ def test_a_trial_that_fails_to_link_ends_the_search_with_the_ptx_as_written(libr
 def test_a_spilling_floor_is_searched_down_to_the_most_blocks_without_local_memory(library):
     # 2 warps: the floor asks for 8 blocks (a budget of 128 registers), too
     # few for 200. Below it: 4 fits (255), 6 spills (168), 5 fits (200).
-    report = fakecuda.run_script(library, OCCUPANCY, env={"FAKE_CUDA_REGISTERS": "200", "WARPS": "2"})
+    report = run_script(library, OCCUPANCY, env={"FAKE_CUDA_REGISTERS": "200", "WARPS": "2"})
     assert report["ptx_asks"] == 8
     assert report["info"] == {"min_blocks_per_sm": 5, "links": 4}
     assert report["cubin_asks"] == 5
@@ -368,7 +375,7 @@ def test_a_spilling_floor_is_searched_down_to_the_most_blocks_without_local_memo
 
 
 def test_the_ptx_as_written_failing_to_link_is_the_error_reported(library):
-    report = fakecuda.run_script(library, LINK_FAILURE, env={"FAKE_CUDA_REGISTERS": "72,60",
+    report = run_script(library, LINK_FAILURE, env={"FAKE_CUDA_REGISTERS": "72,60",
                                                              "FAKE_CUDA_LINK_FAIL_AT": "2"})
     assert report["error"].startswith("RuntimeError: cuLinkAddData failed for kernel 'axpy': "
                                       "CUDA_ERROR_INVALID_PTX"), report["error"]
@@ -376,7 +383,7 @@ def test_the_ptx_as_written_failing_to_link_is_the_error_reported(library):
 
 
 def test_the_occupancy_search_can_be_turned_off(library):
-    report = fakecuda.run_script(library, OCCUPANCY, env={"FAKE_CUDA_REGISTERS": "72,60",
+    report = run_script(library, OCCUPANCY, env={"FAKE_CUDA_REGISTERS": "72,60",
                                                           "TILELANG_OCCUPANCY_SEARCH": "0"})
     assert report["info"] == {"min_blocks_per_sm": 2, "links": 1}
     assert report["links"] == 1
@@ -421,7 +428,7 @@ print(json.dumps(report))
 
 
 def test_maxnreg_caps_registers_and_skips_the_search(library):
-    report = fakecuda.run_script(library, MAXNREG, env={"FAKE_CUDA_REGISTERS": "72,60"})
+    report = run_script(library, MAXNREG, env={"FAKE_CUDA_REGISTERS": "72,60"})
     assert report["maxnreg"] == 80
     assert report["info"] == {"min_blocks_per_sm": 0, "links": 1}
     assert report["cubin_has_maxnreg"] and not report["cubin_has_minnctapersm"]
@@ -467,7 +474,7 @@ def test_the_occupancy_search_stops_at_the_blocks_shared_memory_allows(library):
     # 4 warps taking 128 registers (squeezable to 24): 4 blocks as the PTX
     # asks; threads alone would allow 16 (32 registers each), shared memory
     # 5, which fit.
-    report = fakecuda.run_script(library, SHARED_BOUND, env={"FAKE_CUDA_REGISTERS": "128,24"})
+    report = run_script(library, SHARED_BOUND, env={"FAKE_CUDA_REGISTERS": "128,24"})
     assert report["shared"] > 0
     assert report["ptx_asks"] == 4
     assert report["info"] == {"min_blocks_per_sm": 5, "links": 2}
@@ -520,7 +527,7 @@ print(json.dumps(report))
 def test_autotuning_descriptor_kernels_gives_each_config_its_block_shapes(library):
     # The tuning space's pre_hook sets the descriptors' block shapes before
     # each config is compiled; the tuned launch uses the best config's.
-    report = fakecuda.run_script(library, AUTOTUNE)
+    report = run_script(library, AUTOTUNE)
     assert report["best"] == ("BLOCK_SIZE_M: 128, BLOCK_SIZE_N: 128, BLOCK_SIZE_K: 64, GROUP_SIZE_M: 8, "
                               "num_warps: 4, num_stages: 4")
     # Every config but the one over the shared-memory limit (256x256) was timed.
@@ -533,7 +540,7 @@ def test_autotuning_descriptor_kernels_gives_each_config_its_block_shapes(librar
 
 
 def test_driver_errors_name_the_call_the_error_and_the_kernel(library):
-    report = fakecuda.run_script(library, PRELUDE + """
+    report = run_script(library, PRELUDE + """
 x = Tensor((64,), "float32")
 report["error"] = error_of(lambda: axpy[(1,)](x, x, 64, 1.0, BLOCK=64))
 print(json.dumps(report))
@@ -543,7 +550,7 @@ print(json.dumps(report))
 
 
 def test_shared_memory_beyond_the_device_limit_is_refused_by_name(library):
-    report = fakecuda.run_script(library, PRELUDE + """
+    report = run_script(library, PRELUDE + """
 @tilelang.jit
 def stage(x_ptr, y_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
@@ -559,7 +566,7 @@ print(json.dumps(report))
 
 
 def test_a_missing_driver_library_is_named(library, tmp_path):
-    report = fakecuda.run_script(library, PRELUDE + """
+    report = run_script(library, PRELUDE + """
 x = Tensor((64,), "float32")
 report["error"] = error_of(lambda: axpy[(1,)](x, x, 64, 1.0, BLOCK=64))
 print(json.dumps(report))
@@ -599,7 +606,7 @@ def _bridge_built():
 
 @pytest.mark.parametrize("knob", ["0", None])
 def test_launches_go_on_torchs_current_stream_once_torch_is_imported(library, knob):
-    report = fakecuda.run_script(library, TORCH_LINK, env={"TILELANG_TORCH_BRIDGE": knob} if knob else None)
+    report = run_script(library, TORCH_LINK, env={"TILELANG_TORCH_BRIDGE": knob} if knob else None)
     assert report["status_before"] == "torch is not imported"
     assert report["stream_before"] == 0  # the default stream
     # torch._C._cuda_getCurrentRawStream(-1), asked through Python: the
@@ -633,7 +640,7 @@ print(json.dumps(report))
 
 
 def test_num_ctas_one_is_accepted_and_clusters_refused(library):
-    report = fakecuda.run_script(library, NUM_CTAS)
+    report = run_script(library, NUM_CTAS)
     assert report["launch"] == [128, 1, 1] and report["again"] == [128, 1, 1]
     assert report["same_kernel"]
     message = "num_ctas={}: tilelang runs one CTA per program (thread-block clusters are not supported)"

@@ -313,6 +313,7 @@ def test_processes_on_two_devices_publish_one_cache_entry_at_once(library, tmp_p
     cache, go, script = tmp_path / "cache", tmp_path / "go", tmp_path / "child.py"
     script.write_text(RACE)
     env = dict(os.environ, TILELANG_CACHE_DIR=str(cache), TILELANG_LIBCUDA=str(library), GO=str(go),
+               TILELANG_PTXAS=str(fakecuda.FAKE_PTXAS),
                PYTHONPATH=os.pathsep.join([str(fakecuda.HERE), str(fakecuda.HERE.parent)]), **TWO_DEVICES)
     children = [subprocess.Popen([sys.executable, str(script)], env=dict(env, DEVICE=str(device)),
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for device in (0, 1)]

@@ -1,18 +1,17 @@
-"""The occupancy search's whole-program step (TILELANG_WHOLE_PROGRAM=1,
-docs/runtime.md "Occupancy search") without a GPU: the stand-in driver
-(fakecuda/fake_cuda.c) links and reports registers, and fakecuda/fake_ptxas,
-named by TILELANG_PTXAS, stands in for the ptxas binary that compiles the
-PTX without its .minnctapersm as a whole program. Which cubin is kept, what
-link_info and the cache entry say, and that the knob has its own cache key.
-Each case runs in a child process (the runtime opens the driver once)."""
-
-import pathlib
+"""The occupancy search's whole-program step (on unless
+TILELANG_WHOLE_PROGRAM=0, docs/runtime.md "Occupancy search") without a GPU:
+the stand-in driver (fakecuda/fake_cuda.c) links and reports registers, and
+fakecuda/fake_ptxas, named by TILELANG_PTXAS, stands in for the ptxas binary
+that compiles the PTX without its .minnctapersm as a whole program. Which
+cubin is kept, what link_info and the cache entry say, when the step runs,
+and what its cache key names. Each case runs in a child process (the runtime
+opens the driver once)."""
 
 import pytest
 
 from fakecuda import fakecuda
 
-FAKE_PTXAS = pathlib.Path(fakecuda.__file__).resolve().parent / "fake_ptxas"
+FAKE_PTXAS = fakecuda.FAKE_PTXAS
 
 SCRIPT = """
 import json, os, re, warnings
@@ -23,6 +22,10 @@ import tilelang.language as tl
 from tilelang.jit import _current_arch
 
 PRINT = os.environ.get("PRINT") == "1"
+if os.environ.get("NO_PTXAS") == "1":
+    # A host where the runtime's search finds no ptxas (this machine may
+    # hold a toolkit at /usr/local/cuda, which the search would find).
+    tilelang._C.find_ptxas = lambda: None
 
 
 @tilelang.jit
@@ -134,13 +137,49 @@ def test_the_linked_cubin_stays_where_the_whole_program_spills(library, tmp_path
     assert report["cubin_asks"] == 2
 
 
-def test_the_step_is_off_by_default_and_has_its_own_cache_key(library, tmp_path):
-    off, runs, _ = run(library, tmp_path, FAKE_PTXAS_REGISTERS="127")
+def test_the_step_runs_by_default_where_a_ptxas_is_found(library, tmp_path):
+    report, runs, _ = run(library, tmp_path, FAKE_PTXAS_REGISTERS="127")
+    assert report["info"] == {"min_blocks_per_sm": 2, "links": 5, "whole_program": 1}
+    assert report["cubin_from_ptxas"] and len(runs) == 1
+    assert report["warnings"] == []
+
+
+def test_0_turns_the_step_off_under_its_own_cache_key(library, tmp_path):
+    off, runs, _ = run(library, tmp_path, TILELANG_WHOLE_PROGRAM="0", FAKE_PTXAS_REGISTERS="127")
     assert off["info"] == {"min_blocks_per_sm": 2, "links": 4}
     assert runs == []  # ptxas never ran
     assert off["cubin_asks"] == 2 and not off["cubin_from_ptxas"]
-    on, _, _ = run(library, tmp_path, TILELANG_WHOLE_PROGRAM="1", FAKE_PTXAS_REGISTERS="127")
+    on, _, _ = run(library, tmp_path, FAKE_PTXAS_REGISTERS="127")
     assert on["key"] != off["key"]
+
+
+def test_without_a_ptxas_the_default_skips_the_step_quietly(library, tmp_path):
+    # No warning on a host without a toolkit: the cubin is the linked one,
+    # under the key of the step turned off, and cached.
+    cache = str(tmp_path / "cache")
+    report, runs, _ = run(library, tmp_path, FAKE_PTXAS_REGISTERS="127", NO_PTXAS="1", TILELANG_CACHE_DIR=cache)
+    assert report["info"] == {"min_blocks_per_sm": 2, "links": 4}
+    assert runs == [] and not report["cubin_from_ptxas"]
+    assert report["warnings"] == []
+    assert report["cached_cubin"] and report["driver_links_after_cached"] == report["driver_links"]
+    off, _, _ = run(library, tmp_path, TILELANG_WHOLE_PROGRAM="0", FAKE_PTXAS_REGISTERS="127")
+    assert report["key"] == off["key"]
+
+
+def test_the_cache_key_names_the_ptxas(library, tmp_path):
+    # Another toolkit's ptxas may compile the same PTX to another cubin: a
+    # cache shared by hosts with different toolkits keeps their cubins apart
+    # (another path, or the same path rewritten by an upgrade).
+    other = tmp_path / "other" / "ptxas"
+    other.parent.mkdir()
+    other.write_bytes(FAKE_PTXAS.read_bytes())
+    other.chmod(0o755)
+    first, _, _ = run(library, tmp_path, FAKE_PTXAS_REGISTERS="127")
+    moved, _, _ = run(library, tmp_path, FAKE_PTXAS_REGISTERS="127", TILELANG_PTXAS=str(other))
+    other.write_bytes(other.read_bytes() + b"\n# upgraded\n")
+    upgraded, _, _ = run(library, tmp_path, FAKE_PTXAS_REGISTERS="127", TILELANG_PTXAS=str(other))
+    assert len({first["key"], moved["key"], upgraded["key"]}) == 3
+    assert first["cubin_from_ptxas"] and moved["cubin_from_ptxas"] and upgraded["cubin_from_ptxas"]
 
 
 @pytest.mark.parametrize("warps", ["4", "16"])

@@ -246,10 +246,10 @@ long numberBefore(const std::string &report, const std::string &name,
   return std::strtol(report.c_str() + begin + 1, nullptr, 10);
 }
 
-/// What the search's whole-program step (TILELANG_WHOLE_PROGRAM=1) would
-/// do after keeping `kept` blocks per SM with the resources of `linked`:
-/// compile the PTX without `.minnctapersm` as a whole program and keep that
-/// where it keeps as many blocks (Occupancy.h, keepWholeProgram).
+/// What the search's whole-program step (on unless TILELANG_WHOLE_PROGRAM=0)
+/// would do after keeping `kept` blocks per SM with the resources of
+/// `linked`: compile the PTX without `.minnctapersm` as a whole program and
+/// keep that where it keeps as many blocks (Occupancy.h, keepWholeProgram).
 void reportWholeProgram(const std::string &ptxas,
                         const tilelang::CompileResult &result,
                         const tilelang::runtime::EntryDirectives &directives,
@@ -257,7 +257,7 @@ void reportWholeProgram(const std::string &ptxas,
                         int kept,
                         const tilelang::runtime::OccupancyTrial &linked) {
   using namespace tilelang::runtime;
-  std::cerr << "  whole program (TILELANG_WHOLE_PROGRAM=1): ";
+  std::cerr << "  whole program: ";
   if (!tryWholeProgram(limits, top, directives.threadsPerBlock, kept, linked)) {
     std::cerr << "not tried (only where a floor that fits keeps at most 3 "
                  "blocks of 8 warps)\n";

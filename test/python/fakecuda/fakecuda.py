@@ -25,6 +25,9 @@ import tempfile
 from tilelang_testing import FakeTensor as Tensor  # noqa: F401 - for the children
 
 HERE = pathlib.Path(__file__).resolve().parent
+# The stand-in for the ptxas binary of the occupancy search's whole-program
+# step: its "cubins" are PTX text, as the stand-in driver's.
+FAKE_PTXAS = HERE / "fake_ptxas"
 SOURCE = HERE / "fake_cuda.c"
 
 
@@ -50,6 +53,9 @@ def run_script(library: pathlib.Path, source: str, env=None, timeout=300):
     cache = tempfile.mkdtemp(prefix="tilelang-fakecuda-cache-")
     child_env.update({"TILELANG_CACHE_DIR": cache, "TILELANG_LIBCUDA": str(library), "PYTHONPATH": os.pathsep.join(
         [str(HERE), str(HERE.parent)] + ([child_env["PYTHONPATH"]] if child_env.get("PYTHONPATH") else []))})
+    # The whole-program step runs the stand-in ptxas (a toolkit's ptxas on
+    # this host would write real cubins, which the stand-in does not load).
+    child_env["TILELANG_PTXAS"] = str(FAKE_PTXAS)
     child_env.update(env or {})
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as script:
         script.write(source)

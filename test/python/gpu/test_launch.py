@@ -114,6 +114,9 @@ def test_occupancy_search_links_wide_rows_without_spilling(cols, block, warps, s
     from tilelang.jit import _current_arch
 
     monkeypatch.setenv("TILELANG_OCCUPANCY_SEARCH", "1" if search else "0")
+    # The search alone: its whole-program step (another link, another
+    # cubin) is test_whole_program.py's.
+    monkeypatch.setenv("TILELANG_WHOLE_PROGRAM", "0")
     rows = 37
     x = fresh(rows, cols, dtype=torch.float16)
     w = (torch.rand(cols, device="cuda") + 0.5).half()
