@@ -191,6 +191,27 @@ std::string evictSuffix(tile::EvictionPolicy evict) {
   return "";
 }
 
+/// The L2 cache policy of an eviction policy on a global access, as Triton
+/// gives it: createpolicy.fractional.L2::evict_first/evict_last over the
+/// whole access (fraction 1.0), passed to the access with .L2::cache_hint
+/// beside its .L1:: priority. Null where there is none (the normal policy,
+/// volatile accesses, other state spaces). The createpolicy has no side
+/// effects, so LLVM may merge equal ones and hoist them out of loops.
+Value l2CachePolicy(OpBuilder &b, Location loc, tile::EvictionPolicy evict,
+                    StringRef space, bool isVolatile) {
+  if (evict == tile::EvictionPolicy::Normal || space != ".global" || isVolatile)
+    return {};
+  StringRef level =
+      evict == tile::EvictionPolicy::EvictFirst ? "evict_first" : "evict_last";
+  return emitInlineAsm(
+             b, loc, b.getI64Type(), ValueRange{},
+             llvm::formatv("createpolicy.fractional.L2::{0}.b64 $0, 1.0;",
+                           level)
+                 .str(),
+             "=l", /*hasSideEffects=*/false)
+      .getResult(0);
+}
+
 /// The PTX state space of a tile pointer: .global, .shared or generic.
 std::string stateSpace(Type ptrLike) {
   auto pointer = cast<tile::PointerType>(getElementTypeOrSelf(ptrLike));
@@ -264,6 +285,10 @@ struct LoadLowering : public GlobalAccessLowering<tile::LoadOp> {
     unsigned totalBits = plan.totalBits();
     bool useAsm = plan.useAsm;
 
+    Value policy = useAsm ? l2CachePolicy(rewriter, loc, op.getEvict(),
+                                          stateSpace(op.getPtr().getType()),
+                                          op.getIsVolatile())
+                          : Value();
     SmallVector<Value> results;
     for (unsigned first = 0; first < count; first += vec) {
       SmallVector<Value> loaded;
@@ -308,13 +333,21 @@ struct LoadLowering : public GlobalAccessLowering<tile::LoadOp> {
           }
         }
         std::string width = reg.accessType(totalBits);
+        // The L2 policy is the last operand (after the `words` results).
+        std::string hint, hintOperand;
+        if (policy) {
+          hint = ".L2::cache_hint";
+          hintOperand = llvm::formatv(", ${0}", words + operands.size()).str();
+          operands.push_back(policy);
+          constraints += ",l";
+        }
         text += llvm::formatv(
-                    "@${0} ld{1}{8}{2}{3}{4}.{5} {6}, [ ${7} + 0 ];",
+                    "@${0} ld{1}{8}{2}{3}{9}{4}.{5} {6}, [ ${7} + 0 ]{10};",
                     words + 1, op.getIsVolatile() ? ".volatile" : "",
                     cacheSuffix(op.getCache()), evictSuffix(op.getEvict()),
-                    words > 1 ? llvm::formatv(".v{0}", words).str() : "",
-                    width, operandList(0, words), words,
-                    stateSpace(op.getPtr().getType()))
+                    words > 1 ? llvm::formatv(".v{0}", words).str() : "", width,
+                    operandList(0, words), words,
+                    stateSpace(op.getPtr().getType()), hint, hintOperand)
                     .str();
         auto asmOp = emitInlineAsm(rewriter, loc,
                                    SmallVector<Type>(words, wordType), operands,
@@ -354,6 +387,10 @@ struct StoreLowering : public GlobalAccessLowering<tile::StoreOp> {
     unsigned totalBits = plan.totalBits();
     bool useAsm = plan.useAsm;
 
+    Value policy = useAsm ? l2CachePolicy(rewriter, loc, op.getEvict(),
+                                          stateSpace(op.getPtr().getType()),
+                                          /*isVolatile=*/false)
+                          : Value();
     for (unsigned first = 0; first < count; first += vec) {
       SmallVector<Value> group;
       for (unsigned index = 0; index < vec; ++index)
@@ -382,14 +419,22 @@ struct StoreLowering : public GlobalAccessLowering<tile::StoreOp> {
       }
       operands.push_back(access.predicate(rewriter, loc, first));
       constraints += ",b";
+      // The L2 policy is the last operand.
+      std::string hint, hintOperand;
+      if (policy) {
+        hint = ".L2::cache_hint";
+        hintOperand = llvm::formatv(", ${0}", operands.size()).str();
+        operands.push_back(policy);
+        constraints += ",l";
+      }
       std::string width = reg.accessType(totalBits);
       std::string text =
-          llvm::formatv("@${0} st{6}{1}{2}{3}.{4} [ $0 + 0 ], {5};",
+          llvm::formatv("@${0} st{6}{1}{2}{7}{3}.{4} [ $0 + 0 ], {5}{8};",
                         words + 1, cacheSuffix(op.getCache()),
                         evictSuffix(op.getEvict()),
                         words > 1 ? llvm::formatv(".v{0}", words).str() : "",
                         width, operandList(1, words),
-                        stateSpace(op.getPtr().getType()))
+                        stateSpace(op.getPtr().getType()), hint, hintOperand)
               .str();
       emitInlineAsm(rewriter, loc, TypeRange{}, operands, text, constraints);
     }
