@@ -18,7 +18,7 @@ each kernel and compiler's children): a fresh process costs mostly its
 imports (torch, Triton) and CUDA's initialization, about 2-4 s, so the
 default run of both kernels under both compilers takes about two minutes.
 
-  python bench/warm_start.py [--runs N] [--only matmul,layernorm] [--out FILE.md]
+  python bench/warm_start.py [--runs N] [--only matmul,layernorm] [--compilers tilelang,triton] [--out FILE.md]
   python bench/warm_start.py --fake-driver build/fakecuda/libcuda.so.1   # no GPU:
       tilelang only, launching through the recording stand-in driver
       (test/python/fakecuda), tensors faked; nothing runs
@@ -146,6 +146,8 @@ def main(argv=None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=7, help="fresh processes per kernel and compiler (default 7)")
     parser.add_argument("--only", default="matmul,layernorm", help="kernels: matmul, layernorm (default both)")
+    parser.add_argument("--compilers", default="tilelang,triton",
+                        help="tilelang and/or triton (default both; Triton where it is importable)")
     parser.add_argument("--fake-driver", type=pathlib.Path,
                         help="the stand-in driver library (test/python/fakecuda): tilelang only, no GPU")
     parser.add_argument("--out", type=pathlib.Path, help="also write the table (markdown) to this file")
@@ -155,13 +157,18 @@ def main(argv=None) -> int:
     kernels = [k.strip() for k in args.only.split(",") if k.strip()]
     if not kernels or set(kernels) - {"matmul", "layernorm"}:
         parser.error("--only takes matmul and/or layernorm")
-    compilers = ["tilelang"]
-    if not args.fake_driver:
+    wanted = [c.strip() for c in args.compilers.split(",") if c.strip()]
+    if not wanted or set(wanted) - {"tilelang", "triton"}:
+        parser.error("--compilers takes tilelang and/or triton")
+    compilers = [c for c in wanted if c == "tilelang"]
+    if "triton" in wanted and not args.fake_driver:
         try:
             import triton  # noqa: F401
             compilers.append("triton")
         except ImportError:
             print("note: Triton is not importable; tilelang only", file=sys.stderr)
+    if not compilers:
+        parser.error("nothing to time: Triton does not run on the stand-in driver")
     from tilelang.testing import markdown_table
 
     rows = []
@@ -173,8 +180,10 @@ def main(argv=None) -> int:
             parts = ", ".join(f"{label} {ms:.2f}" for label, ms in result["parts"].items()) or "-"
             rows.append([which, compiler, f"{result['first_ms']:.2f}", f"{result['second_ms']:.3f}",
                          f"{result['first_ms'] - result['second_ms']:.2f}", f"{result['import_ms']:.0f}", parts])
-            print(f"{which} {compiler}: first launch {result['first_ms']:.2f} ms (median of {args.runs}; "
-                  f"{args.runs} fresh processes in {result['wall_s']:.1f} s)", file=sys.stderr)
+            # The parts too, so that a run cut short still says where the time went.
+            print(f"{which} {compiler}: first launch {result['first_ms']:.2f} ms, second "
+                  f"{result['second_ms']:.3f} ms (medians of {args.runs}; {args.runs} fresh processes in "
+                  f"{result['wall_s']:.1f} s){'; ' + parts if parts != '-' else ''}", file=sys.stderr)
     where = "through the stand-in driver, no GPU: nothing runs" if args.fake_driver else "on the GPU"
     text = (f"# Warm start: first launch of a cached kernel in a fresh process ({where}; "
             f"median of {args.runs})\n\n"
