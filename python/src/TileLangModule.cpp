@@ -475,6 +475,12 @@ PYBIND11_MODULE(_C, m) {
   m.def("torch_bridge_status", &tilelang::python::torchBridgeStatus,
         "How the launcher reads torch tensors: 'active' (in C++, through "
         "tilelang._C_torch) or why it asks Python (docs/runtime.md).");
+  m.def(
+      "connect_torch",
+      [] { return tilelang::python::torchLink().imported; },
+      "Connects the launcher to torch now where torch is imported (its "
+      "stream query and tilelang._C_torch, which a launch would otherwise "
+      "load first); returns whether torch is imported.");
   m.def("set_torch_bridge", &tilelang::python::setTorchBridge,
         py::arg("enabled"),
         "Turns the torch bridge on or off for this process (benchmarks "

@@ -9,6 +9,8 @@ kernels, ``tilelang.ops`` offers the bundled ones as torch operators.
 docs/tutorial.md is a first walk through.
 """
 
+import sys
+
 from tilelang.errors import CompilationError, Diagnostic
 from tilelang.ir import CompiledIR, compile_ir, compiler_version, run_pipeline, verify
 from tilelang.jit import CompiledKernel, JITFunction, cdiv, jit, next_power_of_2
@@ -28,6 +30,16 @@ try:  # noqa: SIM105
     import tilelang._C  # noqa: E402,F401
 except ImportError:
     pass
+else:
+    # Where torch is imported already, the launcher's link to it (torch's
+    # stream query and tilelang._C_torch, about 1.5 ms to load) is made now
+    # too; otherwise the first launch after torch's import makes it. A
+    # failure here is left to that launch to report.
+    if "torch" in sys.modules:
+        try:
+            tilelang._C.connect_torch()
+        except Exception:  # noqa: BLE001
+            pass
 
 __all__ = [
     "CompilationError",

@@ -621,6 +621,42 @@ def test_launches_go_on_torchs_current_stream_once_torch_is_imported(library, kn
         assert report["status_after"].startswith("tilelang._C_torch is not available (")
 
 
+# torch imported before tilelang: the import links the launcher to it (its
+# stream query, read once, and tilelang._C_torch), so that a warm process's
+# first launch does not; the stand-in counts the stream query's reads.
+TORCH_FIRST = """
+import json, sys, types
+
+
+class Native:
+    reads = 0
+
+    @property
+    def _cuda_getCurrentRawStream(self):
+        Native.reads += 1
+        return lambda device: 0x5EA0 + device + 1
+
+
+torch = types.ModuleType("torch")
+torch.__version__ = "0.0+stub"
+torch.cuda = types.SimpleNamespace(current_device=lambda: 0)
+torch._C = Native()
+sys.modules["torch"] = torch
+import tilelang
+report = {"reads_at_import": Native.reads, "status": tilelang._C.torch_bridge_status()}
+print(json.dumps(report))
+"""
+
+
+def test_importing_tilelang_after_torch_links_the_launcher_to_torch(library):
+    report = run_script(library, TORCH_FIRST)
+    assert report["reads_at_import"] == 1
+    if _bridge_built():
+        assert report["status"].startswith("tilelang._C_torch was built for torch "), report["status"]
+    else:
+        assert report["status"].startswith("tilelang._C_torch is not available ("), report["status"]
+
+
 NUM_CTAS = PRELUDE + """
 x = Tensor((1000,), "float32", 0x7F0000001000)
 y = Tensor((1000,), "float32", 0x7F0000002000)
