@@ -1539,6 +1539,23 @@ func.func @cache_and_evict(%p: !tile.ptr<f32>) {
 
 // -----
 
+// PTX's ld.volatile takes no cache operator or eviction priority.
+func.func @volatile_and_evict(%p: !tile.ptr<f32>) {
+  // expected-error @+1 {{a volatile load takes no cache modifier or eviction policy}}
+  %v = tile.load %p evict = evict_first volatile : !tile.ptr<f32>
+  return
+}
+
+// -----
+
+func.func @volatile_and_cache(%p: !tile.ptr<f32>) {
+  // expected-error @+1 {{a volatile load takes no cache modifier or eviction policy}}
+  %v = tile.load %p cache = cg volatile : !tile.ptr<f32>
+  return
+}
+
+// -----
+
 // Block dimensions are powers of two, as in Triton.
 func.func @ragged_block(%x: f32) {
   // expected-error @+1 {{result #0 must be tensor with power-of-two dimensions of tile element values, but got 'tensor<160xf32>'}}

@@ -57,6 +57,11 @@ LogicalResult LoadOp::verify() {
     return emitOpError("'other' requires a 'mask'");
   if (failed(verifyCacheHints(*this, getCache(), getEvict())))
     return failure();
+  // PTX's ld.volatile takes neither (ptxas rejects the instruction).
+  if (getIsVolatile() && (getCache() != CacheModifier::None ||
+                          getEvict() != EvictionPolicy::Normal))
+    return emitOpError("a volatile load takes no cache modifier or eviction "
+                       "policy");
   switch (getCache()) {
   case CacheModifier::WB:
   case CacheModifier::WT:
