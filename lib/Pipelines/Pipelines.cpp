@@ -65,6 +65,8 @@ void buildTileGPUToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   // After the last CSE, which would merge the copies' arithmetic back.
   pm.addNestedPass<LLVM::LLVMFuncOp>(createRematerializePastLoops());
+  // Last: barriers are judged on the final memory accesses.
+  pm.addNestedPass<LLVM::LLVMFuncOp>(createRemoveRedundantBarriers());
 }
 
 void registerTileLangPipelines() {

@@ -87,4 +87,37 @@ def RematerializePastLoops
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def RemoveRedundantBarriers
+    : Pass<"tilelang-remove-redundant-barriers", "mlir::LLVM::LLVMFuncOp"> {
+  let summary = "Remove block-wide barriers that order no memory access";
+  let description = [{
+    A block-wide barrier (`nvvm.barrier0`, PTX `bar.sync 0`) in a kernel
+    orders every thread's memory accesses before it against every thread's
+    accesses after it. It is removed where no such pair can conflict: on
+    every path to it from the kernel's entry or from the previous barrier
+    the threads only read global memory (or touch no memory at all), and,
+    where they do read global memory, no path from it to the next barrier
+    or to the kernel's exit writes global or generic memory or performs an
+    atomic. Typically the first barrier of a cross-warp reduction, placed
+    before it writes its shared scratch, when only the kernel's global
+    loads precede it.
+
+    The paths are followed through the control-flow graph, around loops
+    too. Each operation is classified: memory-effect-free operations and
+    intrinsics that LLVM declares free of memory accesses touch nothing;
+    `llvm.load`/`llvm.store` by their address space (generic counts as
+    both shared and global); inline assembly by its text, where only `mov`,
+    `createpolicy` and weak `ld`/`st` of the global, shared or generic
+    state space are recognized; anything else (calls, atomics, fences,
+    async copies, mbarriers, named or cluster barriers, volatile or atomic
+    accesses) counts as touching all memory, so the barriers around it
+    stay. Barriers are removed one at a time, each decision made on the
+    program without the barriers removed before it. Only kernels
+    (`nvvm.kernel`) are visited: a device function's entry is not the
+    kernel's.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect"];
+}
+
 #endif // TILELANG_CONVERSION_PASSES_TD

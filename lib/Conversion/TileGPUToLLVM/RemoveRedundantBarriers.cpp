@@ -1,0 +1,259 @@
+//===- RemoveRedundantBarriers.cpp - barriers that order nothing ----------===//
+//
+// Part of tilelang. The tilelang-remove-redundant-barriers pass: a kernel's
+// block-wide barrier goes where no memory access before it can conflict with
+// one after it (see Passes.td).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilelang/Conversion/Passes.h"
+
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/Attributes.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/LLVMContext.h"
+
+namespace tilelang {
+#define GEN_PASS_DEF_REMOVEREDUNDANTBARRIERS
+#include "tilelang/Conversion/Passes.h.inc"
+} // namespace tilelang
+
+using namespace mlir;
+
+namespace {
+
+/// What an operation may do to memory that another thread can see, as a set
+/// of bits. Unknown stands for everything (and for any ordering effect).
+enum Effect : unsigned {
+  kNone = 0,
+  kShared = 1,      // reads or writes shared memory
+  kGlobalRead = 2,  // reads global memory
+  kGlobalWrite = 4, // writes global memory (atomics are Unknown)
+  kUnknown = 8,
+};
+
+/// The effects of a PTX state space's access: global, shared or generic;
+/// Unknown for any other space (or none recognized).
+unsigned spaceEffect(StringRef space, bool isWrite) {
+  unsigned global = isWrite ? kGlobalWrite : kGlobalRead;
+  if (space == "global")
+    return global;
+  if (space == "shared" || space == "shared::cta")
+    return kShared;
+  if (space.empty())
+    return kShared | global;
+  return kUnknown;
+}
+
+/// One PTX instruction of inline assembly (predicate stripped, no `;`).
+/// Only moves, cache policies and weak loads and stores are recognized.
+unsigned ptxInstructionEffect(StringRef instruction) {
+  instruction = instruction.trim();
+  if (instruction.empty())
+    return kNone;
+  if (instruction.starts_with("@"))
+    instruction = instruction.drop_until(llvm::isSpace).trim();
+  StringRef opcode = instruction.take_until(llvm::isSpace);
+  SmallVector<StringRef> parts;
+  opcode.split(parts, '.');
+  StringRef base = parts.front();
+  if (base == "mov" || base == "createpolicy")
+    return kNone;
+  if (base != "ld" && base != "st")
+    return kUnknown;
+  bool isWrite = base == "st";
+  StringRef space;
+  for (StringRef part : llvm::drop_begin(parts)) {
+    if (part == "global" || part == "shared" || part == "shared::cta") {
+      space = part;
+      continue;
+    }
+    // Vector widths, register types and cache operators or priorities;
+    // anything else (volatile, relaxed, acquire, release, scopes, other
+    // state spaces) is an ordering or a space this does not model.
+    bool isVector = part == "v2" || part == "v4" || part == "v8";
+    bool isType = part.size() >= 2 && StringRef("bsuf").contains(part[0]) &&
+                  llvm::all_of(part.drop_front(), llvm::isDigit);
+    bool isCache = part == "ca" || part == "cg" || part == "cs" ||
+                   part == "lu" || part == "cv" || part == "nc" ||
+                   part == "wb" || part == "wt" || part == "weak" ||
+                   part.starts_with("L1::") || part.starts_with("L2::");
+    if (!isVector && !isType && !isCache)
+      return kUnknown;
+  }
+  return spaceEffect(space, isWrite);
+}
+
+/// Inline assembly, instruction by instruction (comments dropped).
+unsigned inlineAsmEffect(LLVM::InlineAsmOp op) {
+  unsigned effect = kNone;
+  SmallVector<StringRef> lines;
+  op.getAsmString().split(lines, '\n');
+  for (StringRef line : lines) {
+    SmallVector<StringRef> instructions;
+    line.take_front(line.find("//")).split(instructions, ';');
+    for (StringRef instruction : instructions)
+      effect |= ptxInstructionEffect(instruction);
+  }
+  return effect;
+}
+
+/// An LLVM dialect access through a pointer of `type`: global, shared,
+/// generic, or thread-local (local memory, no other thread sees it).
+unsigned pointerEffect(Type type, bool isWrite) {
+  switch (cast<LLVM::LLVMPointerType>(type).getAddressSpace()) {
+  case 0:
+    return spaceEffect("", isWrite);
+  case 1:
+    return spaceEffect("global", isWrite);
+  case 3:
+    return spaceEffect("shared", isWrite);
+  case 5:
+    return kNone;
+  default:
+    return kUnknown;
+  }
+}
+
+/// The effects of one operation other than nvvm.barrier0.
+unsigned operationEffect(Operation *op, llvm::LLVMContext &llvmContext) {
+  if (auto load = dyn_cast<LLVM::LoadOp>(op))
+    return load.getVolatile_() ||
+                   load.getOrdering() != LLVM::AtomicOrdering::not_atomic
+               ? kUnknown
+               : pointerEffect(load.getAddr().getType(), /*isWrite=*/false);
+  if (auto store = dyn_cast<LLVM::StoreOp>(op))
+    return store.getVolatile_() ||
+                   store.getOrdering() != LLVM::AtomicOrdering::not_atomic
+               ? kUnknown
+               : pointerEffect(store.getAddr().getType(), /*isWrite=*/true);
+  if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op))
+    return inlineAsmEffect(asmOp);
+  if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op)) {
+    // LLVM's own table says which intrinsics touch no memory.
+    llvm::Intrinsic::ID id =
+        llvm::Intrinsic::lookupIntrinsicID(call.getIntrin());
+    if (id != llvm::Intrinsic::not_intrinsic &&
+        llvm::Intrinsic::getFnAttributes(llvmContext, id)
+            .getMemoryEffects()
+            .doesNotAccessMemory())
+      return kNone;
+    return kUnknown;
+  }
+  // Warp-level register exchanges and special-register reads touch no
+  // memory; so do the control-flow terminators.
+  if (isa<NVVM::ShflOp, NVVM::VoteSyncOp, LLVM::BrOp, LLVM::CondBrOp,
+          LLVM::SwitchOp, LLVM::ReturnOp, LLVM::UnreachableOp>(op) ||
+      op->getName().getStringRef().starts_with("nvvm.read.ptx.sreg."))
+    return kNone;
+  return isMemoryEffectFree(op) ? kNone : kUnknown;
+}
+
+/// The block-wide barrier the lowering emits (bar.sync 0); other barriers
+/// are classified as unknown effects.
+bool isBarrier(Operation &op) { return isa<NVVM::Barrier0Op>(op); }
+
+/// The effects on every path from the previous barrier or the kernel's
+/// entry to `barrier`.
+unsigned effectsBefore(NVVM::Barrier0Op barrier,
+                       llvm::LLVMContext &llvmContext) {
+  unsigned effect = kNone;
+  SmallVector<Block *> worklist;
+  llvm::SmallPtrSet<Block *, 8> scanned;
+  // Scans `ops` backward; true where a barrier ended the path.
+  auto scan = [&](auto &&ops) {
+    for (Operation &op : ops) {
+      if (isBarrier(op))
+        return true;
+      effect |= operationEffect(&op, llvmContext);
+    }
+    return false;
+  };
+  auto enqueuePredecessors = [&](Block *block) {
+    for (Block *predecessor : block->getPredecessors())
+      if (scanned.insert(predecessor).second)
+        worklist.push_back(predecessor);
+  };
+  Block *home = barrier->getBlock();
+  if (!scan(llvm::make_range(std::next(barrier->getReverseIterator()),
+                             home->rend())))
+    enqueuePredecessors(home);
+  while (!worklist.empty() && !(effect & kUnknown)) {
+    Block *block = worklist.pop_back_val();
+    if (!scan(llvm::reverse(*block)))
+      enqueuePredecessors(block);
+  }
+  return effect;
+}
+
+/// The effects on every path from `barrier` to the next barrier or the
+/// kernel's exit.
+unsigned effectsAfter(NVVM::Barrier0Op barrier,
+                      llvm::LLVMContext &llvmContext) {
+  unsigned effect = kNone;
+  SmallVector<Block *> worklist;
+  llvm::SmallPtrSet<Block *, 8> scanned;
+  // Scans `ops` forward; true where a barrier ended the path.
+  auto scan = [&](auto &&ops) {
+    for (Operation &op : ops) {
+      if (isBarrier(op))
+        return true;
+      effect |= operationEffect(&op, llvmContext);
+    }
+    return false;
+  };
+  auto enqueueSuccessors = [&](Block *block) {
+    for (Block *successor : block->getSuccessors())
+      if (scanned.insert(successor).second)
+        worklist.push_back(successor);
+  };
+  Block *home = barrier->getBlock();
+  if (!scan(llvm::make_range(std::next(barrier->getIterator()), home->end())))
+    enqueueSuccessors(home);
+  while (!worklist.empty() && !(effect & kUnknown)) {
+    Block *block = worklist.pop_back_val();
+    if (!scan(*block))
+      enqueueSuccessors(block);
+  }
+  return effect;
+}
+
+/// Whether `barrier` orders no pair of accesses that may conflict: only
+/// global reads (or nothing) before it, and no global write after it where
+/// there are reads before.
+bool ordersNothing(NVVM::Barrier0Op barrier, llvm::LLVMContext &llvmContext) {
+  unsigned before = effectsBefore(barrier, llvmContext);
+  if (before & ~unsigned(kGlobalRead))
+    return false;
+  if (before == kNone)
+    return true;
+  return !(effectsAfter(barrier, llvmContext) & (kGlobalWrite | kUnknown));
+}
+
+struct RemoveRedundantBarriersPass
+    : public tilelang::impl::RemoveRedundantBarriersBase<
+          RemoveRedundantBarriersPass> {
+  void runOnOperation() override {
+    LLVM::LLVMFuncOp func = getOperation();
+    if (!func->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()) ||
+        func.isExternal())
+      return;
+    llvm::LLVMContext llvmContext;
+    // One barrier at a time: removing one widens its neighbours' regions.
+    bool removed = true;
+    while (removed) {
+      removed = false;
+      func.walk([&](NVVM::Barrier0Op barrier) {
+        if (!ordersNothing(barrier, llvmContext))
+          return WalkResult::advance();
+        barrier.erase();
+        removed = true;
+        return WalkResult::interrupt();
+      });
+    }
+  }
+};
+
+} // namespace

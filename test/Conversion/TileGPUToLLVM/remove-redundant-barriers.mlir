@@ -1,0 +1,156 @@
+// tilelang-remove-redundant-barriers removes a kernel's nvvm.barrier0 where
+// it orders no pair of accesses that may conflict: only global reads (or
+// nothing) on every path to it from the entry or the previous barrier, and,
+// after reads, no global write or atomic on any path from it to the next
+// barrier or the exit. Every other barrier stays.
+// RUN: tilelang-opt %s --pass-pipeline='builtin.module(llvm.func(tilelang-remove-redundant-barriers))' | FileCheck %s
+
+module {
+  llvm.mlir.global external @smem() {addr_space = 3 : i32} : !llvm.array<0 x i8>
+
+  // A cross-warp reduction after the kernel's loads: its first barrier
+  // (before the scratch is written) follows global loads only and precedes
+  // only a shared store, so it goes; the second (between the shared store
+  // and the reads of it) stays.
+  // CHECK-LABEL: llvm.func @reduction_after_loads
+  // CHECK: ld.global.v4.b32
+  // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
+  // CHECK-NEXT: nvvm.shfl.sync
+  // CHECK-NEXT: llvm.bitcast
+  // CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "@$2 st.shared.b32
+  // CHECK-NEXT: nvvm.barrier0
+  // CHECK-NEXT: llvm.load
+  // CHECK-NOT: nvvm.barrier0
+  // CHECK: llvm.return
+  llvm.func @reduction_after_loads(%arg0: !llvm.ptr<1>, %arg1: !llvm.ptr<1>, %pred: i1, %mask: i32) attributes {nvvm.kernel} {
+    %c0 = llvm.mlir.constant(0 : i32) : i32
+    %smem = llvm.mlir.addressof @smem : !llvm.ptr<3>
+    %v = llvm.inline_asm has_side_effects asm_dialect = att "mov.b32 $0, 0;\0Amov.b32 $1, 0;\0Amov.b32 $2, 0;\0Amov.b32 $3, 0;\0A@$5 ld.global.v4.b32 { $0, $1, $2, $3 }, [ $4 + 0 ];", "=&r,=&r,=&r,=&r,l,b" %arg0, %pred : (!llvm.ptr<1>, i1) -> !llvm.struct<(i32, i32, i32, i32)>
+    %e = llvm.extractvalue %v[0] : !llvm.struct<(i32, i32, i32, i32)>
+    %f = llvm.bitcast %e : i32 to f32
+    %x = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%f) : (f32) -> f32
+    %s = nvvm.shfl.sync bfly %mask, %x, %c0, %mask : f32 -> f32
+    nvvm.barrier0
+    %b = llvm.bitcast %s : f32 to i32
+    llvm.inline_asm has_side_effects asm_dialect = att "@$2 st.shared.b32 [ $0 ], $1;", "l,r,b" %smem, %b, %pred : (!llvm.ptr<3>, i32, i1) -> ()
+    nvvm.barrier0
+    %r = llvm.load %smem : !llvm.ptr<3> -> i32
+    llvm.inline_asm has_side_effects asm_dialect = att "@$2 st.global.b32 [ $0 + 0 ], $1;", "l,r,b" %arg1, %r, %pred : (!llvm.ptr<1>, i32, i1) -> ()
+    llvm.return
+  }
+
+  // A shared store before the barrier: another thread's access after it
+  // may conflict, so it stays.
+  // CHECK-LABEL: llvm.func @shared_access_before
+  // CHECK: llvm.store
+  // CHECK-NEXT: nvvm.barrier0
+  llvm.func @shared_access_before(%arg0: !llvm.ptr<1>, %x: i32) attributes {nvvm.kernel} {
+    %smem = llvm.mlir.addressof @smem : !llvm.ptr<3>
+    llvm.store %x, %smem : i32, !llvm.ptr<3>
+    nvvm.barrier0
+    %r = llvm.load %smem : !llvm.ptr<3> -> i32
+    llvm.store %r, %arg0 : i32, !llvm.ptr<1>
+    llvm.return
+  }
+
+  // A global load before and a global store after: another thread's store
+  // may write what this thread read, so it stays.
+  // CHECK-LABEL: llvm.func @global_store_after
+  // CHECK: llvm.load
+  // CHECK-NEXT: nvvm.barrier0
+  llvm.func @global_store_after(%arg0: !llvm.ptr<1>, %arg1: !llvm.ptr<1>) attributes {nvvm.kernel} {
+    %x = llvm.load %arg0 : !llvm.ptr<1> -> i32
+    nvvm.barrier0
+    llvm.store %x, %arg1 : i32, !llvm.ptr<1>
+    llvm.return
+  }
+
+  // The same through a generic pointer: it may be global.
+  // CHECK-LABEL: llvm.func @generic_store_after
+  // CHECK: llvm.load
+  // CHECK-NEXT: nvvm.barrier0
+  llvm.func @generic_store_after(%arg0: !llvm.ptr<1>, %arg1: !llvm.ptr) attributes {nvvm.kernel} {
+    %x = llvm.load %arg0 : !llvm.ptr<1> -> i32
+    nvvm.barrier0
+    llvm.store %x, %arg1 : i32, !llvm.ptr
+    llvm.return
+  }
+
+  // An atomic after the loads writes global memory: it stays.
+  // CHECK-LABEL: llvm.func @atomic_after
+  // CHECK: ld.global.b32
+  // CHECK-NEXT: nvvm.barrier0
+  llvm.func @atomic_after(%arg0: !llvm.ptr<1>, %pred: i1) attributes {nvvm.kernel} {
+    %x = llvm.inline_asm has_side_effects asm_dialect = att "mov.b32 $0, 0;\0A@$2 ld.global.b32 $0, [ $1 + 0 ];", "=&r,l,b" %arg0, %pred : (!llvm.ptr<1>, i1) -> i32
+    nvvm.barrier0
+    %old = llvm.inline_asm has_side_effects asm_dialect = att "@$3 atom.global.gpu.relaxed.add.u32 $0, [ $1 + 0 ], $2;", "=r,l,r,b" %arg0, %x, %pred : (!llvm.ptr<1>, i32, i1) -> i32
+    llvm.return
+  }
+
+  // An atomic before the barrier is not a plain read: it stays.
+  // CHECK-LABEL: llvm.func @atomic_before
+  // CHECK: atom.global
+  // CHECK-NEXT: nvvm.barrier0
+  llvm.func @atomic_before(%arg0: !llvm.ptr<1>, %x: i32, %pred: i1) attributes {nvvm.kernel} {
+    %smem = llvm.mlir.addressof @smem : !llvm.ptr<3>
+    %old = llvm.inline_asm has_side_effects asm_dialect = att "@$3 atom.global.gpu.relaxed.add.u32 $0, [ $1 + 0 ], $2;", "=r,l,r,b" %arg0, %x, %pred : (!llvm.ptr<1>, i32, i1) -> i32
+    nvvm.barrier0
+    llvm.store %old, %smem : i32, !llvm.ptr<3>
+    llvm.return
+  }
+
+  // In a loop, the previous iteration's shared store reaches the barrier
+  // around the back edge: it stays.
+  // CHECK-LABEL: llvm.func @loop
+  // CHECK: ^bb1:
+  // CHECK-NEXT: nvvm.barrier0
+  llvm.func @loop(%x: i32, %more: i1) attributes {nvvm.kernel} {
+    %smem = llvm.mlir.addressof @smem : !llvm.ptr<3>
+    llvm.br ^bb1
+  ^bb1:
+    nvvm.barrier0
+    llvm.store %x, %smem : i32, !llvm.ptr<3>
+    llvm.cond_br %more, ^bb1, ^bb2
+  ^bb2:
+    llvm.return
+  }
+
+  // Loads, two barriers, a store: the first orders nothing (nothing between
+  // the two) and goes; without it the second has the loads before and the
+  // store after, and stays. Removing both would let the store race the
+  // loads.
+  // CHECK-LABEL: llvm.func @one_of_two
+  // CHECK: llvm.load
+  // CHECK-NEXT: nvvm.barrier0
+  // CHECK-NEXT: llvm.store
+  llvm.func @one_of_two(%arg0: !llvm.ptr<1>, %arg1: !llvm.ptr<1>) attributes {nvvm.kernel} {
+    %x = llvm.load %arg0 : !llvm.ptr<1> -> i32
+    nvvm.barrier0
+    nvvm.barrier0
+    llvm.store %x, %arg1 : i32, !llvm.ptr<1>
+    llvm.return
+  }
+
+  // Nothing but arithmetic before it: it orders nothing whatever follows.
+  // CHECK-LABEL: llvm.func @nothing_before
+  // CHECK-NOT: nvvm.barrier0
+  // CHECK: llvm.return
+  llvm.func @nothing_before(%arg0: !llvm.ptr<1>, %x: i32) attributes {nvvm.kernel} {
+    %y = llvm.add %x, %x : i32
+    nvvm.barrier0
+    llvm.store %y, %arg0 : i32, !llvm.ptr<1>
+    llvm.return
+  }
+
+  // A device function's entry is not the kernel's: its caller may have
+  // touched shared memory, so its barriers stay.
+  // CHECK-LABEL: llvm.func @device_function
+  // CHECK: llvm.mlir.addressof
+  // CHECK-NEXT: nvvm.barrier0
+  llvm.func @device_function(%x: i32) {
+    %smem = llvm.mlir.addressof @smem : !llvm.ptr<3>
+    nvvm.barrier0
+    llvm.store %x, %smem : i32, !llvm.ptr<3>
+    llvm.return
+  }
+}
