@@ -57,7 +57,9 @@ found first for the same kinds of arguments.
                            (blocks of 8 warps, at most 3 resident;
                            docs/runtime.md, "Occupancy search"). Where no
                            ptxas is found the step is skipped quietly;
-                           ``=1`` asks for it and warns where it cannot run
+                           ``=1`` asks for it and warns where it cannot run.
+                           A ptxas that is found but fails is warned of
+                           either way, and that cubin is not cached
 ``TILELANG_PTXAS_TIMEOUT=S``  seconds a ptxas run of that step may take
                            before it is stopped and the linked cubin kept
                            (default 300; read by the C++ runtime)
