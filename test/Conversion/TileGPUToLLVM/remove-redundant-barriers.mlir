@@ -153,4 +153,91 @@ module {
     llvm.store %x, %smem : i32, !llvm.ptr<3>
     llvm.return
   }
+
+  // Through branches: the store to shared memory on one arm before the
+  // barrier reaches it (every predecessor is walked): it stays.
+  // CHECK-LABEL: llvm.func @shared_store_on_one_arm_before
+  // CHECK: ^bb3:
+  // CHECK-NEXT: nvvm.barrier0
+  llvm.func @shared_store_on_one_arm_before(%arg0: !llvm.ptr<1>, %c: i1) attributes {nvvm.kernel} {
+    %smem = llvm.mlir.addressof @smem : !llvm.ptr<3>
+    %x = llvm.load %arg0 : !llvm.ptr<1> -> i32
+    llvm.cond_br %c, ^bb1, ^bb2
+  ^bb1:
+    llvm.store %x, %smem : i32, !llvm.ptr<3>
+    llvm.br ^bb3
+  ^bb2:
+    llvm.br ^bb3
+  ^bb3:
+    nvvm.barrier0
+    %y = llvm.load %smem : !llvm.ptr<3> -> i32
+    llvm.return
+  }
+
+  // A global store on one arm after the barrier, loads before: it stays.
+  // CHECK-LABEL: llvm.func @global_store_on_one_arm_after
+  // CHECK: llvm.load
+  // CHECK-NEXT: nvvm.barrier0
+  llvm.func @global_store_on_one_arm_after(%arg0: !llvm.ptr<1>, %c: i1) attributes {nvvm.kernel} {
+    %x = llvm.load %arg0 : !llvm.ptr<1> -> i32
+    nvvm.barrier0
+    llvm.cond_br %c, ^bb1, ^bb2
+  ^bb1:
+    llvm.return
+  ^bb2:
+    llvm.store %x, %arg0 : i32, !llvm.ptr<1>
+    llvm.return
+  }
+
+  // Global loads on both arms before it and a shared store after: it goes.
+  // CHECK-LABEL: llvm.func @loads_on_both_arms
+  // CHECK-NOT: nvvm.barrier0
+  // CHECK: llvm.return
+  llvm.func @loads_on_both_arms(%arg0: !llvm.ptr<1>, %c: i1) attributes {nvvm.kernel} {
+    %smem = llvm.mlir.addressof @smem : !llvm.ptr<3>
+    llvm.cond_br %c, ^bb1, ^bb2
+  ^bb1:
+    %x = llvm.load %arg0 : !llvm.ptr<1> -> i32
+    llvm.br ^bb3(%x : i32)
+  ^bb2:
+    %y = llvm.load %arg0 : !llvm.ptr<1> -> i32
+    llvm.br ^bb3(%y : i32)
+  ^bb3(%v: i32):
+    nvvm.barrier0
+    llvm.store %v, %smem : i32, !llvm.ptr<3>
+    llvm.return
+  }
+
+  // Instructions the pass does not model count as every access: an async
+  // copy before the barrier, a reduction to global memory or a call after
+  // the loads; the barriers stay.
+  // CHECK-LABEL: llvm.func @unmodelled_before
+  // CHECK: cp.async
+  // CHECK-NEXT: nvvm.barrier0
+  llvm.func @unmodelled_before(%arg0: !llvm.ptr<1>) attributes {nvvm.kernel} {
+    %smem = llvm.mlir.addressof @smem : !llvm.ptr<3>
+    llvm.inline_asm has_side_effects asm_dialect = att "cp.async.cg.shared.global [ $0 ], [ $1 ], 16;", "r,l" %smem, %arg0 : (!llvm.ptr<3>, !llvm.ptr<1>) -> ()
+    nvvm.barrier0
+    %y = llvm.load %smem : !llvm.ptr<3> -> i32
+    llvm.return
+  }
+
+  // CHECK-LABEL: llvm.func @unmodelled_after
+  // CHECK: llvm.load
+  // CHECK-NEXT: nvvm.barrier0
+  // CHECK: red.global
+  // CHECK: llvm.load
+  // CHECK-NEXT: nvvm.barrier0
+  // CHECK-NEXT: llvm.call @opaque
+  llvm.func @opaque()
+  llvm.func @unmodelled_after(%arg0: !llvm.ptr<1>) attributes {nvvm.kernel} {
+    %x = llvm.load %arg0 : !llvm.ptr<1> -> i32
+    nvvm.barrier0
+    llvm.inline_asm has_side_effects asm_dialect = att "red.global.add.u32 [ $0 + 0 ], $1;", "l,r" %arg0, %x : (!llvm.ptr<1>, i32) -> ()
+    nvvm.barrier0
+    %y = llvm.load %arg0 : !llvm.ptr<1> -> i32
+    nvvm.barrier0
+    llvm.call @opaque() : () -> ()
+    llvm.return
+  }
 }
