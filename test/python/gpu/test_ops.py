@@ -233,7 +233,14 @@ def test_matmul(dtype, activation, m, k, n):
     ref = reference_leaves(*inputs)
     z = ref[0] @ ref[1] + (ref[2] if bias is not None else 0)
     yr = ACTIVATIONS[activation](z)
-    refs = torch.autograd.grad(yr, ref, dy.double())
+    # The backward recomputes the pre-activation product in the operands'
+    # dtype (tilelang.ops._matmul, as torch's own gelu(addmm) keeps it), so
+    # the gradients' reference takes z rounded so: near gelu's minimum
+    # (z = -0.75, gelu' = 0) the rounding alone moves dy * act'(z) by far
+    # more than the tolerance, whatever the kernels do (a 1x64x1 case, z
+    # there, failed on that). The forward's reference keeps the exact z.
+    z_rounded = z + (z.to(dtype).double() - z).detach()
+    refs = torch.autograd.grad(ACTIVATIONS[activation](z_rounded), ref, dy.double())
     check([y, *grads], [yr, *refs], dtype, f"matmul {m}x{k}x{n} {activation}")
 
 
