@@ -110,9 +110,11 @@ std::string findPtxas() {
 
 bool compileWithPtxas(const std::string &ptxas, const std::string &ptx,
                       const std::string &arch, bool verbose, std::string &cubin,
-                      std::string &log) {
+                      std::string &log, bool *rejected) {
   cubin.clear();
   log.clear();
+  if (rejected)
+    *rejected = false;
   const char *tmp = std::getenv("TMPDIR");
   std::string pattern =
       std::string(tmp && *tmp ? tmp : "/tmp") + "/tilelang-ptxas-XXXXXX";
@@ -162,6 +164,8 @@ bool compileWithPtxas(const std::string &ptxas, const std::string &ptx,
            readFile(output, cubin) && !cubin.empty();
       if (!ok && log.empty())
         log = ptxas + " failed";
+      if (rejected)
+        *rejected = !ok && WIFEXITED(status);
     }
   }
   for (const std::string &file : {input, output, messages})

@@ -481,16 +481,19 @@ void compileWholeProgram(const std::string &ptx, const std::string &name,
   if (ptxas.empty()) {
     result.wholeProgramProblem = "no ptxas found ($TILELANG_PTXAS, "
                                  "$CUDA_HOME/bin, $PATH, /usr/local/cuda/bin)";
+    result.wholeProgramMayPass = true;
     return;
   }
   ++result.links;
   std::string image, log;
+  bool rejected = false;
   if (!compileWithPtxas(ptxas, withoutMinBlocksPerSM(ptx, directives), arch,
-                        /*verbose=*/false, image, log)) {
+                        /*verbose=*/false, image, log, &rejected)) {
     // Its first line says what went wrong.
     result.wholeProgramProblem = log.substr(0, log.find('\n'));
     if (result.wholeProgramProblem.empty())
       result.wholeProgramProblem = ptxas + " failed";
+    result.wholeProgramMayPass = !rejected;
     return;
   }
   OccupancyTrial unbound;

@@ -451,8 +451,10 @@ PYBIND11_MODULE(_C, m) {
         info["links"] = report.links;
         if (report.wholeProgram >= 0)
           info["whole_program"] = report.wholeProgram;
-        if (!report.wholeProgramProblem.empty())
+        if (!report.wholeProgramProblem.empty()) {
           info["whole_program_problem"] = report.wholeProgramProblem;
+          info["whole_program_may_pass"] = report.wholeProgramMayPass;
+        }
         return py::make_tuple(py::bytes(cubin), info);
       },
       py::arg("ptx"), py::arg("name"), py::arg("search_occupancy") = true,
@@ -466,8 +468,9 @@ PYBIND11_MODULE(_C, m) {
       "min_blocks_per_sm (the .minnctapersm compiled for, 0 if none), links "
       "(compilations it took) and, with whole_program, whole_program (1 "
       "where the cubin is ptxas's whole-program compile without the "
-      "directive, else 0) and whole_program_problem where the step could "
-      "not run (then the cubin is not to be cached).");
+      "directive, else 0), and where the step could not run "
+      "whole_program_problem (why) and whole_program_may_pass (whether "
+      "another try may do better: then the cubin is not to be cached).");
   m.def("current_stream", &tilelang::python::currentStream,
         py::arg("device") = -1,
         "torch's current CUDA stream on `device` (-1: torch's current "

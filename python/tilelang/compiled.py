@@ -220,10 +220,13 @@ class CompiledKernel:
         the knob allows it, and its whole-program step where a ptxas is
         found (or TILELANG_WHOLE_PROGRAM=1 asks for it). A step that could
         not run is warned of where it was asked for or a ptxas was found
-        (a ptxas that fails is a broken toolchain the user should hear of);
-        the cubin of a step that failed with a ptxas found is not cached:
-        under that ptxas's key, a later process would find it and never
-        try the step again (the failure may be a time limit)."""
+        (a ptxas that fails is a toolchain the user should hear of). The
+        linked cubin is cached where the failure is that ptxas's answer
+        (it refused the PTX; the driver does not load its cubin): the key
+        names the ptxas, so the next process with it would fail the same
+        way, and another ptxas has another key. Where the failure may pass
+        (ptxas could not start or finish: the time limit), it is not: a
+        later process would find it and never try the step again."""
         ptxas = cache.whole_program_ptxas()
         search = knobs.occupancy_search()
         cubin, link_info = extension().link_kernel(compiled.ptx, compiled.name, search, compiled.shared_bytes,
@@ -231,12 +234,14 @@ class CompiledKernel:
                                                                                  knobs.whole_program_requested()))
         link_info = dict(link_info)
         problem = link_info.pop("whole_program_problem", None)
+        may_pass = link_info.pop("whole_program_may_pass", False)
+        cache_it = not (problem and ptxas and may_pass)
         if problem:
             warnings.warn(f"tilelang: the whole-program step could not run for kernel '{compiled.name}' ({problem}); "
-                          f"it runs as linked" + (", and that cubin is not cached" if ptxas else "") +
+                          f"it runs as linked" + ("" if cache_it else ", and that cubin is not cached") +
                           " (TILELANG_WHOLE_PROGRAM=0 turns the step off)", RuntimeWarning, stacklevel=2)
         self.link_info[arch] = link_info
-        return cubin, link_info, not (problem and ptxas)
+        return cubin, link_info, cache_it
 
     def _store(self, key: str, arch: str, compiled, cubin, link_info, replace: bool) -> None:
         """Writes the stages, the cubin (if any) and what a later lookup

@@ -59,7 +59,9 @@ found first for the same kinds of arguments.
                            ptxas is found the step is skipped quietly;
                            ``=1`` asks for it and warns where it cannot run.
                            A ptxas that is found but fails is warned of
-                           either way, and that cubin is not cached
+                           either way; its refusal of a kernel is cached
+                           (under the key naming it), a run it could not
+                           finish is not
 ``TILELANG_PTXAS_TIMEOUT=S``  seconds a ptxas run of that step may take
                            before it is stopped and the linked cubin kept
                            (default 300; read by the C++ runtime)

@@ -242,24 +242,56 @@ def test_the_step_follows_a_floor_linked_without_a_search(library, tmp_path):
     assert report["cubin_from_ptxas"] and report["registers"] == 127
 
 
-@pytest.mark.parametrize("env", [{"FAKE_PTXAS_FAIL": "1"}, {"TILELANG_PTXAS": "/nonexistent/ptxas"}])
-def test_a_cubin_linked_while_ptxas_could_not_run_is_not_cached(library, tmp_path, env):
-    # A process without a working ptxas (none on its PATH, a failing run)
-    # keeps the linked cubin, and says why; it does not leave that cubin in
-    # the cache it shares with processes that have ptxas, under the key of
-    # the step's: there the step would never be tried again.
+def test_a_cubin_linked_while_ptxas_could_not_finish_is_not_cached(library, tmp_path):
+    # A ptxas stopped by the time limit may finish another time: the linked
+    # cubin it leaves is not cached under that ptxas's key, or a later
+    # process with the same ptxas would find it and never try the step.
     cache = str(tmp_path / "cache")
-    (tmp_path / "without").mkdir()
-    (tmp_path / "with").mkdir()
-    without, _, _ = run(library, tmp_path / "without", TILELANG_WHOLE_PROGRAM="1", FAKE_PTXAS_REGISTERS="127",
-                        TILELANG_CACHE_DIR=cache, **env)
-    assert without["info"]["whole_program"] == 0 and not without["cubin_from_ptxas"]
-    assert "the whole-program step could not run" in without["warnings"][0]
-    with_ptxas, runs, _ = run(library, tmp_path / "with", TILELANG_WHOLE_PROGRAM="1", FAKE_PTXAS_REGISTERS="127",
-                              TILELANG_CACHE_DIR=cache)
-    assert with_ptxas["info"]["whole_program"] == 1 and with_ptxas["cubin_from_ptxas"]
-    assert with_ptxas["warnings"] == []
-    assert len(runs) == 1
+    (tmp_path / "hung").mkdir()
+    (tmp_path / "again").mkdir()
+    hung, _, _ = run(library, tmp_path / "hung", FAKE_PTXAS_REGISTERS="127", TILELANG_CACHE_DIR=cache,
+                     FAKE_PTXAS_HANG="1", TILELANG_PTXAS_TIMEOUT="1")
+    assert hung["info"]["whole_program"] == 0 and not hung["cubin_from_ptxas"]
+    assert "that cubin is not cached" in hung["warnings"][0]
+    again, runs, _ = run(library, tmp_path / "again", FAKE_PTXAS_REGISTERS="127", TILELANG_CACHE_DIR=cache)
+    assert again["key"] == hung["key"]
+    assert again["info"]["whole_program"] == 1 and again["cubin_from_ptxas"]
+    assert again["warnings"] == [] and len(runs) == 1
+
+
+def test_a_ptxas_that_refuses_the_ptx_is_asked_once_per_cache(library, tmp_path):
+    # A ptxas that ran and refused the PTX (a toolkit older than the PTX's
+    # .version, say) refuses it again: the linked cubin is that ptxas's
+    # answer, cached under its key, so later processes neither rerun the
+    # search and ptxas nor warn again. Another ptxas has another key.
+    cache = str(tmp_path / "cache")
+    for name in ("refused", "later", "other"):
+        (tmp_path / name).mkdir()
+    refused, runs, _ = run(library, tmp_path / "refused", FAKE_PTXAS_REGISTERS="127", TILELANG_CACHE_DIR=cache,
+                           FAKE_PTXAS_FAIL="1")
+    assert refused["info"]["whole_program"] == 0 and not refused["cubin_from_ptxas"]
+    assert len(runs) == 1 and "the whole-program step could not run" in refused["warnings"][0]
+    assert "not cached" not in refused["warnings"][0]
+    later, runs, _ = run(library, tmp_path / "later", FAKE_PTXAS_REGISTERS="127", TILELANG_CACHE_DIR=cache,
+                         FAKE_PTXAS_FAIL="1")
+    assert later["key"] == refused["key"] and runs == [] and later["warnings"] == []
+    assert later["info"] == refused["info"] and not later["cubin_from_ptxas"]
+    other_ptxas = tmp_path / "toolkit" / "ptxas"
+    other_ptxas.parent.mkdir()
+    other_ptxas.write_bytes(FAKE_PTXAS.read_bytes())
+    other_ptxas.chmod(0o755)
+    other, runs, _ = run(library, tmp_path / "other", FAKE_PTXAS_REGISTERS="127", TILELANG_CACHE_DIR=cache,
+                         TILELANG_PTXAS=str(other_ptxas))
+    assert other["key"] != refused["key"] and len(runs) == 1 and other["cubin_from_ptxas"]
+
+
+def test_a_ptxas_that_cannot_start_leaves_the_cubin_uncached(library, tmp_path):
+    # TILELANG_PTXAS naming no binary: warned of, and not cached (the path
+    # may hold a ptxas later; the key names it as missing meanwhile).
+    report, _, _ = run(library, tmp_path, FAKE_PTXAS_REGISTERS="127", TILELANG_PTXAS="/nonexistent/ptxas")
+    assert report["info"]["whole_program"] == 0 and not report["cubin_from_ptxas"]
+    assert "that cubin is not cached" in report["warnings"][0]
+    assert report["driver_links_after_cached"] > report["driver_links"]  # the second JIT object relinked
 
 
 def test_find_ptxas_follows_the_runtimes_order(tmp_path, monkeypatch):

@@ -112,9 +112,14 @@ struct LinkReport {
   /// Why the whole-program step, to be tried, could not run (ptxas not
   /// found, its error, a cubin the driver does not load); empty where it
   /// ran or was not to be tried. The cubin is then the linked one, as
-  /// where the step kept it, but a process with a working ptxas may do
-  /// better: the caller should not cache it.
+  /// where the step kept it.
   std::string wholeProgramProblem;
+  /// Whether that problem may pass in another try (ptxas could not start
+  /// or finish: no such binary, no temporary directory, the time limit):
+  /// the caller should not cache the cubin then. A ptxas that refused the
+  /// PTX, or a cubin the driver does not load, is the answer of that ptxas
+  /// and driver, which the same pair repeats.
+  bool wholeProgramMayPass = false;
 };
 
 /// How linkPTX links.
