@@ -52,8 +52,9 @@ bool writeFile(const std::string &path, const std::string &text) {
 }
 
 /// Seconds a ptxas run may take: `$TILELANG_PTXAS_TIMEOUT` where it is a
-/// positive number, else 300 (a whole-program compile of the largest
-/// kernels takes seconds; a hung ptxas must not hang the launch that links).
+/// positive number, else 60 (a whole-program compile of the largest
+/// kernels takes seconds; a hung ptxas must not hang the launch that links,
+/// which the step, on by default, does without being asked).
 long ptxasTimeLimit() {
   if (const char *given = std::getenv("TILELANG_PTXAS_TIMEOUT")) {
     char *end = nullptr;
@@ -61,7 +62,7 @@ long ptxasTimeLimit() {
     if (end != given && *end == '\0' && seconds > 0)
       return seconds;
   }
-  return 300;
+  return 60;
 }
 
 /// Waits for `child` at most `seconds`, polling (a few milliseconds apart:

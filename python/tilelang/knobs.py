@@ -64,7 +64,7 @@ found first for the same kinds of arguments.
                            finish is not
 ``TILELANG_PTXAS_TIMEOUT=S``  seconds a ptxas run of that step may take
                            before it is stopped and the linked cubin kept
-                           (default 300; read by the C++ runtime)
+                           (default 60; read by the C++ runtime)
 ``TILELANG_LIBCUDA=PATH``  the CUDA driver library instead of
                            ``libcuda.so.1`` (read by the C++ runtime when it
                            first opens the driver, not here)

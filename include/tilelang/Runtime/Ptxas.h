@@ -27,7 +27,7 @@ TILELANG_API std::string findPtxas();
 /// `-v` where `verbose`. True when it exits 0; `cubin` then holds its
 /// output, and `log` holds what it printed either way (or why it could not
 /// run). A run that takes longer than `$TILELANG_PTXAS_TIMEOUT` seconds
-/// (300 by default) is killed and counts as failed. `rejected`, where
+/// (60 by default) is killed and counts as failed. `rejected`, where
 /// given, says whether a failure was ptxas's own answer (it ran to its
 /// exit and refused the PTX), which the same ptxas repeats, rather than a
 /// run that could not start or finish (no temporary directory, no such
