@@ -114,7 +114,8 @@ def RemoveRedundantBarriers
     stay. Barriers are removed one at a time, each decision made on the
     program without the barriers removed before it. Only kernels
     (`nvvm.kernel`) are visited: a device function's entry is not the
-    kernel's.
+    kernel's. A barrier the user wrote (`tl.debug_barrier()`, marked
+    `tilegpu.user_barrier`) is kept.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect"];

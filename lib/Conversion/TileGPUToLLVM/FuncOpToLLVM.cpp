@@ -176,14 +176,18 @@ struct GridQueryLowering : public ConvertOpToLLVMPattern<OpT> {
   }
 };
 
-/// tilegpu.barrier -> bar.sync 0.
+/// tilegpu.barrier -> bar.sync 0. A user's barrier stays marked, so that
+/// tilelang-remove-redundant-barriers keeps it.
 struct BarrierOpLowering : public ConvertOpToLLVMPattern<tilegpu::BarrierOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
 
   LogicalResult
   matchAndRewrite(tilegpu::BarrierOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    emitBarrier(rewriter, op.getLoc());
+    StringRef user = tilegpu::TileGPUDialect::kUserBarrierAttrName;
+    auto barrier = NVVM::Barrier0Op::create(rewriter, op.getLoc());
+    if (op->hasAttr(user))
+      barrier->setAttr(user, rewriter.getUnitAttr());
     rewriter.eraseOp(op);
     return success();
   }

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilelang/Conversion/Passes.h"
+#include "tilelang/Dialect/TileGPU/IR/TileGPUDialect.h"
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -246,7 +247,12 @@ struct RemoveRedundantBarriersPass
     while (removed) {
       removed = false;
       func.walk([&](NVVM::Barrier0Op barrier) {
-        if (!ordersNothing(barrier, llvmContext))
+        // A barrier the user wrote is kept for what it does besides
+        // ordering memory (aligning warps before a clock read, say); it
+        // still ends its neighbours' paths.
+        if (barrier->hasAttr(
+                tilelang::tilegpu::TileGPUDialect::kUserBarrierAttrName) ||
+            !ordersNothing(barrier, llvmContext))
           return WalkResult::advance();
         barrier.erase();
         removed = true;

@@ -31,7 +31,9 @@ class Semantic(MemoryEmitter, DotEmitter, ShapeEmitter, ElementwiseEmitter, Redu
     """Emits the IR of the language's operations with Triton's type rules."""
 
     def debug_barrier(self):
-        self.b.emit("tilegpu.barrier")
+        # Marked as the user's: the lowering removes its own barriers where
+        # they order nothing, never this one (docs/language.md).
+        self.b.emit("tilegpu.barrier {tilegpu.user_barrier}")
         return None
 
     # -- compile time and debugging ---------------------------------------------------------------

@@ -240,4 +240,44 @@ module {
     llvm.call @opaque() : () -> ()
     llvm.return
   }
+
+  // A barrier the user wrote (tl.debug_barrier(), marked
+  // tilegpu.user_barrier) stays where it orders nothing, as the kernel's
+  // first barrier; the lowering's barrier in the same place goes
+  // (@lowering_barrier_removed). The user's still ends its neighbours'
+  // paths: the lowering's barrier below sees only the global load since the
+  // second user barrier (not the shared store before it) and goes.
+  // CHECK-LABEL: llvm.func @user_barrier_kept
+  // CHECK-NEXT: llvm.mlir.addressof
+  // CHECK-NEXT: nvvm.barrier0 {tilegpu.user_barrier}
+  // CHECK-NEXT: llvm.load
+  // CHECK-NEXT: llvm.store
+  // CHECK-NEXT: nvvm.barrier0 {tilegpu.user_barrier}
+  // CHECK-NEXT: llvm.load
+  // CHECK-NEXT: llvm.store
+  // CHECK-NEXT: llvm.return
+  llvm.func @user_barrier_kept(%arg0: !llvm.ptr<1>) attributes {nvvm.kernel} {
+    %smem = llvm.mlir.addressof @smem : !llvm.ptr<3>
+    nvvm.barrier0 {tilegpu.user_barrier}
+    %x = llvm.load %arg0 : !llvm.ptr<1> -> i32
+    llvm.store %x, %smem : i32, !llvm.ptr<3>
+    nvvm.barrier0 {tilegpu.user_barrier}
+    %y = llvm.load %arg0 : !llvm.ptr<1> -> i32
+    nvvm.barrier0
+    llvm.store %y, %smem : i32, !llvm.ptr<3>
+    llvm.return
+  }
+
+  // CHECK-LABEL: llvm.func @lowering_barrier_removed
+  // CHECK-NEXT: llvm.mlir.addressof
+  // CHECK-NEXT: llvm.load
+  // CHECK-NOT: nvvm.barrier0
+  // CHECK: llvm.return
+  llvm.func @lowering_barrier_removed(%arg0: !llvm.ptr<1>) attributes {nvvm.kernel} {
+    %smem = llvm.mlir.addressof @smem : !llvm.ptr<3>
+    nvvm.barrier0
+    %x = llvm.load %arg0 : !llvm.ptr<1> -> i32
+    llvm.store %x, %smem : i32, !llvm.ptr<3>
+    llvm.return
+  }
 }

@@ -295,6 +295,15 @@ module attributes {tilegpu.warps = 4 : i32} {
 
 // -----
 
+// The user's barrier mark belongs on a barrier.
+func.func @user_barrier_elsewhere(%x: i32) {
+  // expected-error @+1 {{'tilegpu.user_barrier' must be a unit attribute on tilegpu.barrier or nvvm.barrier0}}
+  %y = arith.addi %x, %x {tilegpu.user_barrier} : i32
+  return
+}
+
+// -----
+
 #a = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
 #b = #tilegpu.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
 func.func @f(%x: tensor<128xf32, #a>) {

@@ -77,6 +77,23 @@ def test_umulhi_and_debug_barrier():
     assert "arith.mului_extended" in ir and "tilegpu.barrier" in ir
 
 
+def test_debug_barrier_is_always_a_bar_sync():
+    # The lowering removes its own barriers where they order no memory
+    # access, never the user's (tilegpu.user_barrier): the first call here
+    # orders nothing (nothing before it), yet both are a bar.sync 0.
+    @tilelang.jit
+    def k(x_ptr, out_ptr):
+        tl.debug_barrier()
+        x = tl.load(x_ptr + tl.arange(0, 128))
+        tl.debug_barrier()
+        tl.store(out_ptr + tl.arange(0, 128), x)
+
+    compiled = k.compile("*fp32,*fp32")
+    for arch in ("sm_80", "sm_90a"):
+        assert compiled.to_ptx(arch).ptx.count("bar.sync \t0;") == 2, arch
+    assert _count(compiled.asm["tile"], "tilegpu.user_barrier") == 2
+
+
 def test_random_errors():
     @tilelang.jit
     def bad(out_ptr, seed):

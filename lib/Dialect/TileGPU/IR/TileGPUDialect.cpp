@@ -155,6 +155,17 @@ LogicalResult TileGPUDialect::verifyOperationAttribute(Operation *op,
              << attr.getValue();
     return success();
   }
+  if (name == kUserBarrierAttrName) {
+    // By name: the dialect does not depend on NVVM's.
+    if (!isa<UnitAttr>(attr.getValue()) ||
+        !(isa<BarrierOp>(op) ||
+          op->getName().getStringRef() == "nvvm.barrier0"))
+      return op->emitError("'")
+             << name
+             << "' must be a unit attribute on tilegpu.barrier or "
+                "nvvm.barrier0";
+    return success();
+  }
   return op->emitError("unknown tilegpu attribute '") << name << "'";
 }
 

@@ -40,6 +40,10 @@ def TileGPU_Dialect : Dialect {
     /// Op attribute: the byte offset of the op's buffer or scratch space in
     /// dynamic shared memory, set by convert-tilegpu-to-llvm's allocation.
     static constexpr ::llvm::StringLiteral kSharedOffsetAttrName = "tilegpu.offset";
+    /// Unit attribute of a barrier the user wrote (`tl.debug_barrier()`):
+    /// on `tilegpu.barrier`, and on the `nvvm.barrier0` it lowers to, where
+    /// tilelang-remove-redundant-barriers keeps it whatever it orders.
+    static constexpr ::llvm::StringLiteral kUserBarrierAttrName = "tilegpu.user_barrier";
     /// Argument attribute of a `!tile.tensormap`: its #tilegpu.tma encoding.
     static constexpr ::llvm::StringLiteral kTensorMapEncodingAttrName = "tilegpu.tma";
     /// Threads per warp on every NVIDIA GPU.
