@@ -156,47 +156,20 @@ unsigned operationEffect(Operation *op, llvm::LLVMContext &llvmContext) {
 /// are classified as unknown effects.
 bool isBarrier(Operation &op) { return isa<NVVM::Barrier0Op>(op); }
 
-/// The effects on every path from the previous barrier or the kernel's
-/// entry to `barrier`.
-unsigned effectsBefore(NVVM::Barrier0Op barrier,
-                       llvm::LLVMContext &llvmContext) {
-  unsigned effect = kNone;
-  SmallVector<Block *> worklist;
-  llvm::SmallPtrSet<Block *, 8> scanned;
-  // Scans `ops` backward; true where a barrier ended the path.
-  auto scan = [&](auto &&ops) {
-    for (Operation &op : ops) {
-      if (isBarrier(op))
-        return true;
-      effect |= operationEffect(&op, llvmContext);
-    }
-    return false;
-  };
-  auto enqueuePredecessors = [&](Block *block) {
-    for (Block *predecessor : block->getPredecessors())
-      if (scanned.insert(predecessor).second)
-        worklist.push_back(predecessor);
-  };
-  Block *home = barrier->getBlock();
-  if (!scan(llvm::make_range(std::next(barrier->getReverseIterator()),
-                             home->rend())))
-    enqueuePredecessors(home);
-  while (!worklist.empty() && !(effect & kUnknown)) {
-    Block *block = worklist.pop_back_val();
-    if (!scan(llvm::reverse(*block)))
-      enqueuePredecessors(block);
-  }
-  return effect;
-}
+/// Which way a walk from a barrier goes: to the previous barrier or the
+/// kernel's entry (through predecessors, each block scanned from its end),
+/// or to the next barrier or the kernel's exit (through successors).
+enum class Direction { Backward, Forward };
 
-/// The effects on every path from `barrier` to the next barrier or the
-/// kernel's exit.
-unsigned effectsAfter(NVVM::Barrier0Op barrier,
-                      llvm::LLVMContext &llvmContext) {
+/// The effects on every path from `barrier` in `direction` to the next
+/// barrier on that path or the kernel's entry or exit.
+unsigned effectsAround(NVVM::Barrier0Op barrier, Direction direction,
+                       llvm::LLVMContext &llvmContext) {
+  bool backward = direction == Direction::Backward;
   unsigned effect = kNone;
   SmallVector<Block *> worklist;
   llvm::SmallPtrSet<Block *, 8> scanned;
-  // Scans `ops` forward; true where a barrier ended the path.
+  // Scans `ops` in order; true where a barrier ended the path.
   auto scan = [&](auto &&ops) {
     for (Operation &op : ops) {
       if (isBarrier(op))
@@ -205,18 +178,34 @@ unsigned effectsAfter(NVVM::Barrier0Op barrier,
     }
     return false;
   };
-  auto enqueueSuccessors = [&](Block *block) {
-    for (Block *successor : block->getSuccessors())
-      if (scanned.insert(successor).second)
-        worklist.push_back(successor);
+  // Scans `block` in the walk's direction, past `from` where it is given
+  // (the barrier, in its own block), else whole.
+  auto scanBlock = [&](Block *block, Operation *from) {
+    if (backward)
+      return scan(llvm::make_range(from ? std::next(from->getReverseIterator())
+                                        : block->rbegin(),
+                                   block->rend()));
+    return scan(llvm::make_range(
+        from ? std::next(from->getIterator()) : block->begin(), block->end()));
+  };
+  auto enqueueNeighbours = [&](Block *block) {
+    auto enqueue = [&](auto &&blocks) {
+      for (Block *neighbour : blocks)
+        if (scanned.insert(neighbour).second)
+          worklist.push_back(neighbour);
+    };
+    if (backward)
+      enqueue(block->getPredecessors());
+    else
+      enqueue(block->getSuccessors());
   };
   Block *home = barrier->getBlock();
-  if (!scan(llvm::make_range(std::next(barrier->getIterator()), home->end())))
-    enqueueSuccessors(home);
+  if (!scanBlock(home, barrier))
+    enqueueNeighbours(home);
   while (!worklist.empty() && !(effect & kUnknown)) {
     Block *block = worklist.pop_back_val();
-    if (!scan(*block))
-      enqueueSuccessors(block);
+    if (!scanBlock(block, nullptr))
+      enqueueNeighbours(block);
   }
   return effect;
 }
@@ -225,12 +214,13 @@ unsigned effectsAfter(NVVM::Barrier0Op barrier,
 /// global reads (or nothing) before it, and no global write after it where
 /// there are reads before.
 bool ordersNothing(NVVM::Barrier0Op barrier, llvm::LLVMContext &llvmContext) {
-  unsigned before = effectsBefore(barrier, llvmContext);
+  unsigned before = effectsAround(barrier, Direction::Backward, llvmContext);
   if (before & ~unsigned(kGlobalRead))
     return false;
   if (before == kNone)
     return true;
-  return !(effectsAfter(barrier, llvmContext) & (kGlobalWrite | kUnknown));
+  return !(effectsAround(barrier, Direction::Forward, llvmContext) &
+           (kGlobalWrite | kUnknown));
 }
 
 struct RemoveRedundantBarriersPass
