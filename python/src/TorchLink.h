@@ -1,8 +1,9 @@
 //===- TorchLink.h - what the launcher knows of torch -----------*- C++ -*-===//
 //
 // Part of tilelang. tilelang._C never links torch: it finds torch in
-// sys.modules once a launch sees it imported, asks torch's stream query
-// through Python, and reads torch tensors in C++ through the optional
+// sys.modules once `import tilelang` (where torch came first and has
+// finished importing) or a launch sees it imported, asks torch's stream
+// query through Python, and reads torch tensors in C++ through the optional
 // tilelang._C_torch bridge (TorchBridge.h) when that was built for the
 // running torch. The per-tensor read is inline: it is on the launch path
 // of every tensor argument.
@@ -42,7 +43,10 @@ extern TorchLink theTorchLink;
 
 /// Brings theTorchLink up to date while torch is not known to be imported:
 /// one dictionary lookup per call (an interned name), and once torch is
-/// imported, its stream query and the bridge, loaded once.
+/// imported, its stream query and the bridge, loaded once. Called through
+/// torchLink() by each launch, and by `import tilelang` (_C.connect_torch)
+/// where torch is imported already and not still importing (the bridge's
+/// import against a half-built torch could fail, and the link is made once).
 TorchLink &connectTorch();
 
 /// The launcher's view of torch, brought up to date.

@@ -34,12 +34,18 @@ else:
     # Where torch is imported already, the launcher's link to it (torch's
     # stream query and tilelang._C_torch, about 1.5 ms to load) is made now
     # too; otherwise the first launch after torch's import makes it. A
-    # failure here is left to that launch to report.
-    if "torch" in sys.modules:
+    # failure here is left to that launch to report. Not while torch is
+    # itself still importing (tilelang imported from inside torch's import,
+    # by an entry point torch loads, say): the link is made once, and
+    # tilelang._C_torch's import against a half-built torch could fail for
+    # the rest of the process, where the first launch finds torch complete.
+    _torch = sys.modules.get("torch")
+    if _torch is not None and not getattr(getattr(_torch, "__spec__", None), "_initializing", False):
         try:
             tilelang._C.connect_torch()
         except Exception:  # noqa: BLE001
             pass
+    del _torch
 
 __all__ = [
     "CompilationError",

@@ -624,7 +624,7 @@ def test_launches_go_on_torchs_current_stream_once_torch_is_imported(library, kn
 # torch imported before tilelang: the import links the launcher to it (its
 # stream query, read once, and tilelang._C_torch), so that a warm process's
 # first launch does not; the stand-in counts the stream query's reads.
-TORCH_FIRST = """
+TORCH_STUB = """
 import json, sys, types
 
 
@@ -641,6 +641,8 @@ torch = types.ModuleType("torch")
 torch.__version__ = "0.0+stub"
 torch.cuda = types.SimpleNamespace(current_device=lambda: 0)
 torch._C = Native()
+"""
+TORCH_FIRST = TORCH_STUB + """
 sys.modules["torch"] = torch
 import tilelang
 report = {"reads_at_import": Native.reads, "status": tilelang._C.torch_bridge_status()}
@@ -651,6 +653,37 @@ print(json.dumps(report))
 def test_importing_tilelang_after_torch_links_the_launcher_to_torch(library):
     report = run_script(library, TORCH_FIRST)
     assert report["reads_at_import"] == 1
+    if _bridge_built():
+        assert report["status"].startswith("tilelang._C_torch was built for torch "), report["status"]
+    else:
+        assert report["status"].startswith("tilelang._C_torch is not available ("), report["status"]
+
+
+# tilelang imported while torch is still importing (from an entry point that
+# torch loads at the end of its own import, say): importlib marks torch's
+# spec `_initializing` until its import returns.
+TORCH_IMPORTING = TORCH_STUB + """
+import importlib.machinery
+torch.__spec__ = importlib.machinery.ModuleSpec("torch", None)
+torch.__spec__._initializing = True
+sys.modules["torch"] = torch
+import tilelang
+report = {"reads_at_import": Native.reads}
+torch.__spec__._initializing = False
+report["status"] = tilelang._C.torch_bridge_status()
+report["reads_after"] = Native.reads
+print(json.dumps(report))
+"""
+
+
+def test_importing_tilelang_while_torch_imports_leaves_the_link_to_the_first_launch(library):
+    # The link is made once per process: made against a half-imported torch,
+    # a failure to import tilelang._C_torch would be kept. So the import
+    # leaves it alone (the stream query is not read), and the next query of
+    # the link, once torch is complete, makes it.
+    report = run_script(library, TORCH_IMPORTING)
+    assert report["reads_at_import"] == 0
+    assert report["reads_after"] == 1
     if _bridge_built():
         assert report["status"].startswith("tilelang._C_torch was built for torch "), report["status"]
     else:
