@@ -328,7 +328,7 @@ constexpr unsigned kThreadReduceChains = 4;
 /// `values` (one thread's elements of one slice, in register order)
 /// combined with `region`: split into up to kThreadReduceChains contiguous
 /// runs, each folded in order, and the runs' results joined pairwise
-/// (((r0 . r1) . (r2 . r3))). A run's order and the runs' order are the
+/// ((r0 . r1) . (r2 . r3)). A run's order and the runs' order are the
 /// register order, so only associativity is assumed, as a tree over lanes
 /// already does; the longest dependent chain is n / 4 + 1 combines instead
 /// of n - 1 (n = 16: 5 instead of 15).
