@@ -32,7 +32,7 @@ except ImportError:
     pass
 else:
     # Where torch is imported already, the launcher's link to it (torch's
-    # stream query and tilelang._C_torch, about 1.5 ms to load) is made now
+    # stream query and tilelang._C_torch, milliseconds to load) is made now
     # too; otherwise the first launch after torch's import makes it. A
     # failure here is left to that launch to report. Not while torch is
     # itself still importing (tilelang imported from inside torch's import,
