@@ -468,16 +468,17 @@ bool readResources(const std::string &cubin, const std::string &name,
 /// failure (no ptxas, its error, a cubin the driver does not load) keeps
 /// `cubin`: the step is an optimization, not a requirement; it is said in
 /// `result.wholeProgramProblem`, as the cubin is not the step's answer.
+/// `given` is LinkOptions::ptxas.
 void compileWholeProgram(const std::string &ptx, const std::string &name,
                          const EntryDirectives &directives,
                          const SMLimits &limits, int top, int kept,
-                         const OccupancyTrial &linked, std::string &cubin,
-                         LinkReport &result) {
+                         const OccupancyTrial &linked, const std::string &given,
+                         std::string &cubin, LinkReport &result) {
   std::string arch = ptxTarget(ptx);
   if (!tryWholeProgram(limits, top, directives.threadsPerBlock, kept, linked) ||
       !linksNothing(ptx) || arch.empty())
     return;
-  std::string ptxas = findPtxas();
+  std::string ptxas = given.empty() ? findPtxas() : given;
   if (ptxas.empty()) {
     result.wholeProgramProblem = "no ptxas found ($TILELANG_PTXAS, "
                                  "$CUDA_HOME/bin, $PATH, /usr/local/cuda/bin)";
@@ -545,7 +546,7 @@ Status linkPTX(const std::string &ptx, const std::string &name,
       OccupancyTrial linked;
       if (readResources(cubin, name, linked))
         compileWholeProgram(ptx, name, directives, limits, top, base, linked,
-                            cubin, result);
+                            options.ptxas, cubin, result);
     }
     return Status::success();
   }
@@ -586,7 +587,7 @@ Status linkPTX(const std::string &ptx, const std::string &name,
   if (options.wholeProgram)
     compileWholeProgram(ptx, name, directives, limits, top,
                         result.minBlocksPerSM, trials[result.minBlocksPerSM],
-                        cubin, result);
+                        options.ptxas, cubin, result);
   return Status::success();
 }
 

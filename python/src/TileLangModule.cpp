@@ -431,7 +431,8 @@ PYBIND11_MODULE(_C, m) {
   m.def(
       "link_kernel",
       [](const std::string &ptx, const std::string &name, bool searchOccupancy,
-         long long sharedBytes, int device, bool wholeProgram) {
+         long long sharedBytes, int device, bool wholeProgram,
+         const std::string &ptxas) {
         std::string cubin;
         tilelang::runtime::LinkReport report;
         tilelang::runtime::LinkOptions options;
@@ -439,6 +440,7 @@ PYBIND11_MODULE(_C, m) {
         options.sharedBytes = sharedBytes;
         options.device = device;
         options.wholeProgram = wholeProgram;
+        options.ptxas = ptxas;
         tilelang::runtime::Status status;
         {
           py::gil_scoped_release release;
@@ -459,11 +461,12 @@ PYBIND11_MODULE(_C, m) {
       },
       py::arg("ptx"), py::arg("name"), py::arg("search_occupancy") = true,
       py::arg("shared_bytes") = 0, py::arg("device") = -1,
-      py::arg("whole_program") = false,
+      py::arg("whole_program") = false, py::arg("ptxas") = "",
       "link_kernel(ptx, name, search_occupancy=True, shared_bytes=0, "
-      "device=-1, whole_program=False) -> (cubin, info): link_ptx on device "
-      "`device` (-1: the current one) with the occupancy search (see "
-      "docs/runtime.md; whole_program: its whole-program step) for a kernel "
+      "device=-1, whole_program=False, ptxas='') -> (cubin, info): link_ptx "
+      "on device `device` (-1: the current one) with the occupancy search "
+      "(see docs/runtime.md; whole_program: its whole-program step, with "
+      "ptxas, or the one find_ptxas() names where empty) for a kernel "
       "taking shared_bytes of dynamic shared memory; info has "
       "min_blocks_per_sm (the .minnctapersm compiled for, 0 if none), links "
       "(compilations it took) and, with whole_program, whole_program (1 "

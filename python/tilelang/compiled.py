@@ -229,9 +229,11 @@ class CompiledKernel:
         later process would find it and never try the step again."""
         ptxas = cache.whole_program_ptxas()
         search = knobs.occupancy_search()
+        # The ptxas the key names is the one that runs (not a second search).
         cubin, link_info = extension().link_kernel(compiled.ptx, compiled.name, search, compiled.shared_bytes,
                                                    whole_program=bool(ptxas) or (search and
-                                                                                 knobs.whole_program_requested()))
+                                                                                 knobs.whole_program_requested()),
+                                                   ptxas=ptxas[0] if ptxas else "")
         link_info = dict(link_info)
         problem = link_info.pop("whole_program_problem", None)
         may_pass = link_info.pop("whole_program_may_pass", False)

@@ -182,6 +182,43 @@ def test_the_cache_key_names_the_ptxas(library, tmp_path):
     assert first["cubin_from_ptxas"] and moved["cubin_from_ptxas"] and upgraded["cubin_from_ptxas"]
 
 
+GIVEN_PTXAS = """
+import json
+import os
+import fakecuda
+import tilelang
+import tilelang.language as tl
+from tilelang.native import extension
+
+
+@tilelang.jit
+def axpy(x_ptr, y_ptr, n, alpha, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=m) * alpha, mask=m)
+
+
+compiled = axpy.compile("*fp32,*fp32,i32,fp32", constexprs={"BLOCK": 2048}, num_warps=8).to_ptx("sm_90a")
+_, info = extension().link_kernel(compiled.ptx, compiled.name, True, compiled.shared_bytes, whole_program=True,
+                                  ptxas=os.environ["GIVEN_PTXAS"])
+print(json.dumps({"info": info}))
+"""
+
+
+def test_the_step_runs_the_ptxas_it_is_given(library, tmp_path):
+    # The cache key names a ptxas; link_kernel runs that one, not the one a
+    # second search (TILELANG_PTXAS here) would find.
+    given = tmp_path / "given-ptxas"
+    given.write_text(f"#!/bin/sh\nFAKE_PTXAS_REGISTERS=127 exec {FAKE_PTXAS} \"$@\"\n")
+    given.chmod(0o755)
+    report = fakecuda.run_script(library, GIVEN_PTXAS, env={
+        "TILELANG_PTXAS": str(FAKE_PTXAS), "FAKE_PTXAS_REGISTERS": "167", "FAKE_CUDA_REGISTERS": "128",
+        "GIVEN_PTXAS": str(given)})
+    # 127 registers (the given one's) keep the floor's 2 blocks; 167 (the
+    # other's) would not.
+    assert report["info"]["whole_program"] == 1, report
+
+
 @pytest.mark.parametrize("warps", ["4", "16"])
 def test_blocks_of_other_than_8_warps_keep_their_floor(library, tmp_path, warps):
     # Measured on the H200, the exchange lost on blocks of 2, 4 and 16 warps:

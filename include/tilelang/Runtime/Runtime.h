@@ -137,6 +137,10 @@ struct LinkOptions {
   /// schedule (tryWholeProgram and keepWholeProgram in Occupancy.h;
   /// TILELANG_WHOLE_PROGRAM).
   bool wholeProgram = false;
+  /// The ptxas that step runs; empty: findPtxas()'s. A caller that keys
+  /// the cubin by a ptxas passes that one, so that key and run name the
+  /// same binary.
+  std::string ptxas;
 };
 
 /// Links `ptx` (holding kernel `name`) into a cubin for `options.device`
