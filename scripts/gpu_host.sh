@@ -98,31 +98,45 @@ setup_site() {
   else
     work=$(mktemp -d /tmp/tilelang-host.XXXX)
   fi
-  # The library and the extensions built against it are kept per content
-  # (library, extension sources, the headers they include, the Python and
-  # the torch that tilelang._C_torch is built for) in /tmp, so that later
+  # The library is unpacked once per content into /tmp/tilelang-lib-HASH.
+  # The extensions are built once per interface: their sources, the headers
+  # they include, the Python and the torch that tilelang._C_torch is built
+  # for, and the symbols the library exports (nm -D; the library's content
+  # where nm is missing). Variants of the library (pack-variant) that export
+  # the same symbols share one build: they load through the extensions'
+  # $ORIGIN rpath, so each site gets its own library beside them. Later
   # calls on the same machine (exec, variants) skip the unpacking and the
-  # build. A build counts once it has finished.
-  local ext
-  ext=/tmp/tilelang-ext-$( (cat "$library" python/CMakeLists.txt python/src/*
+  # build; a build counts once it has finished.
+  local lib ext
+  lib=/tmp/tilelang-lib-$(sha1sum < "$library" | cut -c1-16)
+  if [[ ! -f $lib/complete ]]; then
+    rm -rf "$lib"
+    mkdir -p "$lib"
+    python3 - "$lib" "$library" <<'PY'
+import lzma, pathlib, sys
+(pathlib.Path(sys.argv[1]) / "libtilelang.so").write_bytes(lzma.decompress(pathlib.Path(sys.argv[2]).read_bytes()))
+PY
+    touch "$lib/complete"
+  fi
+  ext=/tmp/tilelang-ext-$( (cat python/CMakeLists.txt python/src/*
     find include -type f | sort | xargs cat; python3 -VV
-    python3 -c "import importlib.metadata as m; print(m.version('torch'))" 2>/dev/null || true) |
+    python3 -c "import importlib.metadata as m; print(m.version('torch'))" 2>/dev/null || true
+    if command -v nm > /dev/null; then
+      nm -D --defined-only "$lib/libtilelang.so" | awk '{print $NF}' | sort
+    else
+      cat "$lib/libtilelang.so"
+    fi) |
     sha1sum | cut -c1-16)
   if [[ -f $ext/complete ]]; then
     echo "==> reusing the extension built in $ext"
   else
     rm -rf "$ext"
     mkdir -p "$ext"
-    python3 - "$ext" "$library" <<'PY'
-import lzma, pathlib, sys
-ext = pathlib.Path(sys.argv[1])
-(ext / "libtilelang.so").write_bytes(lzma.decompress(pathlib.Path(sys.argv[2]).read_bytes()))
-PY
     echo "==> building the extensions against the prebuilt library (tilelang._C_torch too where torch is)"
     local start
     start=$(date +%s)
     cmake -S python -B "$ext/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-      -DTILELANG_PREBUILT_LIBRARY="$ext/libtilelang.so" -DPython_EXECUTABLE="$(command -v python3)" > "$log"
+      -DTILELANG_PREBUILT_LIBRARY="$lib/libtilelang.so" -DPython_EXECUTABLE="$(command -v python3)" > "$log"
     cmake --build "$ext/build" --target _C >> "$log"
     # The torch bridge is optional: without it launches read tensors
     # through Python. A failure is reported, not fatal.
@@ -134,7 +148,7 @@ PY
     touch "$ext/complete"
     echo "    built in $(($(date +%s) - start)) s"
   fi
-  cp "$ext/libtilelang.so" "$work/libtilelang.so"
+  cp "$lib/libtilelang.so" "$work/libtilelang.so"
   mkdir -p "$work/site"
   cp -r python/tilelang "$work/site/tilelang"
   cp "$ext"/build/_C*.so "$work/libtilelang.so" "$work/site/tilelang/"
