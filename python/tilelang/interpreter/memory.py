@@ -202,6 +202,7 @@ class MemoryOps:
             return super().load(ptr, mask, other, boundary_check, padding_option, cache_modifier,
                                 eviction_policy, volatile)
         ptr = self._check_ptr(ptr, "tl.load")
+        self.hints("tl.load", cache_modifier, eviction_policy, volatile)  # the compiler's checks
         mask, other = tlc._unwrap(mask), tlc._unwrap(other)
         shape = ptr.shape
         elem = ptr.dtype.element_ty
@@ -216,6 +217,7 @@ class MemoryOps:
         if isinstance(tlc._unwrap(ptr), BlockPtrValue) or tlc._unwrap(boundary_check):
             return super().store(ptr, value, mask, boundary_check, cache_modifier, eviction_policy)
         ptr = self._check_ptr(ptr, "tl.store")
+        self.hints("tl.store", cache_modifier, eviction_policy)  # the compiler's checks
         value, mask = tlc._unwrap(value), tlc._unwrap(mask)
         shape = ptr.shape
         elem = ptr.dtype.element_ty

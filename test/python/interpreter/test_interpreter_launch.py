@@ -52,6 +52,46 @@ def test_frontend_errors_come_first_and_are_the_compilers():
 
 
 @interpreted
+def hinted(x_ptr, BLOCK: tl.constexpr, HINTS: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    if HINTS == "volatile evict":
+        x = tl.load(x_ptr + offs, volatile=True, eviction_policy="evict_first")
+    elif HINTS == "volatile cache":
+        x = tl.load(x_ptr + offs, volatile=True, cache_modifier=".cg")
+    elif HINTS == "cache evict":
+        x = tl.load(x_ptr + offs, cache_modifier=".cg", eviction_policy="evict_last")
+    else:
+        x = tl.load(x_ptr + offs)
+    tl.store(x_ptr + offs, x + 1, cache_modifier=".cs" if HINTS == "store" else "",
+             eviction_policy="evict_first" if HINTS == "store" else "")
+
+
+@pytest.mark.parametrize("hints, message", [
+    ("volatile evict", "tl.load: a volatile load takes no cache modifier or eviction policy, got volatile=True "
+                       "with eviction_policy='evict_first'"),
+    ("volatile cache", "tl.load: a volatile load takes no cache modifier or eviction policy, got volatile=True "
+                       "with cache_modifier='.cg'"),
+    ("cache evict", "tl.load: cache_modifier='.cg' cannot be combined with eviction_policy='evict_last'"),
+    ("store", "tl.store: cache_modifier='.cs' cannot be combined with eviction_policy='evict_first'"),
+])
+def test_cache_hints_the_compiler_refuses_are_refused_alike(hints, message):
+    # One check in the frontend's semantic (which the interpreter's loads
+    # and stores call too): the same located error in the user's words,
+    # where the compiler's came from tile.load's verifier in the IR's.
+    x = np.zeros(16, np.float32)
+    with pytest.raises(tilelang.CompilationError) as interpreted_error:
+        hinted[(1,)](x, BLOCK=16, HINTS=hints)
+    with pytest.raises(tilelang.CompilationError) as compiled_error:
+        hinted.compile({"x_ptr": "*fp32"}, {"BLOCK": 16, "HINTS": hints})
+    assert str(interpreted_error.value) == str(compiled_error.value)
+    assert message in str(compiled_error.value)
+    assert compiled_error.value.diagnostics[0].file == __file__
+    assert not x.any()
+    hinted[(1,)](x, BLOCK=16, HINTS="none")  # no hints: runs
+    assert (x == 1).all()
+
+
+@interpreted
 def reads_past_the_end(x_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     tl.store(x_ptr + offs, tl.load(x_ptr + offs) + 1)

@@ -52,20 +52,34 @@ class MemoryEmitter:
                        f"({describe(ptr.dtype, ptr.shape)}): the {name} may be broadcast to the "
                        f"pointer's shape, but the pointer is never broadcast to the {name}'s")
 
-    def _cache(self, modifier, allowed) -> str:
-        modifier = _unwrap(modifier) or ""
+    def hints(self, what: str, cache_modifier, eviction_policy, volatile=False) -> str:
+        """The attributes of ``what`` (tl.load or tl.store) for its cache
+        hints, checked here for the compiler and the interpreter alike (its
+        loads and stores call this too), in the user's words: PTX has no
+        access with both a cache operator and an eviction priority, and its
+        volatile load takes neither (tile.load's verifier says the same of
+        the IR)."""
+        allowed = (".ca", ".cg", ".cs", ".cv") if what == "tl.load" else (".wb", ".cg", ".cs", ".wt")
+        modifier = _unwrap(cache_modifier) or ""
         key = modifier if modifier.startswith(".") or not modifier else "." + modifier
         if key not in _CACHE_MODIFIERS or (key and key not in allowed):
-            self.error(f"cache modifier {modifier!r} is not supported here (expected one of "
+            self.error(f"{what}: cache modifier {modifier!r} is not supported here (expected one of "
                        f"{', '.join(allowed)})")
-        return f" cache = {_CACHE_MODIFIERS[key]}" if _CACHE_MODIFIERS[key] else ""
-
-    def _evict(self, policy) -> str:
-        policy = _unwrap(policy) or ""
+        policy = _unwrap(eviction_policy) or ""
         if policy not in _EVICTION:
-            self.error(f"eviction policy {policy!r} is not supported (expected evict_normal, "
+            self.error(f"{what}: eviction policy {policy!r} is not supported (expected evict_normal, "
                        "evict_first or evict_last)")
-        return f" evict = {_EVICTION[policy]}" if _EVICTION[policy] else ""
+        cache, evict = _CACHE_MODIFIERS[key], _EVICTION[policy]
+        is_volatile = self.const_bool(volatile, f"{what}'s volatile")
+        if is_volatile and (cache or evict):
+            given = f"cache_modifier={modifier!r}" if cache else f"eviction_policy={policy!r}"
+            self.error(f"{what}: a volatile load takes no cache modifier or eviction policy, got "
+                       f"volatile=True with {given} (PTX's ld.volatile has neither)")
+        if cache and evict:
+            self.error(f"{what}: cache_modifier={modifier!r} cannot be combined with "
+                       f"eviction_policy={policy!r} (a PTX access takes one or the other)")
+        return ((f" cache = {cache}" if cache else "") + (f" evict = {evict}" if evict else "")
+                + (" volatile" if is_volatile else ""))
 
     def load(self, ptr, mask, other, boundary_check, padding_option, cache_modifier,
              eviction_policy, volatile):
@@ -88,10 +102,7 @@ class MemoryEmitter:
             ptr = self.cast(ptr, pointer_type(tlc.int8, ptr.dtype.address_space))
         m = self._mask(mask, shape)
         o = None if other is None else self.as_value(other, load_elem, shape)
-        attrs = self._cache(cache_modifier, (".ca", ".cg", ".cs", ".cv"))
-        attrs += self._evict(eviction_policy)
-        if self.const_bool(volatile, "tl.load's volatile"):
-            attrs += " volatile"
+        attrs = self.hints("tl.load", cache_modifier, eviction_policy, volatile)
         operands = ptr.name + (f", {m.name}" if m is not None else "") + (f", {o.name}" if o is not None else "")
         result = self.b.op(f"tile.load {operands}{attrs} : {ptr.type}", load_elem, shape)
         if elem.is_bool():
@@ -120,8 +131,7 @@ class MemoryEmitter:
                 self.error(f"cannot store {describe(value.dtype, value.shape)} through a pointer to {elem.name}")
             value = self.as_value(value, elem, shape)
         m = self._mask(mask, shape)
-        attrs = self._cache(cache_modifier, (".wb", ".cg", ".cs", ".wt"))
-        attrs += self._evict(eviction_policy)
+        attrs = self.hints("tl.store", cache_modifier, eviction_policy)
         mask_text = f", {m.name}" if m is not None else ""
         self.b.emit(f"tile.store {ptr.name}, {value.name}{mask_text}{attrs} : {ptr.type}")
         return None
