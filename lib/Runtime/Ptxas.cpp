@@ -9,6 +9,7 @@
 #include "tilelang/Runtime/Ptxas.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -51,18 +52,34 @@ bool writeFile(const std::string &path, const std::string &text) {
   return bool(file);
 }
 
-/// Seconds a ptxas run may take: `$TILELANG_PTXAS_TIMEOUT` where it is a
-/// positive number, else 60 (a whole-program compile of the largest
-/// kernels takes seconds; a hung ptxas must not hang the launch that links,
-/// which the step, on by default, does without being asked).
-long ptxasTimeLimit() {
-  if (const char *given = std::getenv("TILELANG_PTXAS_TIMEOUT")) {
-    char *end = nullptr;
-    long seconds = std::strtol(given, &end, 10);
-    if (end != given && *end == '\0' && seconds > 0)
-      return seconds;
+/// Seconds a ptxas run may take: `$TILELANG_PTXAS_TIMEOUT` (a whole number
+/// above 0, spaces around allowed; unset or empty: 60, as a whole-program
+/// compile of the largest kernels takes seconds and a hung ptxas must not
+/// hang the launch that links, which the step, on by default, does without
+/// being asked). False, with `problem` naming the variable, for any other
+/// value: a malformed knob is not read as its default unseen.
+bool ptxasTimeLimit(long &seconds, std::string &problem) {
+  seconds = 60;
+  const char *given = std::getenv("TILELANG_PTXAS_TIMEOUT");
+  if (!given)
+    return true;
+  std::string text(given);
+  const char *spaces = " \t\n\r\f\v";
+  text.erase(0, text.find_first_not_of(spaces));
+  text.erase(text.find_last_not_of(spaces) + 1);
+  if (text.empty())
+    return true;
+  errno = 0;
+  char *end = nullptr;
+  long value = std::strtol(text.c_str(), &end, 10);
+  if (*end != '\0' || errno == ERANGE || value <= 0 ||
+      !std::isdigit(static_cast<unsigned char>(text[0]))) {
+    problem = "TILELANG_PTXAS_TIMEOUT='" + std::string(given) +
+              "' is not a whole number of seconds above 0";
+    return false;
   }
-  return 60;
+  seconds = value;
+  return true;
 }
 
 /// Waits for `child` at most `seconds`, polling (a few milliseconds apart:
@@ -116,6 +133,9 @@ bool compileWithPtxas(const std::string &ptxas, const std::string &ptx,
   log.clear();
   if (rejected)
     *rejected = false;
+  long timeLimit = 0;
+  if (!ptxasTimeLimit(timeLimit, log))
+    return false;
   const char *tmp = std::getenv("TMPDIR");
   std::string pattern =
       std::string(tmp && *tmp ? tmp : "/tmp") + "/tilelang-ptxas-XXXXXX";
@@ -154,10 +174,9 @@ bool compileWithPtxas(const std::string &ptxas, const std::string &ptx,
     if (spawned != 0) {
       ok = false;
       log = "cannot run " + ptxas;
-    } else if (!waitWithin(child, ptxasTimeLimit(), status)) {
+    } else if (!waitWithin(child, timeLimit, status)) {
       ok = false;
-      log = ptxas + " did not finish within " +
-            std::to_string(ptxasTimeLimit()) +
+      log = ptxas + " did not finish within " + std::to_string(timeLimit) +
             " s ($TILELANG_PTXAS_TIMEOUT) and was stopped";
     } else {
       readFile(messages, log);

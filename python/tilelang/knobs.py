@@ -9,6 +9,13 @@ of its launches when one changes (docs/ops.md, "The compile knobs"), while
 a @jit function's ``kernel[grid](...)`` keeps launching the kernel it
 found first for the same kinds of arguments.
 
+A switch is on for 1, true, yes or on and off for 0, false, no or off (any
+case); unset or empty leaves its default, and any other value leaves it
+too, with a RuntimeWarning naming the variable. A malformed value of the
+other knobs is an error that names it (TILELANG_AUTOTUNE_DEVICES: a
+ValueError; TILELANG_PTXAS_TIMEOUT: the whole-program step does not run,
+and its warning says why).
+
 =========================  ==================================================
 ``TILELANG_CACHE_DIR``     the on-disk kernel cache (default
                            ``$XDG_CACHE_HOME/tilelang`` or
@@ -64,7 +71,9 @@ found first for the same kinds of arguments.
                            finish is not
 ``TILELANG_PTXAS_TIMEOUT=S``  seconds a ptxas run of that step may take
                            before it is stopped and the linked cubin kept
-                           (default 60; read by the C++ runtime)
+                           (default 60; read by the C++ runtime; another
+                           value than a whole number above 0 keeps the
+                           step from running, its warning naming it)
 ``TILELANG_LIBCUDA=PATH``  the CUDA driver library instead of
                            ``libcuda.so.1`` (read by the C++ runtime when it
                            first opens the driver, not here)
@@ -82,14 +91,42 @@ import os
 from typing import Optional
 
 
+_ON = ("1", "true", "yes", "on")
+_OFF = ("0", "false", "no", "off")
+_WARNED = set()  # (name, value) of the malformed values warned of
+
+
+def _switch(name: str, default: bool) -> bool:
+    """A knob that is on for 1, true, yes or on and off for 0, false, no or
+    off (any case, spaces around); unset or empty: ``default``. Any other
+    value reads as ``default`` too, with a warning naming the variable
+    (once per value and process): ``TILELANG_CACHE=disable`` must not
+    leave the cache on unseen."""
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    text = value.strip().lower()
+    if text in _ON:
+        return True
+    if text in _OFF:
+        return False
+    if text and (name, value) not in _WARNED:
+        _WARNED.add((name, value))
+        import warnings
+
+        warnings.warn(f"tilelang: {name}={value!r} is not one of 1, true, yes, on, 0, false, no, off; "
+                      f"read as {'on' if default else 'off'}, its default", RuntimeWarning, stacklevel=4)
+    return default
+
+
 def _flag(name: str) -> bool:
     """A knob that is off unless set to 1, true, yes or on."""
-    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+    return _switch(name, False)
 
 
 def _on_unless_off(name: str) -> bool:
     """A knob that is on unless set to 0, false, no or off."""
-    return os.environ.get(name, "1").strip().lower() not in ("0", "false", "no", "off")
+    return _switch(name, True)
 
 
 def cache_enabled() -> bool:
@@ -136,8 +173,9 @@ def whole_program() -> bool:
 
 def whole_program_requested() -> bool:
     """Whether TILELANG_WHOLE_PROGRAM asks for the step explicitly (set to
-    1): then a missing ptxas is warned of, not skipped quietly."""
-    return _flag("TILELANG_WHOLE_PROGRAM")
+    1): then a missing ptxas is warned of, not skipped quietly. A malformed
+    value is whole_program's to warn of (it reads as on, not asked for)."""
+    return os.environ.get("TILELANG_WHOLE_PROGRAM", "").strip().lower() in _ON
 
 
 def autotune_devices() -> Optional[str]:

@@ -268,6 +268,27 @@ def test_a_hung_ptxas_is_stopped_and_the_linked_cubin_kept(library, tmp_path):
     assert "did not finish within 1 s" in report["warnings"][0]
 
 
+@pytest.mark.parametrize("timeout", ["abc", "-3", "0", "1.5", "5s"])
+def test_a_malformed_time_limit_is_named_not_read_as_the_default(library, tmp_path, timeout):
+    # TILELANG_PTXAS_TIMEOUT=abc (or 0, -3...) was read as the 60 s default
+    # unseen: now ptxas does not run, the warning names the variable and
+    # its value, and the linked cubin is not cached (a mended value tries
+    # the step again).
+    report, runs, _ = run(library, tmp_path, FAKE_PTXAS_REGISTERS="127", TILELANG_PTXAS_TIMEOUT=timeout)
+    assert report["info"]["whole_program"] == 0 and not report["cubin_from_ptxas"]
+    assert runs == []
+    # (The script's second launch, not served by the cache, warns again.)
+    assert report["warnings"] and all(
+        f"TILELANG_PTXAS_TIMEOUT='{timeout}' is not a whole number of seconds above 0" in w
+        and "that cubin is not cached" in w for w in report["warnings"])
+
+
+def test_a_well_formed_time_limit_lets_the_step_run(library, tmp_path):
+    report, runs, _ = run(library, tmp_path, FAKE_PTXAS_REGISTERS="127", TILELANG_PTXAS_TIMEOUT=" 30 ")
+    assert report["info"]["whole_program"] == 1 and report["cubin_from_ptxas"]
+    assert len(runs) == 1 and report["warnings"] == []
+
+
 def test_the_step_follows_a_floor_linked_without_a_search(library, tmp_path):
     # Shared memory for 2 blocks only (2 KB an SM, 1 KB reserved a block):
     # the floor is all an SM holds, so the PTX is linked once as written;

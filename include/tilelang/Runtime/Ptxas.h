@@ -27,11 +27,13 @@ TILELANG_API std::string findPtxas();
 /// `-v` where `verbose`. True when it exits 0; `cubin` then holds its
 /// output, and `log` holds what it printed either way (or why it could not
 /// run). A run that takes longer than `$TILELANG_PTXAS_TIMEOUT` seconds
-/// (60 by default) is killed and counts as failed. `rejected`, where
+/// (60 by default) is killed and counts as failed; a value of it that is
+/// not a whole number above 0 fails the call before ptxas runs, `log`
+/// naming the variable. `rejected`, where
 /// given, says whether a failure was ptxas's own answer (it ran to its
 /// exit and refused the PTX), which the same ptxas repeats, rather than a
 /// run that could not start or finish (no temporary directory, no such
-/// binary, the time limit), which may pass.
+/// binary, the time limit, a malformed time limit), which may pass.
 TILELANG_API bool compileWithPtxas(const std::string &ptxas,
                                    const std::string &ptx,
                                    const std::string &arch, bool verbose,
