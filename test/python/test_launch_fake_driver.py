@@ -243,33 +243,11 @@ def test_bulk_copy_kernels_get_their_tensor_maps_encoded(library):
 
 
 OCCUPANCY = PRELUDE + """
-import os, re
-from tilelang.jit import _current_arch
-
-
-def blocks_asked(ptx):
-    return int(re.search(r"\\.minnctapersm (\\d+)", ptx).group(1))
-
-
-x = Tensor((1000,), "float32", 0x7F0000001000)
-y = Tensor((1000,), "float32", 0x7F0000002000)
-warps = int(os.environ.get("WARPS", "8"))
-compiled = axpy[(1,)](x, y, 1000, 2.0, BLOCK=2048, num_warps=warps)
-arch = _current_arch()
-loaded = compiled.launchable(arch)
-report["info"] = compiled.link_info[arch]
-report["links"] = fakecuda.link_count()
-report["registers"], report["local_bytes"] = loaded.registers, loaded.local_bytes
+compiled, arch = fakecuda.launch_and_read_link(axpy, report)
 report["n_regs_n_spills"] = [compiled.n_regs, compiled.n_spills]
 report["unloaded_n_regs"] = axpy.compile("*fp32,*fp32,i32,fp32", constexprs={"BLOCK": 64}).n_regs
-report["ptx_asks"] = blocks_asked(compiled.asm["ptx"])
-# The stand-in's "cubin" is the PTX it was given: the count it was linked for.
-report["cubin_asks"] = blocks_asked(compiled._cubin[arch].decode())
-
 # Another process would find the cubin in the disk cache, with how it was linked.
-again = tilelang.jit(axpy.fn)[(1,)](x, y, 1000, 2.0, BLOCK=2048, num_warps=warps)
-report["cached_info"] = again.link_info[arch]
-report["links_after_cached"] = fakecuda.link_count()
+fakecuda.launch_again(axpy, report, arch)
 print(json.dumps(report))
 """
 
@@ -301,25 +279,23 @@ def test_the_occupancy_search_keeps_the_most_blocks_that_do_not_spill(library, r
     assert report["ptx_asks"] == 2
     assert report["info"] == {"min_blocks_per_sm": blocks, "links": links}
     assert report["cubin_asks"] == blocks
-    assert report["links"] == links
+    assert report["driver_links"] == links
     assert report["registers"] == used
     assert report["local_bytes"] == local
     assert report["n_regs_n_spills"] == [used, local]  # Triton's names for them
     assert report["unloaded_n_regs"] is None
     assert report["cached_info"] == report["info"]
-    assert report["links_after_cached"] == links
+    assert report["driver_links_after_cached"] == links
 
 
 # 128x128x64 tiles in 3 stages: 96 KB of shared memory, so an sm_90 SM
 # holds 2 blocks of 8 warps.
 TENSOR_CORE_OCCUPANCY = PRELUDE + descriptor_matmul(128, 3) + """
-import re
 from tilelang.jit import _current_arch
 arch = _current_arch()
 report["info"] = compiled.link_info[arch]
 report["ptx_asks"] = ".minnctapersm" in compiled.asm["ptx"]
-asked = re.search(r"\\.minnctapersm (\\d+)", compiled._cubin[arch].decode())
-report["cubin_asks"] = int(asked.group(1)) if asked else 0
+report["cubin_asks"] = fakecuda.blocks_asked(compiled._cubin[arch].decode())
 report["registers"] = compiled.launchable(arch).registers
 print(json.dumps(report))
 """
@@ -386,7 +362,7 @@ def test_the_occupancy_search_can_be_turned_off(library):
     report = run_script(library, OCCUPANCY, env={"FAKE_CUDA_REGISTERS": "72,60",
                                                           "TILELANG_OCCUPANCY_SEARCH": "0"})
     assert report["info"] == {"min_blocks_per_sm": 2, "links": 1}
-    assert report["links"] == 1
+    assert report["driver_links"] == 1
     assert report["cubin_asks"] == 2
     assert report["registers"] == 72
 

@@ -52,6 +52,15 @@ JITFunction._specialize = lambda self, args, kwargs: _specialize(self, args, kwa
 report = {}
 
 
+def norm_inputs(m, n, grad=True):
+    # A norm's x (m x n), w (in [0.5, 1.5)), b and dy, in float16; x, w and
+    # b are leaves that require grad where `grad`.
+    x = torch.randn(m, n, dtype=torch.float16, requires_grad=grad)
+    w = (torch.rand(n, dtype=torch.float16) + 0.5).requires_grad_(grad)
+    b = torch.randn(n, dtype=torch.float16, requires_grad=grad)
+    return x, w, b, torch.randn(m, n, dtype=torch.float16)
+
+
 def backward_launches(y, dy):
     before = fakecuda.launch_count()
     y.backward(dy)
@@ -73,10 +82,7 @@ def symbolic(launch, names):
 INPUTS = """
 case = sys.argv[1]
 m, n = 37, 300
-x = torch.randn(m, n, dtype=torch.float16)
-w = torch.rand(n, dtype=torch.float16) + 0.5
-b = torch.randn(n, dtype=torch.float16)
-dy = torch.randn(m, n, dtype=torch.float16)
+x, w, b, dy = norm_inputs(m, n, grad=False)
 needs = [c == "1" for c in sys.argv[2]]
 x.requires_grad_(needs[0])
 """
@@ -260,9 +266,7 @@ dy = torch.randn(m, n, dtype=torch.float16)
 
 
 def leaves():
-    x = torch.randn(m, n, dtype=torch.float16, requires_grad=True)
-    w = (torch.rand(n, dtype=torch.float16) + 0.5).requires_grad_()
-    return x, w, torch.randn(n, dtype=torch.float16, requires_grad=True)
+    return norm_inputs(m, n)[:3]
 
 
 def error_of(action):
@@ -513,10 +517,7 @@ import os
 from tilelang.ops import _softmax
 from torch.utils._python_dispatch import TorchDispatchMode
 m, n = 37, 300
-x = torch.randn(m, n, dtype=torch.float16, requires_grad=True)
-w = (torch.rand(n, dtype=torch.float16) + 0.5).requires_grad_()
-b = torch.randn(n, dtype=torch.float16, requires_grad=True)
-dy = torch.randn(m, n, dtype=torch.float16)
+x, w, b, dy = norm_inputs(m, n)
 names = {x.data_ptr(): "x", w.data_ptr(): "w", b.data_ptr(): "b"}
 # Python's part of a call: the eager checks and the Python path's C++ forward.
 python = []
@@ -633,10 +634,7 @@ def test_the_cpp_entry_takes_a_planned_call_with_no_python(library):
 WORKSPACE = PRELUDE + """
 from tilelang.ops import spaces
 m, n = 100, 301
-x = torch.randn(m, n, dtype=torch.float16, requires_grad=True)
-w = (torch.rand(n, dtype=torch.float16) + 0.5).requires_grad_()
-b = torch.randn(n, dtype=torch.float16, requires_grad=True)
-dy = torch.randn(m, n, dtype=torch.float16)
+x, w, b, dy = norm_inputs(m, n)
 runs = []
 for step in range(3):
     x.grad = w.grad = b.grad = None

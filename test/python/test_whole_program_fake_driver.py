@@ -14,12 +14,10 @@ from fakecuda import fakecuda
 FAKE_PTXAS = fakecuda.FAKE_PTXAS
 
 SCRIPT = """
-import json, os, re, warnings
+import json, os, warnings
 import fakecuda
-from fakecuda import Tensor
 import tilelang
 import tilelang.language as tl
-from tilelang.jit import _current_arch
 
 PRINT = os.environ.get("PRINT") == "1"
 if os.environ.get("NO_PTXAS") == "1":
@@ -46,37 +44,18 @@ def axpy_print(x_ptr, y_ptr, n, alpha, BLOCK: tl.constexpr):
 kernel = axpy_print if PRINT else axpy
 
 
-def blocks_asked(ptx):
-    asked = re.search(r"\\.minnctapersm (\\d+)", ptx)
-    return int(asked.group(1)) if asked else 0
-
-
 report = {}
 # Warnings recorded: a step that could not run says why.
 seen = warnings.catch_warnings(record=True).__enter__()
 warnings.simplefilter("always")
-x = Tensor((1000,), "float32", 0x7F0000001000)
-y = Tensor((1000,), "float32", 0x7F0000002000)
-warps = int(os.environ.get("WARPS", "8"))
-compiled = kernel[(1,)](x, y, 1000, 2.0, BLOCK=2048, num_warps=warps)
-arch = _current_arch()
-loaded = compiled.launchable(arch)
-report["info"] = compiled.link_info[arch]
-report["driver_links"] = fakecuda.link_count()
-report["registers"], report["local_bytes"] = loaded.registers, loaded.local_bytes
-report["ptx_asks"] = blocks_asked(compiled.asm["ptx"])
-# The stand-in's "cubin" is the PTX it was given (after fake_ptxas's line
-# when ptxas compiled it).
+compiled, arch = fakecuda.launch_and_read_link(kernel, report)
 cubin = compiled._cubin[arch].decode()
-report["cubin_asks"] = blocks_asked(cubin)
 report["cubin_from_ptxas"] = cubin.startswith("// fake-registers:")
 report["key"] = compiled._cache_key(arch)
 
 # Another process finds the cubin in the disk cache, with how it was linked.
-again = tilelang.jit(kernel.fn)[(1,)](x, y, 1000, 2.0, BLOCK=2048, num_warps=warps)
-report["cached_info"] = again.link_info[arch]
+again = fakecuda.launch_again(kernel, report, arch)
 report["cached_cubin"] = again._cubin[arch].decode() == cubin
-report["driver_links_after_cached"] = fakecuda.link_count()
 report["warnings"] = [str(w.message) for w in seen]
 print(json.dumps(report))
 """

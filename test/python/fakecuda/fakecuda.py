@@ -16,6 +16,7 @@ import ctypes
 import json
 import os
 import pathlib
+import re
 import shutil
 import struct
 import subprocess
@@ -187,3 +188,54 @@ def address_on(device: int, offset: int) -> int:
     """An address the stand-in tags as memory of `device` (bits 40-47 0x7F,
     the device in bits 32-35)."""
     return (0x7F << 40) | (device << 32) | offset
+
+
+def blocks_asked(text: str) -> int:
+    """The blocks per SM a PTX text asks for (its .minnctapersm), 0 where it
+    asks for none. The stand-in's "cubin" is the PTX it was given (after
+    fake_ptxas's line where ptxas compiled it): what a cubin was linked for."""
+    asked = re.search(r"\.minnctapersm (\d+)", text)
+    return int(asked.group(1)) if asked else 0
+
+
+# The scripts' axpy(x_ptr, y_ptr, n, alpha, BLOCK) over 1000 floats, as the
+# occupancy tests launch it: BLOCK=2048 on $WARPS warps (8 by default).
+_AXPY_ARGS = (1000, 2.0)
+
+
+def _axpy_launch(kernel):
+    x = Tensor((1000,), "float32", 0x7F0000001000)
+    y = Tensor((1000,), "float32", 0x7F0000002000)
+    return kernel[(1,)](x, y, *_AXPY_ARGS, BLOCK=2048, num_warps=int(os.environ.get("WARPS", "8")))
+
+
+def launch_and_read_link(kernel, report):
+    """Launches `kernel` (an axpy) once and writes into `report` how it was
+    linked: info (its link_info), driver_links (links so far), registers
+    and local_bytes (as loaded), ptx_asks and cubin_asks (the blocks per SM
+    the PTX and the linked cubin ask for). Returns the launch's kernel and
+    the arch it was linked for."""
+    from tilelang.jit import _current_arch
+
+    compiled = _axpy_launch(kernel)
+    arch = _current_arch()
+    loaded = compiled.launchable(arch)
+    report["info"] = compiled.link_info[arch]
+    report["driver_links"] = link_count()
+    report["registers"], report["local_bytes"] = loaded.registers, loaded.local_bytes
+    report["ptx_asks"] = blocks_asked(compiled.asm["ptx"])
+    report["cubin_asks"] = blocks_asked(compiled._cubin[arch].decode())
+    return compiled, arch
+
+
+def launch_again(kernel, report, arch):
+    """The same launch through a new @jit of `kernel`'s function, as another
+    process would make it: it finds the cubin in the disk cache, with how it
+    was linked (report's cached_info; driver_links_after_cached: links so
+    far). Returns its kernel."""
+    import tilelang
+
+    again = _axpy_launch(tilelang.jit(kernel.fn))
+    report["cached_info"] = again.link_info[arch]
+    report["driver_links_after_cached"] = link_count()
+    return again
