@@ -11,7 +11,6 @@
 
 #include <pybind11/pybind11.h>
 
-#include <cctype>
 #include <cstdlib>
 
 namespace tilelang::python {
@@ -25,12 +24,17 @@ namespace {
 /// Why tilelang._C_torch cannot serve, or an empty string when it can (and
 /// `bridge` is set). Never raises: any failure is a reason.
 std::string loadBridge(const TorchBridgeApi *&bridge) {
-  if (const char *knob = std::getenv("TILELANG_TORCH_BRIDGE")) {
-    std::string value(knob);
-    for (char &c : value)
-      c = char(std::tolower(static_cast<unsigned char>(c)));
-    if (value == "0" || value == "false" || value == "no" || value == "off")
-      return "off (TILELANG_TORCH_BRIDGE=" + std::string(knob) + ")";
+  // The knob is read by tilelang.knobs, as every switch is (one reading of
+  // its values, and a warning for a malformed one).
+  try {
+    if (!py::module_::import("tilelang.knobs")
+             .attr("torch_bridge")()
+             .cast<bool>())
+      return "off (TILELANG_TORCH_BRIDGE=" +
+             std::string(std::getenv("TILELANG_TORCH_BRIDGE")) + ")";
+  } catch (py::error_already_set &error) {
+    return std::string("TILELANG_TORCH_BRIDGE could not be read (") +
+           error.what() + ")";
   }
   const TorchBridgeApi *api = nullptr;
   std::string running;

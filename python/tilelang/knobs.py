@@ -79,8 +79,8 @@ and its warning says why).
                            first opens the driver, not here)
 ``TILELANG_TORCH_BRIDGE=0``  read torch tensors and torch's stream through
                            Python on every launch instead of in C++ through
-                           ``tilelang._C_torch`` (read by the launcher when
-                           it first sees torch imported, not here;
+                           ``tilelang._C_torch`` (read once, when the
+                           launcher first sees torch imported;
                            docs/runtime.md, "The launcher")
 =========================  ==================================================
 """
@@ -189,6 +189,12 @@ def ops_autotune() -> bool:
 
 def ops_native_autograd() -> bool:
     return _on_unless_off("TILELANG_OPS_NATIVE_AUTOGRAD")
+
+
+def torch_bridge() -> bool:
+    """Read by the launcher (python/src/TorchLink.cpp) when it first sees
+    torch imported."""
+    return _on_unless_off("TILELANG_TORCH_BRIDGE")
 
 
 #: The knobs that change the code a launch runs for the same arguments:

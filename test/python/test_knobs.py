@@ -1,6 +1,6 @@
 """tilelang.knobs: how the environment's values read. The knobs that are on
 by default (TILELANG_CACHE, TILELANG_OCCUPANCY_SEARCH, TILELANG_OPS_AUTOTUNE,
-TILELANG_OPS_NATIVE_AUTOGRAD, TILELANG_WHOLE_PROGRAM) turn off with 0, false, no or off in any case
+TILELANG_OPS_NATIVE_AUTOGRAD, TILELANG_TORCH_BRIDGE, TILELANG_WHOLE_PROGRAM) turn off with 0, false, no or off in any case
 and with spaces around; the ones that are off by default (TILELANG_DEBUG...)
 turn on with 1, true, yes or on. Unset or empty leaves the default, and so
 does any other value, with a warning naming the variable (once per value)."""
@@ -37,7 +37,7 @@ def read_warned(read, name, value, default):
 ON_BY_DEFAULT = {"TILELANG_CACHE": knobs.cache_enabled, "TILELANG_OCCUPANCY_SEARCH": knobs.occupancy_search,
                  "TILELANG_OPS_AUTOTUNE": knobs.ops_autotune,
                  "TILELANG_OPS_NATIVE_AUTOGRAD": knobs.ops_native_autograd,
-                 "TILELANG_WHOLE_PROGRAM": knobs.whole_program}
+                 "TILELANG_TORCH_BRIDGE": knobs.torch_bridge, "TILELANG_WHOLE_PROGRAM": knobs.whole_program}
 OFF_BY_DEFAULT = {"TILELANG_DEBUG": knobs.debug, "TILELANG_ALWAYS_COMPILE": knobs.always_compile,
                   "TILELANG_INTERPRET": knobs.interpret,
                   "TILELANG_PRINT_AUTOTUNING": knobs.print_autotuning}
