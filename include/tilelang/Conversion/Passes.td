@@ -103,15 +103,10 @@ def RemoveRedundantBarriers
     loads precede it.
 
     The paths are followed through the control-flow graph, around loops
-    too. Each operation is classified: memory-effect-free operations and
-    intrinsics that LLVM declares free of memory accesses touch nothing;
-    `llvm.load`/`llvm.store` by their address space (generic counts as
-    both shared and global); inline assembly by its text, where only `mov`,
-    `createpolicy` and weak `ld`/`st` of the global, shared or generic
-    state space are recognized; anything else (calls, atomics, fences,
-    async copies, mbarriers, named or cluster barriers, volatile or atomic
-    accesses) counts as touching all memory, so the barriers around it
-    stay. Barriers are removed one at a time, each decision made on the
+    too. Each operation is classified conservatively, as docs/lowering.md
+    ("Barriers that order nothing") lists: what is not recognized counts as
+    touching all memory, so the barriers around it stay. Barriers are
+    removed one at a time, each decision made on the
     program without the barriers removed before it. Only kernels
     (`nvvm.kernel`) are visited: a device function's entry is not the
     kernel's. A barrier the user wrote (`tl.debug_barrier()`, marked

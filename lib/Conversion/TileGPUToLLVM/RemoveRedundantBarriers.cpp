@@ -36,9 +36,12 @@ enum Effect : unsigned {
 };
 
 /// The effects of a PTX state space's access: global, shared or generic;
-/// Unknown for any other space (or none recognized).
+/// none for a read of the kernel's parameters or constant bank (no thread
+/// writes them during a launch); Unknown for any other space or access.
 unsigned spaceEffect(StringRef space, bool isWrite) {
   unsigned global = isWrite ? kGlobalWrite : kGlobalRead;
+  if ((space == "param" || space == "const") && !isWrite)
+    return kNone;
   if (space == "global")
     return global;
   if (space == "shared" || space == "shared::cta")
@@ -49,10 +52,20 @@ unsigned spaceEffect(StringRef space, bool isWrite) {
 }
 
 /// One PTX instruction of inline assembly (predicate stripped, no `;`).
-/// Only moves, cache policies and weak loads and stores are recognized.
+/// Only moves, bit reversals, cache policies, register declarations, weak
+/// loads and stores, and loads of the kernel's parameters or constant bank
+/// are recognized; a `{ ... }` scope's braces are dropped.
 unsigned ptxInstructionEffect(StringRef instruction) {
   instruction = instruction.trim();
+  if (instruction.consume_front("{"))
+    instruction = instruction.ltrim();
+  if (instruction.consume_back("}"))
+    instruction = instruction.rtrim();
   if (instruction.empty())
+    return kNone;
+  // A register of the scope (RematerializePastLoops's parameter reads).
+  if (instruction.starts_with(".reg") &&
+      (instruction.size() == 4 || llvm::isSpace(instruction[4])))
     return kNone;
   if (instruction.starts_with("@"))
     instruction = instruction.drop_until(llvm::isSpace).trim();
@@ -60,14 +73,15 @@ unsigned ptxInstructionEffect(StringRef instruction) {
   SmallVector<StringRef> parts;
   opcode.split(parts, '.');
   StringRef base = parts.front();
-  if (base == "mov" || base == "createpolicy")
+  if (base == "mov" || base == "brev" || base == "createpolicy")
     return kNone;
   if (base != "ld" && base != "st")
     return kUnknown;
   bool isWrite = base == "st";
   StringRef space;
   for (StringRef part : llvm::drop_begin(parts)) {
-    if (part == "global" || part == "shared" || part == "shared::cta") {
+    if (part == "global" || part == "shared" || part == "shared::cta" ||
+        part == "param" || part == "const") {
       space = part;
       continue;
     }

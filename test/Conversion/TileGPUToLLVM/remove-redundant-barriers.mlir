@@ -241,6 +241,36 @@ module {
     llvm.return
   }
 
+  // A kernel parameter read again inside a loop (RematerializePastLoops's
+  // `{ .reg ...; ld.param ...; brev ...; }`) and a constant-bank load touch
+  // nothing another thread writes: the barrier between global loads and a
+  // shared store still goes. The scope's braces are only dropped: a shared
+  // store inside one before a barrier keeps it.
+  // CHECK-LABEL: llvm.func @parameter_reads
+  // CHECK-NOT: nvvm.barrier0
+  // CHECK: llvm.return
+  llvm.func @parameter_reads(%arg0: !llvm.ptr<1>) attributes {nvvm.kernel} {
+    %smem = llvm.mlir.addressof @smem : !llvm.ptr<3>
+    %x = llvm.load %arg0 : !llvm.ptr<1> -> i32
+    %p = llvm.inline_asm asm_dialect = att "{ .reg .b64 t; ld.param.b64 t, [parameter_reads_param_0]; brev.b64 t, t; brev.b64 $0, t; }", "=l" : () -> i64
+    nvvm.barrier0
+    %c = llvm.inline_asm asm_dialect = att "ld.const.b32 $0, [table];", "=r" : () -> i32
+    llvm.store %x, %smem : i32, !llvm.ptr<3>
+    llvm.return
+  }
+
+  // CHECK-LABEL: llvm.func @shared_store_in_a_scope
+  // CHECK: st.shared
+  // CHECK-NEXT: nvvm.barrier0
+  llvm.func @shared_store_in_a_scope(%arg0: !llvm.ptr<1>) attributes {nvvm.kernel} {
+    %smem = llvm.mlir.addressof @smem : !llvm.ptr<3>
+    llvm.inline_asm has_side_effects asm_dialect = att "{ .reg .b32 t; ld.param.b32 t, [shared_store_in_a_scope_param_0]; st.shared.b32 [ $0 ], t; }", "r" %smem : (!llvm.ptr<3>) -> ()
+    nvvm.barrier0
+    %y = llvm.load %smem : !llvm.ptr<3> -> i32
+    llvm.store %y, %arg0 : i32, !llvm.ptr<1>
+    llvm.return
+  }
+
   // A barrier the user wrote (tl.debug_barrier(), marked
   // tilegpu.user_barrier) stays where it orders nothing, as the kernel's
   // first barrier; the lowering's barrier in the same place goes
