@@ -30,6 +30,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
 #include <mutex>
 
 using namespace mlir;
@@ -274,6 +275,25 @@ collectTensorMapEncodings(func::FuncOp kernel) {
   return encodings;
 }
 
+/// TILELANG_L2_REUSE_HINTS, a switch as python/tilelang/knobs.py reads them:
+/// 1, true, yes or on runs tile-l2-reuse-hints, 0, false, no or off leaves
+/// it out (any case, spaces around); unset or another value keeps the
+/// pipeline's default (knobs.py warns of the other values). Read here, at
+/// each compile, rather than as a CompileOptions field, so that libraries
+/// with and without the pass keep one interface; python/tilelang/cache.py
+/// puts the setting in the kernel's cache key.
+static bool l2ReuseHints(bool byDefault) {
+  const char *given = std::getenv("TILELANG_L2_REUSE_HINTS");
+  if (!given)
+    return byDefault;
+  std::string value = llvm::StringRef(given).trim().lower();
+  if (value == "1" || value == "true" || value == "yes" || value == "on")
+    return true;
+  if (value == "0" || value == "false" || value == "no" || value == "off")
+    return false;
+  return byDefault;
+}
+
 static void compileImpl(Session &session, const std::string &source,
                         const CompileOptions &options, CompileResult &result) {
   result.arch = options.arch;
@@ -323,6 +343,7 @@ static void compileImpl(Session &session, const std::string &source,
   tileGPUOptions.numWarps = options.numWarps;
   tileGPUOptions.numStages = options.numStages;
   tileGPUOptions.target = options.arch;
+  tileGPUOptions.l2ReuseHints = l2ReuseHints(tileGPUOptions.l2ReuseHints);
   buildTileToTileGPUPipeline(toTileGPU, tileGPUOptions);
   if (!session.run(toTileGPU, module))
     return;

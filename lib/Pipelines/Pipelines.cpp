@@ -32,6 +32,10 @@ void buildTileToTileGPUPipeline(OpPassManager &pm,
   pm.addPass(tile::createTileExpandTensorDescriptors(expandOptions));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // On pointer loads (descriptor accesses expanded) and scf.for loops, before
+  // layouts: the hints are attributes every later rewrite of a load keeps.
+  if (options.l2ReuseHints)
+    pm.addPass(tile::createTileL2ReuseHints());
   ConvertTileToTileGPUOptions layoutOptions;
   layoutOptions.numWarps = options.numWarps;
   layoutOptions.target = options.target;

@@ -131,6 +131,12 @@ PyObject *subscript(PyObject *self, PyObject *grid) {
 
 PyObject *setDispatcher(PyObject *self, PyObject *dispatcher) {
   auto *object = reinterpret_cast<SubscriptableObject *>(self);
+  if (dispatcher == Py_None) {
+    // Back to the Python side's first use (a first launch that failed).
+    object->dispatcher = nullptr;
+    Py_CLEAR(object->owner);
+    Py_RETURN_NONE;
+  }
   try {
     Dispatcher *pointer = py::handle(dispatcher).cast<Dispatcher *>();
     Py_INCREF(dispatcher);
@@ -153,7 +159,8 @@ void deallocSubscriptable(PyObject *self) {
 
 PyMethodDef subscriptableMethods[] = {
     {"_set_dispatcher", setDispatcher, METH_O,
-     "Routes kernel[grid] to this Dispatcher from now on."},
+     "Routes kernel[grid] to this Dispatcher from now on (None: back to "
+     "_subscript_slow)."},
     {nullptr, nullptr, 0, nullptr}};
 
 PyType_Slot subscriptableSlots[] = {

@@ -154,6 +154,10 @@ def kernel_key(tile_ir: str, arch: str, num_warps: int, num_stages: int, maxnreg
     parts = [FORMAT, compiler_version(), _native().build_id(), tile_ir, arch, str(num_warps), str(num_stages), str(driver_version())]
     if maxnreg:
         parts.append(f"maxnreg={maxnreg}")
+    l2_hints = knobs.l2_reuse_hints()
+    if l2_hints is not None:
+        # The compiler reads it: other PTX for the same tile IR (see knobs).
+        parts.append(f"l2-reuse-hints={int(l2_hints)}")
     if not knobs.occupancy_search():
         # Another cubin for the same PTX (see knobs): kept apart.
         parts.append("occupancy-search=0")

@@ -14,6 +14,7 @@ current stream.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 import sys
@@ -52,6 +53,11 @@ _TYPESTR_DTYPES = {"f2": "fp16", "f4": "fp32", "f8": "fp64", "i1": "i8", "i2": "
 # read little-endian data): little-endian, not applicable (one byte), and
 # native where the host is little-endian.
 _LITTLE_ENDIAN_ORDERS = "<|" + ("=" if sys.byteorder == "little" else "")
+
+
+# What a launch with host memory says after "kernels take CUDA tensors".
+_ON_THE_CPU = (" (or arrays with __cuda_array_interface__); the CPU interpreter runs kernels on NumPy arrays and CPU "
+               "tensors (TILELANG_INTERPRET=1, or @tilelang.jit(interpret=True): docs/interpreter.md)")
 
 
 def _checked_address(value, name: str, what: str, source: str) -> int:
@@ -328,6 +334,9 @@ class JITFunction(KernelFunction, _Subscriptable):
                     specialization[name] = 16
                 if readonly:
                     read_only.append(name)
+            elif hasattr(value, "__array_interface__"):
+                raise callers_error(TypeError, f"the {type(value).__name__} passed for '{name}' is in host memory; "
+                                               f"kernels take CUDA tensors{_ON_THE_CPU}")
             else:
                 raise callers_error(TypeError, f"unsupported argument type {type(value).__name__} for '{name}'")
         return signature, constexprs, specialization, read_only, on_host
@@ -359,7 +368,8 @@ class JITFunction(KernelFunction, _Subscriptable):
         if on_host:
             name, value = on_host[0]
             raise callers_error(ValueError, f"the tensor passed for '{name}' is on "
-                                            f"{getattr(value, 'device', 'the CPU')}; kernels take CUDA tensors")
+                                            f"{getattr(value, 'device', 'the CPU')}; kernels take CUDA tensors"
+                                            f"{_ON_THE_CPU}")
         compiled = self.compile(signature, constexprs, specialization, num_warps, num_stages, maxnreg=maxnreg)
         # Read-only arrays (JAX's, for one) may be read, never written.
         for name in read_only:
@@ -391,17 +401,30 @@ class JITFunction(KernelFunction, _Subscriptable):
     # -- calling ----------------------------------------------------------------------------
 
     def _subscript_slow(self, grid):
-        """``kernel[grid]`` before the Dispatcher exists: make it, hand it to
-        the C base, and subscript through it."""
-        if self._dispatcher is None and (self.interpret or knobs.interpret()):
+        """``kernel[grid]`` until a launch has gone through the Dispatcher:
+        the interpreter where interpret=True or TILELANG_INTERPRET asks for
+        it (no Dispatcher: every launch comes back here, and the knob is
+        read at each), else the Dispatcher, handed to the C base for this
+        launch and kept there unless the launch fails, so that a kernel
+        whose first GPU launch failed (NumPy arrays on a machine without a
+        GPU, say) can still be interpreted, as the knob's documentation
+        says."""
+        if self.interpret or knobs.interpret():
             from tilelang.interpreter import Launcher
 
-            return Launcher(self, grid)  # no Dispatcher: every launch comes back here
+            return Launcher(self, grid)
         dispatcher = self._dispatcher or self._make_dispatcher()
         if dispatcher is None:
             return _Launcher(self, grid)
+        return functools.partial(self._first_launch, dispatcher, grid)
+
+    def _first_launch(self, dispatcher, grid, *args, **kwargs):
         self._set_dispatcher(dispatcher)
-        return self[grid]
+        try:
+            return self[grid](*args, **kwargs)
+        except BaseException:
+            self._set_dispatcher(None)
+            raise
 
     if _Subscriptable is object:  # pragma: no cover - no extension
 

@@ -74,6 +74,12 @@ and its warning says why).
                            (default 60; read by the C++ runtime; another
                            value than a whole number above 0 keeps the
                            step from running, its warning naming it)
+``TILELANG_L2_REUSE_HINTS=0``  compile without the L2 priorities for data
+                           a program reads again in a later loop (on by
+                           default; read by the compiler library at each
+                           compile and part of each kernel's cache key;
+                           docs/lowering.md, "L2 priorities for data read
+                           again")
 ``TILELANG_LIBCUDA=PATH``  the CUDA driver library instead of
                            ``libcuda.so.1`` (read by the C++ runtime when it
                            first opens the driver, not here)
@@ -191,6 +197,17 @@ def ops_native_autograd() -> bool:
     return _on_unless_off("TILELANG_OPS_NATIVE_AUTOGRAD")
 
 
+def l2_reuse_hints() -> Optional[bool]:
+    """TILELANG_L2_REUSE_HINTS as set (a malformed value as on, the
+    default, with the switches' warning), or None where unset or empty. The
+    C++ compiler reads the variable itself (lib/Compiler/Compiler.cpp, the
+    same values, its pipeline's default where unset); this is what
+    cache.kernel_key keys on."""
+    if not os.environ.get("TILELANG_L2_REUSE_HINTS", "").strip():
+        return None
+    return _switch("TILELANG_L2_REUSE_HINTS", True)
+
+
 def torch_bridge() -> bool:
     """Read by the launcher (python/src/TorchLink.cpp) when it first sees
     torch imported."""
@@ -198,15 +215,16 @@ def torch_bridge() -> bool:
 
 
 #: The knobs that change the code a launch runs for the same arguments:
-#: the compiled kernel (TILELANG_DEBUG) or its link (LINK_KNOBS). What a
+#: the compiled kernel (TILELANG_DEBUG, TILELANG_L2_REUSE_HINTS) or its
+#: link (LINK_KNOBS). What a
 #: process keeps of its launches (a @jit function's compiled kernels;
 #: tilelang.ops' launch tables, its kernels' dispatchers and C++ plans)
 #: holds for the values it was made under (compile_state, link_state).
 LINK_KNOBS = ("TILELANG_OCCUPANCY_SEARCH", "TILELANG_WHOLE_PROGRAM")
-COMPILE_KNOBS = ("TILELANG_DEBUG",) + LINK_KNOBS
+COMPILE_KNOBS = ("TILELANG_DEBUG", "TILELANG_L2_REUSE_HINTS") + LINK_KNOBS
 # compile_state reads them one by one (a knob added above must be read
 # there too: this unpacking fails until it is).
-_DEBUG_RAW, _SEARCH_RAW, _WHOLE_PROGRAM_RAW = (os.fsencode(name) for name in COMPILE_KNOBS)
+_DEBUG_RAW, _L2_RAW, _SEARCH_RAW, _WHOLE_PROGRAM_RAW = (os.fsencode(name) for name in COMPILE_KNOBS)
 
 
 def link_state() -> tuple:
@@ -223,4 +241,4 @@ def compile_state() -> tuple:
     raw = getattr(os.environ, "_data", None)
     if type(raw) is not dict or os.name != "posix":
         return tuple(map(os.environ.get, COMPILE_KNOBS))
-    return raw.get(_DEBUG_RAW), raw.get(_SEARCH_RAW), raw.get(_WHOLE_PROGRAM_RAW)
+    return raw.get(_DEBUG_RAW), raw.get(_L2_RAW), raw.get(_SEARCH_RAW), raw.get(_WHOLE_PROGRAM_RAW)

@@ -400,7 +400,9 @@ def test_argument_errors_are_raised_from_the_callers_line(library):
         "missing": "TypeError: axpy(): missing a required argument: 'alpha'",
         "unknown_keyword": "TypeError: axpy(): got an unexpected keyword argument 'blocks'",
         "too_many": "TypeError: axpy(): too many positional arguments",
-        "host_tensor": "ValueError: the tensor passed for 'x_ptr' is on the CPU; kernels take CUDA tensors",
+        "host_tensor": ("ValueError: the tensor passed for 'x_ptr' is on the CPU; kernels take CUDA tensors (or "
+                        "arrays with __cuda_array_interface__); the CPU interpreter runs kernels on NumPy arrays and "
+                        "CPU tensors (TILELANG_INTERPRET=1, or @tilelang.jit(interpret=True): docs/interpreter.md)"),
         "unsupported": "TypeError: unsupported argument type object for 'x_ptr'",
         "dtype": "TypeError: unsupported tensor dtype complex64 for 'x_ptr'",
         "wide_int": "ValueError: the integer 18446744073709551616 for 'n' does not fit in 64 bits",

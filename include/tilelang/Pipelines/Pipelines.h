@@ -33,6 +33,11 @@ struct TileToTileGPUPipelineOptions
   Option<std::string> target{*this, "target",
                              llvm::cl::desc("Target GPU, e.g. sm_80 or sm_90a"),
                              llvm::cl::init("sm_90a")};
+  Option<bool> l2ReuseHints{
+      *this, "l2-reuse-hints",
+      llvm::cl::desc("L2 priorities for global data a program reads again "
+                     "in a later loop (tile-l2-reuse-hints)"),
+      llvm::cl::init(true)};
 };
 
 /// Options of tilelang-tilegpu-to-llvm.

@@ -34,6 +34,29 @@ def test_environment_variable_interprets_kernel_launches(monkeypatch):
     assert "tile.store" in compiled.asm["tile"]  # the frontend compiled it to tile IR first
 
 
+def test_a_kernel_whose_gpu_launch_failed_can_still_be_interpreted(monkeypatch):
+    # A new user's first launch: NumPy arrays, no TILELANG_INTERPRET. The
+    # error says what a GPU launch takes and how to run on the CPU; setting
+    # the knob then (a notebook, say) interprets the next launch, as the
+    # knob reads at each launch of a kernel not yet launched on the GPU.
+    @tilelang.jit
+    def triple(x_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 3, mask=offs < n)
+
+    monkeypatch.delenv("TILELANG_INTERPRET", raising=False)
+    x = np.arange(10, dtype=np.float32)
+    with pytest.raises(TypeError) as err:
+        triple[(1,)](x, 10, BLOCK=16)
+    assert str(err.value) == (
+        "the ndarray passed for 'x_ptr' is in host memory; kernels take CUDA tensors (or arrays with "
+        "__cuda_array_interface__); the CPU interpreter runs kernels on NumPy arrays and CPU tensors "
+        "(TILELANG_INTERPRET=1, or @tilelang.jit(interpret=True): docs/interpreter.md)")
+    monkeypatch.setenv("TILELANG_INTERPRET", "1")
+    triple[(1,)](x, 10, BLOCK=16)
+    np.testing.assert_array_equal(x, np.arange(10) * 3)
+
+
 @interpreted
 def refused(x_ptr, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, n)
