@@ -162,6 +162,7 @@ class JITFunction(KernelFunction, _Subscriptable):
         self.interpret = interpret
         self.cache: Dict[Any, CompiledKernel] = {}
         self._dispatcher = None
+        self._launched_on_gpu = False  # TILELANG_INTERPRET is read until then
         self._constexpr_positions = {i for i, name in enumerate(self.params) if self.is_constexpr(name)}
 
     # -- compilation ---------------------------------------------------------------------
@@ -409,7 +410,7 @@ class JITFunction(KernelFunction, _Subscriptable):
         whose first GPU launch failed (NumPy arrays on a machine without a
         GPU, say) can still be interpreted, as the knob's documentation
         says."""
-        if self.interpret or knobs.interpret():
+        if self.interpreting():
             from tilelang.interpreter import Launcher
 
             return Launcher(self, grid)
@@ -421,10 +422,18 @@ class JITFunction(KernelFunction, _Subscriptable):
     def _first_launch(self, dispatcher, grid, *args, **kwargs):
         self._set_dispatcher(dispatcher)
         try:
-            return self[grid](*args, **kwargs)
+            result = self[grid](*args, **kwargs)
         except BaseException:
             self._set_dispatcher(None)
             raise
+        self._launched_on_gpu = True
+        return result
+
+    def interpreting(self) -> bool:
+        """Whether ``kernel[grid](...)`` runs in the CPU interpreter now:
+        ``interpret=True``, or TILELANG_INTERPRET set before the kernel's
+        first launch on the GPU (which then keeps it there)."""
+        return self.interpret or (not self._launched_on_gpu and knobs.interpret())
 
     if _Subscriptable is object:  # pragma: no cover - no extension
 

@@ -467,6 +467,9 @@ class Autotuner:
         return tuple(values), tuple(kinds)
 
     def run(self, *args, grid=None, **kwargs):
+        interpreting = getattr(_base_jit(self.fn), "interpreting", None)
+        if interpreting is not None and interpreting():
+            return self._run_interpreted(grid, args, kwargs)
         # A repeated launch: its config from the quick key, and nothing of
         # the checks below, which its first launch passed with the same
         # keywords.
@@ -511,6 +514,19 @@ class Autotuner:
         self.best_config = config
         self._pre_launch(config, nargs)
         return self._launch(grid, config, args, kwargs)
+
+    def _run_interpreted(self, grid, args, kwargs):
+        """A launch of a kernel the CPU interpreter runs: the first config
+        of the space (after pruning), untimed, and nothing kept or stored:
+        the interpreter's times say nothing of a GPU's, and a later launch
+        on one tunes as if this one had not been."""
+        nargs = self._nargs(args, kwargs)
+        space = self._space(nargs)
+        if not space:
+            raise RuntimeError(f"autotune: every config of {self.__name__} was pruned")
+        self.best_config = space[0]
+        self._pre_launch(space[0], nargs)
+        return self._launch(grid, space[0], args, kwargs)
 
     def _pre_launch(self, config: Config, nargs):
         for name in self.reset_to_zero:

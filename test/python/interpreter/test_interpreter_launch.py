@@ -57,6 +57,33 @@ def test_a_kernel_whose_gpu_launch_failed_can_still_be_interpreted(monkeypatch):
     np.testing.assert_array_equal(x, np.arange(10) * 3)
 
 
+def test_an_autotuned_kernel_is_interpreted_with_its_first_config_untimed(tmp_path, monkeypatch):
+    # The interpreter's times say nothing of a GPU's: the first config left
+    # after pruning runs, nothing is timed (no GPU to time on: it raised the
+    # driver's error), and nothing is stored for a later GPU run to trust.
+    monkeypatch.setenv("TILELANG_CACHE_DIR", str(tmp_path))
+
+    def no_timing(fn, quantiles=None):
+        raise AssertionError("an interpreted launch was timed")
+
+    configs = [tilelang.Config({"BLOCK": b}, num_warps=w) for b in (8, 32, 128) for w in (1, 4)]
+    for interpret in (True, False):
+        @tilelang.autotune(configs=configs, key=["n"], do_bench=no_timing,
+                           prune_configs_by={"early_config_prune": lambda cs, nargs: cs[2:]})
+        @tilelang.jit(interpret=interpret)
+        def double(x_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+
+        if not interpret:
+            monkeypatch.setenv("TILELANG_INTERPRET", "1")
+        x = np.arange(100, dtype=np.float32)
+        double[lambda meta: (tilelang.cdiv(100, meta["BLOCK"]),)](x, 100)
+        np.testing.assert_array_equal(x, np.arange(100) * 2)
+        assert str(double.best_config) == str(configs[2])
+        assert not (tmp_path / "autotune.json").exists()
+
+
 @interpreted
 def refused(x_ptr, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, n)
