@@ -294,6 +294,18 @@ static bool l2ReuseHints(bool byDefault) {
   return byDefault;
 }
 
+/// TILELANG_OVERLAP_PRODUCTS: 1, true, yes or on sets tilegpu-pipeline's
+/// overlap-products option (off by default until measured); read at each
+/// compile as TILELANG_L2_REUSE_HINTS is, and put in the kernel's cache key
+/// by python/tilelang/cache.py.
+static bool overlapProducts() {
+  const char *given = std::getenv("TILELANG_OVERLAP_PRODUCTS");
+  if (!given)
+    return false;
+  std::string value = llvm::StringRef(given).trim().lower();
+  return value == "1" || value == "true" || value == "yes" || value == "on";
+}
+
 static void compileImpl(Session &session, const std::string &source,
                         const CompileOptions &options, CompileResult &result) {
   result.arch = options.arch;
@@ -343,6 +355,7 @@ static void compileImpl(Session &session, const std::string &source,
   tileGPUOptions.numWarps = options.numWarps;
   tileGPUOptions.numStages = options.numStages;
   tileGPUOptions.target = options.arch;
+  tileGPUOptions.overlapProducts = overlapProducts();
   tileGPUOptions.l2ReuseHints = l2ReuseHints(tileGPUOptions.l2ReuseHints);
   buildTileToTileGPUPipeline(toTileGPU, tileGPUOptions);
   if (!session.run(toTileGPU, module))

@@ -49,6 +49,7 @@ void buildTileToTileGPUPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   tilegpu::TileGPUPipelineOptions pipelineOptions;
   pipelineOptions.numStages = options.numStages;
+  pipelineOptions.overlapProducts = options.overlapProducts;
   pm.addPass(tilegpu::createTileGPUPipeline(pipelineOptions));
   pm.addPass(tilegpu::createTileGPULowerDescriptorAccesses());
   // Last: once layouts are final, loop accumulators that are only reduced

@@ -158,6 +158,9 @@ def kernel_key(tile_ir: str, arch: str, num_warps: int, num_stages: int, maxnreg
     if l2_hints is not None:
         # The compiler reads it: other PTX for the same tile IR (see knobs).
         parts.append(f"l2-reuse-hints={int(l2_hints)}")
+    if knobs.overlap_products():
+        # The compiler reads it too: other PTX for the same tile IR.
+        parts.append("overlap-products=1")
     if not knobs.occupancy_search():
         # Another cubin for the same PTX (see knobs): kept apart.
         parts.append("occupancy-search=0")

@@ -74,6 +74,13 @@ and its warning says why).
                            (default 60; read by the C++ runtime; another
                            value than a whole number above 0 keeps the
                            step from running, its warning naming it)
+``TILELANG_OVERLAP_PRODUCTS=1``  tilegpu-pipeline issues the first of a
+                           loop's two dependent products one iteration
+                           ahead (flash attention's next S = Q K^T during
+                           the softmax; off by default until measured;
+                           read by the compiler library at each compile and
+                           part of each kernel's cache key; docs/lowering.md,
+                           "The first product one iteration ahead")
 ``TILELANG_L2_REUSE_HINTS=0``  compile without the L2 priorities for data
                            a program reads again in a later loop (on by
                            default; read by the compiler library at each
@@ -206,6 +213,13 @@ def l2_reuse_hints() -> Optional[bool]:
     if not os.environ.get("TILELANG_L2_REUSE_HINTS", "").strip():
         return None
     return _switch("TILELANG_L2_REUSE_HINTS", True)
+
+
+def overlap_products() -> bool:
+    """TILELANG_OVERLAP_PRODUCTS: the compiler library reads the variable
+    itself (lib/Compiler/Compiler.cpp, the same values); this is what
+    cache.kernel_key keys on."""
+    return _flag("TILELANG_OVERLAP_PRODUCTS")
 
 
 def torch_bridge() -> bool:

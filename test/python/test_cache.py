@@ -227,6 +227,18 @@ def test_cubins_linked_without_the_occupancy_search_are_kept_apart(monkeypatch):
     assert cache.kernel_key("module {}", "sm_90a", 4, 3) != searched
 
 
+def test_kernels_compiled_with_products_ahead_are_kept_apart(monkeypatch):
+    # The compiler library reads TILELANG_OVERLAP_PRODUCTS at each compile:
+    # other PTX for the same tile IR, under its own key (off: the same key
+    # as unset).
+    monkeypatch.delenv("TILELANG_OVERLAP_PRODUCTS", raising=False)
+    unset = cache.kernel_key("module {}", "sm_90a", 8, 3)
+    monkeypatch.setenv("TILELANG_OVERLAP_PRODUCTS", "0")
+    assert cache.kernel_key("module {}", "sm_90a", 8, 3) == unset
+    monkeypatch.setenv("TILELANG_OVERLAP_PRODUCTS", "1")
+    assert cache.kernel_key("module {}", "sm_90a", 8, 3) != unset
+
+
 def test_disk_cache_api_rejects_bad_input(tmp_path):
     store = _C.DiskCache(str(tmp_path))
     key = _C.DiskCache.hash_key(["x"])

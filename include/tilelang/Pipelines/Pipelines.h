@@ -38,6 +38,11 @@ struct TileToTileGPUPipelineOptions
       llvm::cl::desc("L2 priorities for global data a program reads again "
                      "in a later loop (tile-l2-reuse-hints)"),
       llvm::cl::init(true)};
+  Option<bool> overlapProducts{
+      *this, "overlap-products",
+      llvm::cl::desc("tilegpu-pipeline issues the first of two dependent "
+                     "products one iteration ahead where it can"),
+      llvm::cl::init(false)};
 };
 
 /// Options of tilelang-tilegpu-to-llvm.

@@ -165,6 +165,74 @@ def test_attention_defers_p_v_where_registers_and_stages_allow(head_dim, block_n
         assert waits == ["0"], loop
 
 
+def compile_overlapped(monkeypatch, head_dim, block_n, causal=False, num_stages=3, dtype="float16"):
+    """The kernel's tile IR (8 warps, 128 query rows) compiled straight from
+    the text with TILELANG_OVERLAP_PRODUCTS=1, which the compiler library
+    reads at each compile (a launch's compiled kernel is kept in memory for
+    the knob's earlier value)."""
+    config = {"BLOCK_M": 128, "BLOCK_N": block_n, "num_warps": 8, "num_stages": num_stages}
+    compiled, _ = compile_attention(dtype, head_dim, causal, 4096, config)
+    monkeypatch.setenv("TILELANG_OVERLAP_PRODUCTS", "1")
+    return tilelang.compile_ir(compiled.asm["tile"], arch="sm_90a", num_warps=8, num_stages=num_stages,
+                               keep_stages=True)
+
+
+def loop_waits(tilegpu_ir):
+    """The pendings of each warp_group_dot_wait in each scf.for's body, and
+    the text between each loop's guard and the loop (its prologue)."""
+    loops = []
+    for match in re.finditer(r"scf\.for ", tilegpu_ir):
+        body = tilegpu_ir[match.start():]
+        body = body[:body.index("scf.yield")]
+        prologue = tilegpu_ir[:match.start()]
+        prologue = prologue[prologue.rindex("scf.if"):]
+        loops.append((re.findall(r"warp_group_dot_wait [^{]*\{pendings = (\d) : i32\}", body), prologue))
+    return loops
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("head_dim, block_n", [(128, 64), (64, 128), (64, 64)])
+def test_overlap_products_issues_s_one_iteration_ahead(monkeypatch, head_dim, block_n, causal, tmp_path):
+    """TILELANG_OVERLAP_PRODUCTS=1 (tilegpu-pipeline's overlap-products):
+    where two S tiles, O and two P fit kAheadProductRegisters (224), every
+    loop over key blocks issues S_{j+1} = Q K_{j+1}^T before the softmax of
+    S_j, which arrives in flight from the previous iteration: the prologue,
+    on the path that runs the loop, issues S_0 and a P V of zeros (two
+    wgmma products), and each iteration waits first for S_j with the two
+    newer groups (the previous P V and S_{j+1}) in flight, then for that P
+    V with S_{j+1} still in flight. In PTX the main loop has those two
+    waits, two barriers (the copies refill the stage the previous P V read,
+    after its wait), no shared-memory traffic besides the copies, no
+    spills."""
+    built = compile_overlapped(monkeypatch, head_dim, block_n, causal)
+    loops = loop_waits(built.asm["tilegpu"])
+    assert len(loops) == (2 if causal else 1), built.asm["tilegpu"]
+    for waits, prologue in loops:
+        assert waits == ["2", "1"], waits
+        assert prologue.count("tilegpu.warp_group_dot ") == 2, prologue
+        assert "tilegpu.async_wait  {pending = 1 : i32}" in prologue, prologue
+    loop = PTXSTATS.analyze(built.ptx)["loop"]
+    assert loop["wgmma_waits"] == 2 and loop["barriers"] == 2, loop
+    assert loop["shared_stores"] == 0 and loop["shared_loads"] == 0 and loop["local"] == 0, loop
+    assert "wgmma.wait_group.sync.aligned 2;" in built.ptx
+    if os.path.exists(PTXAS):
+        report = ptxas_report(built.ptx, "sm_90a", tmp_path)
+        assert " 0 bytes spill stores" in report, report
+
+
+@pytest.mark.parametrize("head_dim, block_n, num_stages", [(128, 128, 3), (128, 64, 2)])
+def test_overlap_products_keeps_the_loop_where_it_cannot_apply(monkeypatch, head_dim, block_n, num_stages):
+    """At 128x128 with a head of 128 the two S tiles, O and two P take 256
+    registers a thread (over kAheadProductRegisters), and with two stages
+    the next iteration's stage is the one the copies refill: the knob leaves
+    the loop as it is without it (S and the carried P V retired by one wait,
+    nothing issued before the loop)."""
+    built = compile_overlapped(monkeypatch, head_dim, block_n, num_stages=num_stages)
+    [(waits, prologue)] = loop_waits(built.asm["tilegpu"])
+    assert waits == ["0"], waits
+    assert "tilegpu.warp_group_dot " not in prologue, prologue
+
+
 @pytest.mark.parametrize("cfg", [{"BLOCK_M": 64, "BLOCK_N": 64, "num_warps": 4, "num_stages": 3},
                                  {"BLOCK_M": 128, "BLOCK_N": 64, "num_warps": 4, "num_stages": 2}],
                          ids=lambda c: f"{c['BLOCK_M']}x{c['BLOCK_N']}-w{c['num_warps']}")

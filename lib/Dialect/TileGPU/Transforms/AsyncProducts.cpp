@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
@@ -439,4 +440,95 @@ Operation *tilelang::tilegpu::issueDeferredAfterLoop(scf::ForOp loop,
                                            /*pendings=*/0);
     results[accIndex] = wait.getOutputs()[0];
   });
+}
+
+//===----------------------------------------------------------------------===//
+// A first product issued one iteration ahead
+//===----------------------------------------------------------------------===//
+
+/// `operand` seen through its transposed views.
+static Value viewedOperand(Value operand) {
+  while (auto view = operand.getDefiningOp<MemDescTransOp>())
+    operand = view.getSrc();
+  return operand;
+}
+
+bool tilelang::tilegpu::canIssueFirstProductAhead(
+    scf::ForOp loop, ArrayRef<AsyncProduct> products,
+    function_ref<bool(Value)> isStage) {
+  if (products.size() != 2 || products[0].carriedIndex >= 0 ||
+      products[1].carriedIndex < 0)
+    return false;
+  WarpGroupDotOp first = products[0].dot, second = products[1].dot;
+  // The second product of iteration -1, which the prologue issues so that
+  // the first iteration's waits count the groups every later one has, reads
+  // a zero register operand and the first stage (as a deferred one does).
+  Value secondB = viewedOperand(second.getB());
+  if (first.isAInRegisters() || !second.isAInRegisters() || !isStage(secondB))
+    return false;
+  // The next iteration's product reads nothing of this iteration but its
+  // stage.
+  for (Value operand : {Value(first.getA()), Value(first.getB())}) {
+    Value viewed = viewedOperand(operand);
+    if (!isStage(viewed) && !loop.isDefinedOutsideOfLoop(viewed))
+      return false;
+  }
+  Value c = first.getC();
+  if (!loop.isDefinedOutsideOfLoop(c) && !matchPattern(c, m_Constant()))
+    return false;
+  // The second product depends on the first (the softmax between them is
+  // what the product in flight overlaps), and only the body reads it.
+  Block *body = loop.getBody();
+  if (!llvm::is_contained(readersInBody(body, first.getD(), first),
+                          second.getOperation()))
+    return false;
+  if (llvm::is_contained(first.getD().getUsers(), body->getTerminator()))
+    return false;
+  unsigned registers = 2 * registersPerThread(first.getD().getType()) +
+                       registersPerThread(second.getD().getType());
+  if (second.isAInRegisters())
+    registers += 2 * registersPerThread(second.getA().getType());
+  return registers <= kAheadProductRegisters;
+}
+
+WarpGroupDotOp tilelang::tilegpu::issueProductForStage(OpBuilder &builder,
+                                                       WarpGroupDotOp dot,
+                                                       Value stage,
+                                                       IRMapping mapping) {
+  auto loop = cast<scf::ForOp>(dot->getParentOp());
+  for (Value operand : {Value(dot.getA()), Value(dot.getB())})
+    if (!mapping.contains(operand) && !loop.isDefinedOutsideOfLoop(operand))
+      mapping.map(operand, viewOfStage(builder, operand, stage));
+  if (!mapping.contains(dot.getC()) &&
+      !loop.isDefinedOutsideOfLoop(dot.getC()))
+    mapping.map(dot.getC(),
+                builder.clone(*dot.getC().getDefiningOp())->getResult(0));
+  auto issued = cast<WarpGroupDotOp>(builder.clone(*dot, mapping));
+  issued.setIsAsync(true);
+  return issued;
+}
+
+WarpGroupDotOp tilelang::tilegpu::issueFirstProductAhead(
+    OpBuilder &builder, Block *body, WarpGroupDotOp first, Value nextStage,
+    BlockArgument current) {
+  WarpGroupDotOp ahead = issueProductForStage(builder, first, nextStage);
+  Operation *yield = body->getTerminator();
+  yield->insertOperands(yield->getNumOperands(), ahead.getD());
+  first.getD().replaceAllUsesWith(current);
+  // The views of the read stage only the product read go with it.
+  SmallVector<Value> operands{first.getA(), first.getB(), first.getC()};
+  first->erase();
+  for (Value operand : operands) {
+    while (operand.use_empty()) {
+      Operation *def = operand.getDefiningOp();
+      if (!def || def->getBlock() != body || !isMemoryEffectFree(def))
+        break;
+      Value source = isa<MemDescTransOp>(def) ? def->getOperand(0) : Value();
+      def->erase();
+      if (!source)
+        break;
+      operand = source;
+    }
+  }
+  return ahead;
 }

@@ -77,10 +77,10 @@ static constexpr llvm::StringLiteral kLoopNumStagesAttrName = "tile.num_stages";
 /// Pipelines one loop; see the pass description.
 class LoopPipeliner {
 public:
-  LoopPipeliner(scf::ForOp loop, unsigned numStages,
+  LoopPipeliner(scf::ForOp loop, unsigned numStages, bool productsAhead,
                 const ModuleAxisInfo &axisInfo)
       : loop(loop), body(loop.getBody()), numStages(numStages),
-        axisInfo(axisInfo) {}
+        productsAhead(productsAhead), axisInfo(axisInfo) {}
 
   /// Finds the loads and the ops computing their addresses; false if there
   /// is nothing to pipeline. Changes nothing: a loop it refuses is left as
@@ -127,6 +127,9 @@ private:
   /// The loop's body, which moves to the rewritten loop.
   Block *body;
   unsigned numStages;
+  /// Whether a loop of two dependent products may issue its first product
+  /// one iteration ahead (the pass's overlap-products option).
+  bool productsAhead;
   /// Whether the stages are filled by bulk tensor copies (every load is a
   /// descriptor load) rather than cp.async.
   bool bulk = false;
@@ -456,8 +459,19 @@ void LoopPipeliner::rewrite() {
   // less ahead (three stages or more) and need no second barrier (copies
   // after that product's wait would leave the tensor cores idle through
   // them and both barriers).
+  // With overlap-products, a loop of two dependent products (flash
+  // attention's S = Q K^T, then P V) may instead issue its first product one
+  // iteration ahead (canIssueFirstProductAhead): S_{j+1} runs with the
+  // carried P_{j-1} V_{j-1} through the softmax of S_j. The stage of
+  // iteration j + 1 must then be complete at the top of iteration j: the
+  // loop waits for one copy group more (three stages or more), and a
+  // prologue issues S_0.
+  bool firstAhead = productsAhead && !bulk && numStages >= 3 &&
+                    canIssueFirstProductAhead(loop, products, [&](Value v) {
+                      return isStageOperand(v);
+                    });
   std::optional<unsigned> deferredIndex;
-  if (!bulk && numStages >= 3)
+  if (!bulk && numStages >= 3 && !firstAhead)
     deferredIndex = findDeferrableProduct(
         products, [&](Value operand) { return isStageOperand(operand); });
   // Likewise a loop whose product is carried in flight (a matmul's) may
@@ -491,6 +505,15 @@ void LoopPipeliner::rewrite() {
   // The loop gains the ahead values and the read and write stages (and a
   // deferred product's register operand and stage).
   SmallVector<Value> inits(loop.getInitArgs());
+  // The first product issued ahead arrives through an iter_arg after the
+  // loop's own; a loop of no iteration yields this zero, a loop that runs
+  // gets the prologue's product instead (after the loop's guard exists).
+  unsigned aheadIndex = inits.size();
+  if (firstAhead) {
+    Type resultType = products[0].dot.getD().getType();
+    inits.push_back(arith::ConstantOp::create(
+        builder, loc, cast<TypedAttr>(builder.getZeroAttr(resultType))));
+  }
   llvm::append_range(inits, ahead);
   inits.push_back(i32Constant(0));
   inits.push_back(i32Constant(distance));
@@ -507,6 +530,9 @@ void LoopPipeliner::rewrite() {
                          loop.getUpperBound(), loop.getStep(), inits);
   newLoop.getRegion().getBlocks().clear();
   newLoop.getRegion().takeBody(loop.getRegion());
+  BlockArgument currentProduct =
+      firstAhead ? body->addArgument(inits[aheadIndex].getType(), loc)
+                 : BlockArgument();
   SmallVector<BlockArgument> aheadArgs;
   for (Value value : ahead)
     aheadArgs.push_back(body->addArgument(value.getType(), loc));
@@ -536,8 +562,9 @@ void LoopPipeliner::rewrite() {
     if (!carriesProducts)
       firstBarrier = BarrierOp::create(builder, loc);
   } else {
+    // With the first product ahead, the stage of the next iteration too.
     AsyncWaitOp::create(builder, loc, AsyncTokenType::get(context),
-                        ValueRange(), distance - 1);
+                        ValueRange(), firstAhead ? distance - 2 : distance - 1);
     firstBarrier = BarrierOp::create(builder, loc);
   }
   Operation *lastRead = nullptr;
@@ -561,6 +588,23 @@ void LoopPipeliner::rewrite() {
     load.load->erase();
     if (!lastRead || lastRead->isBeforeInBlock(read))
       lastRead = read;
+  }
+
+  auto nextStage = [&](Value stage) -> Value {
+    Value next = arith::AddIOp::create(builder, loc, stage, i32Constant(1));
+    Value wraps = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
+                                        next, i32Constant(numStages));
+    return arith::SelectOp::create(builder, loc, wraps, i32Constant(0), next);
+  };
+  // The first product, issued ahead right after the loop's first barrier
+  // for the next stage; this iteration's reads the iter_arg.
+  Value nextRead;
+  if (firstAhead) {
+    builder.setInsertionPointAfter(firstBarrier);
+    nextRead = nextStage(readStage);
+    WarpGroupDotOp ahead = issueFirstProductAhead(
+        builder, body, products[0].dot, nextRead, currentProduct);
+    products[0] = AsyncProduct{ahead, static_cast<int>(aheadIndex)};
   }
 
   WarpGroupDotOp deferred;
@@ -630,13 +674,8 @@ void LoopPipeliner::rewrite() {
   SmallVector<Value> yielded(yield->getOperands());
   for (unsigned index : carried)
     yielded.push_back(mapping.lookupOrDefault(yield->getOperand(index)));
-  auto nextStage = [&](Value stage) -> Value {
-    Value next = arith::AddIOp::create(builder, loc, stage, i32Constant(1));
-    Value wraps = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
-                                        next, i32Constant(numStages));
-    return arith::SelectOp::create(builder, loc, wraps, i32Constant(0), next);
-  };
-  Value nextRead = nextStage(readStage);
+  if (!nextRead)
+    nextRead = nextStage(readStage);
   yielded.push_back(nextRead);
   yielded.push_back(nextStage(writeStage));
   if (bulk) {
@@ -659,6 +698,37 @@ void LoopPipeliner::rewrite() {
                                         inits.size() - 2, inits.size() - 1)
       : products.empty() ? newLoop.getOperation()
                          : waitAfterLoop(newLoop, products);
+  // The prologue, on the path that runs the loop, once the first stage is
+  // complete (the later prologue groups stay in flight) and published to
+  // every thread: the first product of iteration 0, then the second of
+  // iteration -1 from a zero register operand into the accumulator's
+  // initial value (it adds 0 x the first stage, which holds no NaN: see
+  // findDeferrableProduct). Each iteration finds two groups in flight, the
+  // first product's and then the second's, and its waits count both: the
+  // softmax's wait leaves the two newer ones pending, which in the first
+  // iteration would not wait for S_0 without the second group.
+  if (firstAhead) {
+    builder.setInsertionPoint(newLoop);
+    AsyncWaitOp::create(builder, loc, AsyncTokenType::get(context),
+                        ValueRange(), distance - 1);
+    BarrierOp::create(builder, loc);
+    Value firstStage = i32Constant(0);
+    WarpGroupDotOp first =
+        issueProductForStage(builder, products[0].dot, firstStage);
+    newLoop.getInitArgsMutable()[aheadIndex].assign(first.getD());
+    WarpGroupDotOp second = products[1].dot;
+    unsigned accIndex = products[1].carriedIndex;
+    IRMapping mapping;
+    mapping.map(second.getA(),
+                arith::ConstantOp::create(
+                    builder, loc,
+                    cast<TypedAttr>(
+                        builder.getZeroAttr(second.getA().getType()))));
+    mapping.map(second.getC(), newLoop.getInitArgs()[accIndex]);
+    WarpGroupDotOp previous =
+        issueProductForStage(builder, second, firstStage, mapping);
+    newLoop.getInitArgsMutable()[accIndex].assign(previous.getD());
+  }
 
   // After the loop: drain the copies past the end (bulk copies past the end
   // were never issued, and every thread has passed its last barrier wait
@@ -746,7 +816,7 @@ struct TileGPUPipelinePass
     if (!loops.empty()) {
       ModuleAxisInfo axisInfo(module);
       for (auto [loop, stages] : loops) {
-        LoopPipeliner pipeliner(loop, stages, axisInfo);
+        LoopPipeliner pipeliner(loop, stages, overlapProducts, axisInfo);
         if (pipeliner.analyze())
           pipeliner.rewrite();
       }

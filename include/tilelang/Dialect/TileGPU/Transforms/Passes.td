@@ -148,6 +148,15 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::ModuleOp"> {
     where the exit meets the zero-trip path makes ptxas serialize every
     wgmma of the kernel.
 
+    With `overlap-products`, a loop of two dependent products (flash
+    attention's S = Q K^T, the softmax, O += P V) whose first product reads
+    only stages and loop invariants issues that product one iteration ahead
+    instead (canIssueFirstProductAhead, docs/lowering.md): S_{j+1} right
+    after the stage wait, while the softmax of S_j (carried in flight)
+    runs; the loop waits for the next iteration's stage too, and a prologue
+    issues S_0 and a P V of zeros so that every iteration finds the same
+    two groups in flight.
+
     The addresses and masks of future iterations come from cloning the ops
     that compute them, with the induction variable advanced and the
     loop-carried pointers stepped ahead (carried as extra iter_args); copies
@@ -179,7 +188,11 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"numStages", "num-stages", "unsigned", "::tilelang::kDefaultNumStages",
-           "Shared-memory buffers per pipelined load (loads in flight + 1)">
+           "Shared-memory buffers per pipelined load (loads in flight + 1)">,
+    Option<"overlapProducts", "overlap-products", "bool", "false",
+           "Issue the first of two dependent products one iteration ahead "
+           "(flash attention's S = Q K^T of the next key block during the "
+           "softmax), where canIssueFirstProductAhead allows">
   ];
   let dependentDialects = ["::tilelang::tilegpu::TileGPUDialect"];
 }

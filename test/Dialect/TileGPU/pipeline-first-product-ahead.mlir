@@ -1,0 +1,129 @@
+// tilegpu-pipeline's overlap-products option on the loop of flash attention
+// reduced to its dependences (S = Q K^T from a Q block that does not change,
+// P = f(S), a rescale of the running O, O += P V): the first product is
+// issued one iteration ahead (canIssueFirstProductAhead), so that the
+// softmax of S_j runs while the tensor cores compute S_{j+1} and the
+// carried P_{j-1} V_{j-1}.
+// RUN: tilelang-opt %s --tilelang-tile-to-tilegpu="num-warps=4 num-stages=3 target=sm_90a overlap-products=true" | FileCheck %s --check-prefix=AHEAD
+// RUN: tilelang-opt %s --tilelang-tile-to-tilegpu="num-warps=4 num-stages=2 target=sm_90a overlap-products=true" | FileCheck %s --check-prefix=TWO
+
+// Three stages. The prologue copies stages 0 and 1; on the path that runs
+// the loop, it waits for stage 0 alone (pending = 1) and a barrier, then
+// issues S_0 from stage 0 and P V of iteration -1 from a zero P and stage 0
+// into O's initial value: the loop finds two groups in flight, S then P V,
+// in its first iteration as in every later one. The loop carries S after
+// its own iter_args. Each iteration waits for every copy group (the next
+// stage's too: pending = 0), issues S_{j+1} from the next stage, waits for
+// S_j leaving the two newer groups in flight (pendings = 2), runs the
+// softmax, waits for the previous P V leaving S_{j+1} (pendings = 1),
+// rescales O and issues P V into it; the copies refill the stage the
+// previous P V read, after a second barrier. S_{j+1} and P V are yielded in
+// flight, and both waited for on the loop's exit path.
+// AHEAD-LABEL: func.func @two_products_kernel
+// AHEAD: %[[ZERO_P:.*]] = arith.constant dense<0.000000e+00> : tensor<64x64xf16, #dot_op>
+// AHEAD: %[[Q:.*]] = tilegpu.local_alloc %{{.*}} : (tensor<64x64xf16, {{.*}}>) -> !tilegpu.memdesc<64x64xf16
+// AHEAD: %[[K:.*]] = tilegpu.local_alloc  : () -> !tilegpu.memdesc<3x64x64xf16, #shared1, mutable>
+// AHEAD: %[[V:.*]] = tilegpu.local_alloc  : () -> !tilegpu.memdesc<3x64x64xf16, #shared, mutable>
+// AHEAD: %[[K0:.*]] = tilegpu.memdesc_index %[[K]][%c0_i32]
+// AHEAD: %[[V0:.*]] = tilegpu.memdesc_index %[[V]][%c0_i32]
+// AHEAD: tilegpu.async_commit_group
+// AHEAD: tilegpu.async_commit_group
+// AHEAD-NOT: tilegpu.async_commit_group
+// AHEAD: scf.if
+// AHEAD-NEXT: tilegpu.async_wait {pending = 1 : i32}
+// AHEAD-NEXT: tilegpu.barrier
+// AHEAD-NEXT: %[[S0:.*]] = tilegpu.warp_group_dot %[[Q]], %[[K0]], %[[ZERO:[^ ]*]] {isAsync}
+// AHEAD-NEXT: %[[PV0:.*]] = tilegpu.warp_group_dot %[[ZERO_P]], %[[V0]], %[[ZERO]] {isAsync}
+// AHEAD-NEXT: scf.for {{.*}} iter_args(%[[O:[^ ]*]] = %[[PV0]], %{{[^,]*}}, %{{[^,]*}}, %[[S:[^ ]*]] = %[[S0]], {{.*}}, %[[READ:[^ ]*]] = %c0_i32, %[[WRITE:[^ ]*]] = %c2_i32)
+// AHEAD-NEXT: tilegpu.async_wait {pending = 0 : i32}
+// AHEAD-NEXT: tilegpu.barrier
+// AHEAD-NEXT: %[[PLUS:.*]] = arith.addi %[[READ]], %c1_i32
+// AHEAD-NEXT: %[[WRAPS:.*]] = arith.cmpi eq, %[[PLUS]], %c3_i32
+// AHEAD-NEXT: %[[NEXT:.*]] = arith.select %[[WRAPS]], %c0_i32, %[[PLUS]]
+// AHEAD-NEXT: %[[KNEXT:.*]] = tilegpu.memdesc_index %[[K]][%[[NEXT]]]
+// AHEAD-NEXT: %[[SNEXT:.*]] = tilegpu.warp_group_dot %[[Q]], %[[KNEXT]], %[[ZERO]] {isAsync}
+// AHEAD-NEXT: %[[W:.*]]:3 = tilegpu.warp_group_dot_wait %[[S]], %[[O]], %[[SNEXT]] {pendings = 2 : i32}
+// AHEAD-NEXT: math.exp2 %[[W]]#0
+// AHEAD-NOT: warp_group_dot_wait
+// AHEAD: %[[WO:.*]]:2 = tilegpu.warp_group_dot_wait %[[W]]#1, %[[W]]#2 {pendings = 1 : i32}
+// AHEAD-NEXT: %[[SCALED:.*]] = arith.mulf %[[WO]]#0
+// AHEAD-NEXT: %[[VIEW:.*]] = tilegpu.memdesc_index %[[V]][%[[READ]]]
+// AHEAD-NOT: warp_group_dot_wait
+// AHEAD: %[[PV:.*]] = tilegpu.warp_group_dot %{{.*}}, %[[VIEW]], %[[SCALED]] {isAsync}
+// AHEAD-NEXT: tilegpu.barrier
+// AHEAD-NOT: warp_group_dot_wait
+// AHEAD: tilegpu.memdesc_index %[[K]][%[[WRITE]]]
+// AHEAD: tilegpu.memdesc_index %[[V]][%[[WRITE]]]
+// AHEAD: tilegpu.async_commit_group
+// AHEAD-NOT: warp_group_dot
+// AHEAD: scf.yield %[[PV]], %{{[^,]*}}, %{{[^,]*}}, %[[WO]]#1, {{.*}}, %[[NEXT]], %{{[^ ]*}} :
+// AHEAD: %[[DONE:.*]]:2 = tilegpu.warp_group_dot_wait %{{.*}}#3, %{{.*}}#0 {pendings = 0 : i32}
+// AHEAD-NEXT: scf.yield %[[DONE]]#1
+// AHEAD: } else {
+// AHEAD-NEXT: scf.yield %[[ZERO]]
+
+// Two stages: the next iteration's stage is the one being refilled, so the
+// first product stays in its iteration (the carried P V of
+// pipeline-two-products.mlir's CARRY, one wait per iteration).
+// TWO-LABEL: func.func @two_products_kernel
+// TWO: scf.if
+// TWO-NEXT: scf.for
+// TWO-NEXT: tilegpu.async_wait {pending = 0 : i32}
+// TWO-NEXT: tilegpu.barrier
+// TWO-NOT: tilegpu.warp_group_dot_wait
+// TWO: tilegpu.warp_group_dot
+// TWO-NEXT: %{{.*}}:2 = tilegpu.warp_group_dot_wait %{{.*}}, %{{.*}} {pendings = 0 : i32}
+
+func.func @two_products_kernel(%q: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %k: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+                               %v: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %o: !tile.ptr<f32> {tile.divisibility = 16 : i32},
+                               %n: i32 {tile.divisibility = 16 : i32}) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %c4096 = arith.constant 4096 : i32
+  %r64 = tile.make_range 0 to 64 : tensor<64xi32>
+  %rows = tile.expand_dims %r64 {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %cols = tile.expand_dims %r64 {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %c64_col = tile.splat %c64 : i32 -> tensor<64x1xi32>
+  %c64_row = tile.splat %c64 : i32 -> tensor<1x64xi32>
+  // Row-major offsets r * 64 + c, and their transpose c * 64 + r (K^T).
+  %row_off = arith.muli %rows, %c64_col : tensor<64x1xi32>
+  %row_off_b = tile.broadcast %row_off : tensor<64x1xi32> -> tensor<64x64xi32>
+  %cols_b = tile.broadcast %cols : tensor<1x64xi32> -> tensor<64x64xi32>
+  %offs = arith.addi %row_off_b, %cols_b : tensor<64x64xi32>
+  %col_off = arith.muli %cols, %c64_row : tensor<1x64xi32>
+  %col_off_b = tile.broadcast %col_off : tensor<1x64xi32> -> tensor<64x64xi32>
+  %rows_b = tile.broadcast %rows : tensor<64x1xi32> -> tensor<64x64xi32>
+  %offs_t = arith.addi %col_off_b, %rows_b : tensor<64x64xi32>
+
+  %q_base = tile.splat %q : !tile.ptr<f16> -> tensor<64x64x!tile.ptr<f16>>
+  %q_ptrs = tile.addptr %q_base, %offs : tensor<64x64x!tile.ptr<f16>>, tensor<64x64xi32>
+  %q_tile = tile.load %q_ptrs : tensor<64x64x!tile.ptr<f16>>
+  %k_base = tile.splat %k : !tile.ptr<f16> -> tensor<64x64x!tile.ptr<f16>>
+  %k_ptrs0 = tile.addptr %k_base, %offs_t : tensor<64x64x!tile.ptr<f16>>, tensor<64x64xi32>
+  %v_base = tile.splat %v : !tile.ptr<f16> -> tensor<64x64x!tile.ptr<f16>>
+  %v_ptrs0 = tile.addptr %v_base, %offs : tensor<64x64x!tile.ptr<f16>>, tensor<64x64xi32>
+
+  // Each iteration takes the next 64 keys and values.
+  %step = tile.splat %c4096 : i32 -> tensor<64x64xi32>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %half = arith.constant dense<0.5> : tensor<64x64xf32>
+  %acc, %k_end, %v_end = scf.for %i = %c0 to %n step %c64
+      iter_args(%o_in = %zero, %k_ptrs = %k_ptrs0, %v_ptrs = %v_ptrs0)
+      -> (tensor<64x64xf32>, tensor<64x64x!tile.ptr<f16>>, tensor<64x64x!tile.ptr<f16>>) : i32 {
+    %k_tile = tile.load %k_ptrs : tensor<64x64x!tile.ptr<f16>>
+    %s = tile.dot %q_tile, %k_tile, %zero : tensor<64x64xf16> * tensor<64x64xf16> -> tensor<64x64xf32>
+    %e = math.exp2 %s : tensor<64x64xf32>
+    %p = arith.truncf %e : tensor<64x64xf32> to tensor<64x64xf16>
+    %o_scaled = arith.mulf %o_in, %half : tensor<64x64xf32>
+    %v_tile = tile.load %v_ptrs : tensor<64x64x!tile.ptr<f16>>
+    %o_out = tile.dot %p, %v_tile, %o_scaled : tensor<64x64xf16> * tensor<64x64xf16> -> tensor<64x64xf32>
+    %k_next = tile.addptr %k_ptrs, %step : tensor<64x64x!tile.ptr<f16>>, tensor<64x64xi32>
+    %v_next = tile.addptr %v_ptrs, %step : tensor<64x64x!tile.ptr<f16>>, tensor<64x64xi32>
+    scf.yield %o_out, %k_next, %v_next : tensor<64x64xf32>, tensor<64x64x!tile.ptr<f16>>, tensor<64x64x!tile.ptr<f16>>
+  }
+
+  %o_base = tile.splat %o : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>>
+  %o_ptrs = tile.addptr %o_base, %offs : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
+  tile.store %o_ptrs, %acc : tensor<64x64x!tile.ptr<f32>>
+  return
+}
