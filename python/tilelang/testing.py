@@ -26,6 +26,17 @@ RETURN_MODES = ("min", "max", "mean", "median", "all")
 _FLUSH = {}
 
 
+def _torch(what: str):
+    """torch, which ``what`` times with (CUDA events and streams); an
+    ImportError saying so where it is not installed."""
+    try:
+        import torch
+    except ImportError:
+        raise ImportError(f"tilelang.testing.{what} needs torch (it times with CUDA events); install it, e.g. "
+                          f"`pip install 'tilelang-mlir[torch]'`") from None
+    return torch
+
+
 def _l2_flush_buffer():
     """256 MB on the current GPU, zeroed between repetitions to evict its
     L2: one per device, since a sweep spread over several GPUs times on
@@ -94,7 +105,7 @@ def do_bench(fn: Callable[[], object], warmup: float = 25, rep: float = 100, gra
     them."""
     global bench_calls
     _check_mode(return_mode)
-    import torch
+    torch = _torch("do_bench")
 
     bench_calls += 1
     flush = _l2_flush_buffer()
@@ -134,7 +145,7 @@ def do_bench_cudagraph(fn: Callable[[], object], rep: float = 20, grad_to_none=N
     ``do_bench``."""
     global bench_calls
     _check_mode(return_mode)
-    import torch
+    torch = _torch("do_bench_cudagraph")
 
     bench_calls += 1
     with torch.cuda.stream(torch.cuda.Stream()):

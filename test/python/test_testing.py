@@ -36,6 +36,16 @@ def test_summarize_quantiles():
     assert testing.summarize([7.0], quantiles=[0.2, 0.8]) == [7.0, 7.0]
 
 
+@pytest.mark.parametrize("name", ["do_bench", "do_bench_cudagraph"])
+def test_timing_without_torch_says_it_needs_torch(name, monkeypatch):
+    # Not ModuleNotFoundError: No module named 'torch' from inside tilelang.
+    monkeypatch.setitem(__import__("sys").modules, "torch", None)
+    with pytest.raises(ImportError) as err:
+        getattr(testing, name)(lambda: None)
+    assert str(err.value) == (f"tilelang.testing.{name} needs torch (it times with CUDA events); install it, e.g. "
+                              "`pip install 'tilelang-mlir[torch]'`")
+
+
 def test_summarize_refuses_bad_arguments():
     with pytest.raises(ValueError, match="return_mode must be min, max, mean, median or all, not 'avg'"):
         testing.summarize(TIMES, return_mode="avg")
