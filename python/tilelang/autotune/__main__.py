@@ -257,13 +257,24 @@ def cmd_plot(store: _store.Store, args) -> int:
     return 0
 
 
+def _store_help() -> str:
+    """--store's help: the default file, as this environment names it."""
+    try:
+        default = _store.default_path()
+    except Exception:  # noqa: BLE001 - help is shown whatever the cache's state
+        default = None
+    where = printable(default) if default else "none: the cache is off (TILELANG_CACHE=0)"
+    return ("the store file (default: autotune.json in the kernel cache's directory, $TILELANG_CACHE_DIR or "
+            f"~/.cache/tilelang; here {where})")
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="tilelang-autotune", description="Inspect tilelang's autotuning store.")
-    parser.add_argument("--store", help="the store file (default: <cache dir>/autotune.json)")
+    store_help = _store_help()
+    parser.add_argument("--store", help=store_help)
     # --store also after the command.
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--store", default=argparse.SUPPRESS,
-                        help="the store file (default: <cache dir>/autotune.json)")
+    common.add_argument("--store", default=argparse.SUPPRESS, help=store_help)
     kernel_help = "a kernel name, or the first 6 or more characters of an entry id"
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 help="what to do (COMMAND --help describes each)")

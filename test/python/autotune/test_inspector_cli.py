@@ -118,6 +118,16 @@ def test_every_argument_has_help():
             assert action.help and action.help != argparse.SUPPRESS, (parser.prog, action.dest)
 
 
+def test_the_store_help_names_the_default_file(tmp_path, monkeypatch):
+    # Not "<cache dir>/autotune.json": the file this environment would read.
+    monkeypatch.setenv("TILELANG_CACHE_DIR", str(tmp_path / "here"))
+    for parser in _parsers():
+        store = next(a for a in parser._actions if a.dest == "store")
+        assert store.help.endswith(f"here {tmp_path / 'here' / 'autotune.json'})"), (parser.prog, store.help)
+    monkeypatch.setenv("TILELANG_CACHE", "0")
+    assert cli._store_help().endswith("here none: the cache is off (TILELANG_CACHE=0))")
+
+
 def test_a_reader_that_goes_away_ends_quietly(filled):
     for command in (["show", "row_sum"], ["export"], ["ls"]):
         shell = f"{sys.executable} -m tilelang.autotune {' '.join(command)} --store {filled} | head -1"
