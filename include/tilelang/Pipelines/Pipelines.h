@@ -36,8 +36,9 @@ struct TileToTileGPUPipelineOptions
   Option<bool> l2ReuseHints{
       *this, "l2-reuse-hints",
       llvm::cl::desc("L2 priorities for global data a program reads again "
-                     "in a later loop (tile-l2-reuse-hints)"),
-      llvm::cl::init(true)};
+                     "in a later loop (tile-l2-reuse-hints); off until "
+                     "measured on more than the looped layer norm"),
+      llvm::cl::init(false)};
   Option<bool> overlapProducts{
       *this, "overlap-products",
       llvm::cl::desc("tilegpu-pipeline issues the first of two dependent "

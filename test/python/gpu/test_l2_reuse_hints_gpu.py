@@ -1,6 +1,6 @@
 """The looped layer norm with the L2 priorities tile-l2-reuse-hints gives it
-(x evict_last, then evict_first at its last read, y stored evict_first),
-on the GPU: the results are those of a float64 reference, over rows that
+(TILELANG_L2_REUSE_HINTS=1: x evict_last, then evict_first at its last read,
+y stored evict_first), on the GPU: the results are those of a float64 reference, over rows that
 are not a multiple of the block, with y a tensor of its own or x itself (the
 pass treats distinct arguments as distinct data; a priority never changes
 what is read or written). Skipped without a GPU."""
@@ -44,7 +44,7 @@ def looped_layer_norm(X, Y, W, B, stride, N, eps, BLOCK: tl.constexpr):
 @pytest.mark.parametrize("in_place", [False, True], ids=["y", "in-place"])
 @pytest.mark.parametrize("m,n,block", [(37, 3000, 1024), (300, 5000, 2048), (5, 1000, 4096)])
 def test_hinted_layer_norm_matches_float64(m, n, block, in_place, monkeypatch):
-    monkeypatch.delenv("TILELANG_L2_REUSE_HINTS", raising=False)
+    monkeypatch.setenv("TILELANG_L2_REUSE_HINTS", "1")
     x = torch.randn(m, n, device="cuda", dtype=torch.float16) * 3 + 1
     w = torch.randn(n, device="cuda", dtype=torch.float16)
     b = torch.randn(n, device="cuda", dtype=torch.float16)
