@@ -71,6 +71,26 @@ void dropFramesOfCallersError() {
 #endif
 }
 
+/// The divisibility class of an integer argument, as jit.py's
+/// integer_divisibility() records it: '0' for 16 or more (0 included), '8',
+/// '4', '2', and '_' for odd values. Negative values are read in two's
+/// complement, which keeps their lowest set bit.
+char integerClass(std::uint64_t value) {
+  std::uint64_t lowestBit = value & (~value + 1);
+  if (value == 0 || lowestBit >= 16)
+    return '0';
+  switch (lowestBit) {
+  case 8:
+    return '8';
+  case 4:
+    return '4';
+  case 2:
+    return '2';
+  default:
+    return '_';
+  }
+}
+
 template <typename T> void appendBytes(std::string &key, const T &value) {
   key.append(reinterpret_cast<const char *>(&value), sizeof(value));
 }
@@ -101,7 +121,7 @@ bool Dispatcher::appendKind(std::string &key, py::handle handle,
   }
   if (PyLong_CheckExact(value)) {
     // The classes specialization distinguishes: 1, signed/unsigned 32/64-bit
-    // ranges, and divisibility by 16.
+    // ranges, and divisibility by 2, 4, 8 and 16 (integerClass).
     int overflow = 0;
     long long signedValue = PyLong_AsLongLongAndOverflow(value, &overflow);
     if (overflow < 0)
@@ -112,7 +132,8 @@ bool Dispatcher::appendKind(std::string &key, py::handle handle,
         PyErr_Clear();
         return false;
       }
-      key += unsignedValue % 16 == 0 ? 'U' : 'u';
+      key += 'U';
+      key += integerClass(unsignedValue);
       return true;
     }
     char range = signedValue == 1                                   ? '1'
@@ -120,7 +141,7 @@ bool Dispatcher::appendKind(std::string &key, py::handle handle,
                  : signedValue >= 0 && signedValue <= UINT32_MAX        ? 'I'
                                                                         : 'l';
     key += range;
-    key += signedValue % 16 == 0 ? '0' : '_';
+    key += integerClass(static_cast<std::uint64_t>(signedValue));
     return true;
   }
   if (PyFloat_CheckExact(value)) {

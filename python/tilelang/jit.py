@@ -55,6 +55,21 @@ _TYPESTR_DTYPES = {"f2": "fp16", "f4": "fp32", "f8": "fp64", "i1": "i8", "i2": "
 _LITTLE_ENDIAN_ORDERS = "<|" + ("=" if sys.byteorder == "little" else "")
 
 
+# The largest divisibility an integer argument is specialized for. Triton
+# specializes integers for 16 only; tilelang records the largest power of two
+# up to 16 that divides the value, so that a ragged extent or stride (N = 3000:
+# rows of 3000 bf16 start 16 bytes apart) still gives aligned vector copies.
+# The launcher's key (python/src/Dispatcher.cpp, integerClass) tells the same
+# classes apart; the two must agree.
+MAX_INTEGER_DIVISIBILITY = 16
+
+
+def integer_divisibility(value: int) -> int:
+    """The largest power of two up to MAX_INTEGER_DIVISIBILITY dividing
+    ``value`` (0 counts as divisible by everything); 1 for odd values."""
+    return MAX_INTEGER_DIVISIBILITY if value == 0 else min(value & -value, MAX_INTEGER_DIVISIBILITY)
+
+
 # What a launch with host memory says after "kernels take CUDA tensors".
 _ON_THE_CPU = (" (or arrays with __cuda_array_interface__); the CPU interpreter runs kernels on NumPy arrays and CPU "
                "tensors (TILELANG_INTERPRET=1, or @tilelang.jit(interpret=True): docs/interpreter.md)")
@@ -311,8 +326,9 @@ class JITFunction(KernelFunction, _Subscriptable):
                     signature[name] = "u64"
                 else:
                     raise callers_error(ValueError, f"the integer {value} for '{name}' does not fit in 64 bits")
-                if value % 16 == 0 and not nospec:
-                    specialization[name] = 16
+                divisibility = integer_divisibility(value)
+                if divisibility > 1 and not nospec:
+                    specialization[name] = divisibility
             elif isinstance(value, float):
                 signature[name] = "fp32"
             elif hasattr(value, "block_shape") and hasattr(value, "base"):

@@ -52,9 +52,9 @@ def key(*args, **kwargs):
 
 
 def test_same_kind_same_key():
-    assert key(fake_pointer("float16", 4096), 1000, 0.5, BLOCK=128) == key(fake_pointer("float16", 8192), 1002, 1.5,
+    assert key(fake_pointer("float16", 4096), 1000, 0.5, BLOCK=128) == key(fake_pointer("float16", 8192), 1016, 1.5,
                                                                           BLOCK=128)
-    assert key(fake_pointer("float16", 4096), 1000, 0.5, 128) == key(fake_pointer("float16", 64), 1002, -2.0, 128)
+    assert key(fake_pointer("float16", 4096), 1000, 0.5, 128) == key(fake_pointer("float16", 64), 1016, -2.0, 128)
 
 
 def test_every_specializing_difference_changes_the_key():
@@ -66,6 +66,9 @@ def test_every_specializing_difference_changes_the_key():
         key(fake_pointer("float16", 4096, is_cuda=False), 1000, 0.5, BLOCK=128),  # device
         key(fake_pointer("float16", 4096), 1, 0.5, BLOCK=128),  # the value 1
         key(fake_pointer("float16", 4096), 1024, 0.5, BLOCK=128),  # divisible by 16
+        key(fake_pointer("float16", 4096), 1004, 0.5, BLOCK=128),  # by 4 (1000: by 8)
+        key(fake_pointer("float16", 4096), 1002, 0.5, BLOCK=128),  # by 2
+        key(fake_pointer("float16", 4096), 1001, 0.5, BLOCK=128),  # odd
         key(fake_pointer("float16", 4096), 2**31 + 7, 0.5, BLOCK=128),  # unsigned 32-bit
         key(fake_pointer("float16", 4096), 2**33 + 7, 0.5, BLOCK=128),  # 64-bit
         key(fake_pointer("float16", 4096), 2**63 + 7, 0.5, BLOCK=128),  # unsigned 64-bit
@@ -78,6 +81,26 @@ def test_every_specializing_difference_changes_the_key():
     ]
     assert all(k is not None and k != base for k in different)
     assert len(set(different)) == len(different)
+
+
+def test_integer_keys_tell_apart_what_specialization_tells_apart():
+    # Two integers share a key exactly when specialization reads them alike:
+    # the same range class (1, 32/64-bit, signed/unsigned) and the same
+    # integer_divisibility. A coarser key would launch a kernel compiled for
+    # 1000 (divisible by 8: 16-byte vectors of fp16) with 1001.
+    from tilelang.jit import integer_divisibility
+
+    def read_as(v):
+        width = ("one" if v == 1 else "i32" if -(2**31) <= v < 2**31 else "u32" if 0 <= v < 2**32 else
+                 "i64" if -(2**63) <= v < 2**63 else "u64")
+        return width, integer_divisibility(v)
+
+    values = [0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 1000, 1001, 1002, 1004, 1016, 3000, -1, -2, -8, -24, -48,
+              2**31 + 8, 2**31 + 3, 2**40 + 4, 2**40 + 16, -(2**40) - 2, 2**63 + 8, 2**63 + 32, 2**64 - 1]
+    keys = {v: key(fake_pointer("float16", 4096), v, 0.5, BLOCK=128) for v in values}
+    for a in values:
+        for b in values:
+            assert (keys[a] == keys[b]) == (read_as(a) == read_as(b)), (a, b)
 
 
 def test_constexprs_are_keyed_by_value_and_type():

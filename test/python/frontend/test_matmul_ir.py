@@ -224,3 +224,27 @@ def test_matmul_space_copies_descriptors_in_bulk(cfg, tmp_path):
     assert result.returncode == 0, result.stderr
     if bm * bn // (32 * cfg["num_warps"]) <= 128:
         assert "Performance Loss" not in result.stdout + result.stderr, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "int8"])
+def test_ragged_extents_keep_wide_copies(dtype):
+    """4000 x 3000 x 1000: no extent or stride is a multiple of 16, but 3000
+    and 1000 are multiples of 8, so each row starts on a 16-byte boundary
+    (fp16, bf16) or an 8-byte one (int8). Specialization records that
+    (divisibility 8), so A and B reach shared memory in 16-byte cp.async
+    copies (fp16, bf16), or in 8-byte loads through registers (int8, whose B
+    is transposed on the way), where divisibility by 16 alone (Triton's rule)
+    loaded B one element at a time."""
+    m, n, k = 4000, 3000, 1000
+    out = "int32" if dtype == "int8" else dtype
+    a, b, c = FakeTensor(m, k, dtype), FakeTensor(k, n, dtype), FakeTensor(m, n, out)
+    compiled = KERNELS["matmul_kernel"].warmup(*BENCH_KERNELS.matmul_args(a, b, c),
+                                               **BENCH_KERNELS.matmul_launch_options(None))
+    assert compiled.specialization["K"] == 8 and compiled.specialization["N"] == 8
+    ptx = compiled.to_ptx("sm_90a").ptx
+    copies = re.findall(r"cp\.async\.c[ag]\.shared\.global(?:\.L2::\w+)? \[[^\]]+\], \[[^\]]+\], (\d+)", ptx)
+    loads = set(re.findall(r"ld\.global(?:\.[\w:]+)*?\.((?:v\d\.)?[bus]\d+) ", ptx))
+    if dtype == "int8":
+        assert not copies and loads == {"v2.b32"}, (copies, loads)
+    else:
+        assert copies and set(copies) == {"16"} and not loads, (sorted(set(copies)), loads)

@@ -197,18 +197,23 @@ def test_matmul_keeps_a_ragged_last_k_block_in_its_loop():
 
 
 def test_matmul_keeps_its_copies_at_rows_8_elements_apart():
-    """A's rows 1000 elements apart (2000 bytes: 16-byte aligned, but the
-    run-time stride is known as a multiple of 16 or not at all): with the
-    launch's promise (STRIDES_OF_8, bits of stride_am and stride_bk) the
+    """A's rows 1000 elements apart (2000 bytes: 16-byte aligned): the
+    launch's specialization records the stride's divisibility (8), so the
     loop is an even K's, 16-byte async copies of both operands with no copy
-    of A first; without it A goes through registers (fewer copies, its
-    stores to shared memory, a third barrier)."""
+    of A first, with or without the operator's promise (STRIDES_OF_8, bits
+    of stride_am and stride_bk). 1004 apart (divisible by 4): A in 8-byte
+    copies, twice as many. An odd stride: A through registers (fewer
+    copies, its stores to shared memory, a third barrier)."""
     fields = ("cp_async", "wgmma", "barriers", "shared_stores", "local")
     even = _epilogue_loop(4096, 4096, EVEN_K=True)
     promised = _epilogue_loop(1000, 1000, K_GROUP=8, STRIDES_OF_8=0b0101)
-    unknown = _epilogue_loop(1000, 1000, K_GROUP=8)
+    specialized = _epilogue_loop(1000, 1000, K_GROUP=8)
+    by_4 = _epilogue_loop(1000, 1004, K_GROUP=8)
+    odd = _epilogue_loop(1000, 1001, K_GROUP=8)
     assert [promised[f] for f in fields] == [even[f] for f in fields], (promised, even)
-    assert unknown["cp_async"] < even["cp_async"] and unknown["shared_stores"] > 0
+    assert [specialized[f] for f in fields] == [even[f] for f in fields], (specialized, even)
+    assert by_4["cp_async"] == even["cp_async"] + even["cp_async"] // 3 and by_4["shared_stores"] == 0, by_4
+    assert odd["cp_async"] < even["cp_async"] and odd["shared_stores"] > 0, odd
 
 
 def _spills(name, args, **options):
