@@ -14,7 +14,6 @@ current stream.
 
 from __future__ import annotations
 
-import functools
 import inspect
 import re
 import sys
@@ -418,14 +417,13 @@ class JITFunction(KernelFunction, _Subscriptable):
     # -- calling ----------------------------------------------------------------------------
 
     def _subscript_slow(self, grid):
-        """``kernel[grid]`` until a launch has gone through the Dispatcher:
-        the interpreter where interpret=True or TILELANG_INTERPRET asks for
-        it (no Dispatcher: every launch comes back here, and the knob is
-        read at each), else the Dispatcher, handed to the C base for this
-        launch and kept there unless the launch fails, so that a kernel
-        whose first GPU launch failed (NumPy arrays on a machine without a
-        GPU, say) can still be interpreted, as the knob's documentation
-        says."""
+        """``kernel[grid]`` while the C base has no Dispatcher: the
+        interpreter where interpret=True or TILELANG_INTERPRET asks for it
+        (no Dispatcher: every launch comes back here, and the knob is read
+        at each), else the Dispatcher, handed to the C base and subscripted
+        through. _slow_launch takes it back where no launch has succeeded
+        yet, so that a kernel whose first GPU launch failed (NumPy arrays
+        on a machine without a GPU, say) can still be interpreted."""
         if self.interpreting():
             from tilelang.interpreter import Launcher
 
@@ -433,17 +431,8 @@ class JITFunction(KernelFunction, _Subscriptable):
         dispatcher = self._dispatcher or self._make_dispatcher()
         if dispatcher is None:
             return _Launcher(self, grid)
-        return functools.partial(self._first_launch, dispatcher, grid)
-
-    def _first_launch(self, dispatcher, grid, *args, **kwargs):
         self._set_dispatcher(dispatcher)
-        try:
-            result = self[grid](*args, **kwargs)
-        except BaseException:
-            self._set_dispatcher(None)
-            raise
-        self._launched_on_gpu = True
-        return result
+        return self[grid]
 
     def interpreting(self) -> bool:
         """Whether ``kernel[grid](...)`` runs in the CPU interpreter now:
@@ -473,6 +462,16 @@ class JITFunction(KernelFunction, _Subscriptable):
     def _slow_launch(self, grid, args, kwargs, key):
         """A launch whose argument key is new (or cannot be keyed): specialize,
         compile, load, register the result under ``key``, launch."""
+        try:
+            compiled = self._specialize_and_launch(grid, args, kwargs, key)
+        except BaseException:
+            if not self._launched_on_gpu and self._dispatcher is not None:
+                self._set_dispatcher(None)  # back to _subscript_slow (TILELANG_INTERPRET)
+            raise
+        self._launched_on_gpu = True
+        return compiled
+
+    def _specialize_and_launch(self, grid, args, kwargs, key):
         _native()  # the extension's import error, when it is missing
         launch_kwargs = dict(kwargs)
         options = take_launch_options(launch_kwargs, self.params)
