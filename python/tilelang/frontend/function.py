@@ -32,9 +32,12 @@ class FunctionInfo:
             lines, first = inspect.getsourcelines(fn)
             self.file = inspect.getsourcefile(fn) or fn.__code__.co_filename
         except (OSError, TypeError) as exc:
+            # inspect's own error is the whole story: not chained.
             raise CompilationError([Diagnostic(
-                "error", f"cannot read the source of {fn.__name__}: {exc}",
-                fn.__code__.co_filename, fn.__code__.co_firstlineno, 1)])
+                "error", f"cannot read the source of {fn.__name__} ({exc}): a @tilelang.jit function is "
+                         "compiled from its source, so it must be defined in a file (not at an interactive "
+                         "prompt or in `python -c`)",
+                fn.__code__.co_filename, fn.__code__.co_firstlineno, 1)]) from None
         source = "".join(lines)
         dedented = textwrap.dedent(source)
         first_line = lines[0]

@@ -117,6 +117,18 @@ def test_internal_errors_are_wrapped(monkeypatch):
     assert info.value.line == kernel.fn.__code__.co_firstlineno + 2
 
 
+def test_a_kernel_without_source_says_it_must_be_in_a_file():
+    # As at an interactive prompt or in `python -c`: no file to read.
+    namespace = {"tl": tl}
+    exec(compile("def typed_in(x_ptr):\n    tl.store(x_ptr, 1.0)\n", "<stdin>", "exec"), namespace)
+    with pytest.raises(tilelang.CompilationError) as err:
+        tilelang.jit(namespace["typed_in"]).compile("*fp32")
+    assert str(err.value).startswith("<stdin>:1:1: error: cannot read the source of typed_in (could not get "
+                                     "source code): a @tilelang.jit function is compiled from its source, so it "
+                                     "must be defined in a file (not at an interactive prompt or in `python -c`)")
+    assert err.value.__cause__ is None and err.value.__suppress_context__
+
+
 def test_good_global_constexpr():
     ir = ek.good_global.compile("*i32").asm["tile"]
     assert "4" in ir
