@@ -5,6 +5,7 @@
 // softmax of S_j runs while the tensor cores compute S_{j+1} and the
 // carried P_{j-1} V_{j-1}.
 // RUN: tilelang-opt %s --tilelang-tile-to-tilegpu="num-warps=4 num-stages=3 target=sm_90a overlap-products=true" | FileCheck %s --check-prefix=AHEAD
+// RUN: tilelang-opt %s --tilelang-tile-to-tilegpu="num-warps=4 num-stages=4 target=sm_90a overlap-products=true" | FileCheck %s --check-prefix=FOUR
 // RUN: tilelang-opt %s --tilelang-tile-to-tilegpu="num-warps=4 num-stages=2 target=sm_90a overlap-products=true" | FileCheck %s --check-prefix=TWO
 
 // Three stages. The prologue copies stages 0 and 1; on the path that runs
@@ -61,6 +62,34 @@
 // AHEAD-NEXT: scf.yield %[[DONE]]#1
 // AHEAD: } else {
 // AHEAD-NEXT: scf.yield %[[ZERO]]
+
+// Four stages: the copies run num_stages - 2 = 2 iterations ahead (two
+// prologue groups, the first refill into stage 2) and go right after S_{j+1}
+// is issued: they refill the stage of iteration j - 2, whose P V every
+// thread has waited for before the loop's first barrier. One barrier per
+// iteration; the stage wait still leaves distance - 2 = 0 groups pending.
+// FOUR-LABEL: func.func @two_products_kernel
+// FOUR: %[[K:.*]] = tilegpu.local_alloc  : () -> !tilegpu.memdesc<4x64x64xf16, #shared1, mutable>
+// FOUR: tilegpu.async_commit_group
+// FOUR: tilegpu.async_commit_group
+// FOUR-NOT: tilegpu.async_commit_group
+// FOUR: scf.if
+// FOUR-NEXT: tilegpu.async_wait {pending = 1 : i32}
+// FOUR-NEXT: tilegpu.barrier
+// FOUR: scf.for {{.*}} iter_args({{.*}}, %[[WRITE:[^ ]*]] = %c2_i32)
+// FOUR-NEXT: tilegpu.async_wait {pending = 0 : i32}
+// FOUR-NEXT: tilegpu.barrier
+// FOUR-NOT: tilegpu.barrier
+// FOUR: tilegpu.warp_group_dot
+// FOUR-NOT: tilegpu.barrier
+// FOUR: tilegpu.memdesc_index %[[K]][%[[WRITE]]]
+// FOUR: tilegpu.async_commit_group
+// FOUR-NOT: tilegpu.warp_group_dot
+// FOUR: tilegpu.warp_group_dot_wait {{.*}} {pendings = 2 : i32}
+// FOUR-NOT: tilegpu.barrier
+// FOUR: tilegpu.warp_group_dot_wait {{.*}} {pendings = 1 : i32}
+// FOUR-NOT: tilegpu.barrier
+// FOUR: scf.yield
 
 // Two stages: the next iteration's stage is the one being refilled, so the
 // first product stays in its iteration (the carried P V of

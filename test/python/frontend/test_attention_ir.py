@@ -191,8 +191,9 @@ def loop_waits(tilegpu_ir):
 
 
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
-@pytest.mark.parametrize("head_dim, block_n", [(128, 64), (64, 128), (64, 64)])
-def test_overlap_products_issues_s_one_iteration_ahead(monkeypatch, head_dim, block_n, causal, tmp_path):
+@pytest.mark.parametrize("head_dim, block_n, num_stages", [(128, 64, 3), (64, 128, 3), (64, 64, 3), (128, 64, 4)])
+def test_overlap_products_issues_s_one_iteration_ahead(monkeypatch, head_dim, block_n, num_stages, causal,
+                                                       tmp_path):
     """TILELANG_OVERLAP_PRODUCTS=1 (tilegpu-pipeline's overlap-products):
     where two S tiles, O and two P fit kAheadProductRegisters (224), every
     loop over key blocks issues S_{j+1} = Q K_{j+1}^T before the softmax of
@@ -201,10 +202,11 @@ def test_overlap_products_issues_s_one_iteration_ahead(monkeypatch, head_dim, bl
     wgmma products), and each iteration waits first for S_j with the two
     newer groups (the previous P V and S_{j+1}) in flight, then for that P
     V with S_{j+1} still in flight. In PTX the main loop has those two
-    waits, two barriers (the copies refill the stage the previous P V read,
-    after its wait), no shared-memory traffic besides the copies, no
-    spills."""
-    built = compile_overlapped(monkeypatch, head_dim, block_n, causal)
+    waits, no shared-memory traffic besides the copies, no spills, and with
+    three stages two barriers (the copies refill the stage the previous P V
+    read, after its wait), with four one (they refill the stage of two
+    iterations before, right after S_{j+1})."""
+    built = compile_overlapped(monkeypatch, head_dim, block_n, causal, num_stages)
     loops = loop_waits(built.asm["tilegpu"])
     assert len(loops) == (2 if causal else 1), built.asm["tilegpu"]
     for waits, prologue in loops:
@@ -212,7 +214,7 @@ def test_overlap_products_issues_s_one_iteration_ahead(monkeypatch, head_dim, bl
         assert prologue.count("tilegpu.warp_group_dot ") == 2, prologue
         assert "tilegpu.async_wait  {pending = 1 : i32}" in prologue, prologue
     loop = PTXSTATS.analyze(built.ptx)["loop"]
-    assert loop["wgmma_waits"] == 2 and loop["barriers"] == 2, loop
+    assert loop["wgmma_waits"] == 2 and loop["barriers"] == (2 if num_stages == 3 else 1), loop
     assert loop["shared_stores"] == 0 and loop["shared_loads"] == 0 and loop["local"] == 0, loop
     assert "wgmma.wait_group.sync.aligned 2;" in built.ptx
     if os.path.exists(PTXAS):

@@ -480,9 +480,18 @@ void LoopPipeliner::rewrite() {
   // (shouldRefillEarly): one barrier per iteration.
   bool earlyCopies = !bulk && !deferredIndex &&
                      shouldRefillEarly(products, numStages);
+  // With the first product ahead, iteration j's products read stages j - 1
+  // (the previous P V, until the rescale), j and j + 1 (S_{j+1}). Four
+  // stages or more: the copies refill stage j - 2, free once every thread
+  // is past the loop's first barrier, right after S_{j+1} is issued, a
+  // whole iteration before the next one waits for them (one barrier). With
+  // three, stage j - 1 is the only one to refill: after P V and a second
+  // barrier, and the next iteration's first wait finds them just issued.
+  bool aheadEarlyCopies = firstAhead && numStages >= 4;
   // How many iterations ahead the copies run.
-  unsigned distance =
-      deferredIndex || earlyCopies ? numStages - 2 : numStages - 1;
+  unsigned distance = deferredIndex || earlyCopies || aheadEarlyCopies
+                          ? numStages - 2
+                          : numStages - 1;
 
   // Prologue: iterations 0 .. distance - 1 into stages 0 .. distance - 1.
   SmallVector<Value> ahead;
@@ -627,6 +636,9 @@ void LoopPipeliner::rewrite() {
   if (earlyCopies) {
     placeProductWaits(body, products);
     builder.setInsertionPointAfter(products.back().dot);
+  } else if (aheadEarlyCopies) {
+    placeProductWaits(body, products);
+    builder.setInsertionPointAfter(products.front().dot);
   } else if (isRegisterBound()) {
     // No product crosses the back edge: the stage refilled here was read
     // by the previous iteration's products, which all retired in it, and
