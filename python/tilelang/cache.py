@@ -342,6 +342,10 @@ def ptx_override(key: str) -> Optional[str]:
     root = knobs.override_ir_dir()
     if not root:
         return None
+    if not os.path.isdir(root):
+        # A typo must not leave the compiled PTX running unannounced.
+        _warn_once(f"tilelang: TILELANG_OVERRIDE_IR={root!r} is not a directory: no kernel's PTX is overridden")
+        return None
     matches = sorted(glob.glob(os.path.join(glob.escape(root), f"*-{key[:12]}", STAGE_FILES["ptx"])))
     if not matches:
         return None
@@ -362,8 +366,12 @@ def dump_ir(name: str, key: str, stages: Dict[str, str]) -> None:
     if not root:
         return
     folder = os.path.join(root, f"{name}-{key[:12]}")
-    os.makedirs(folder, exist_ok=True)
-    for stage, text in stages.items():
-        if stage in STAGE_FILES:
-            with open(os.path.join(folder, STAGE_FILES[stage]), "w", encoding="utf-8") as handle:
-                handle.write(text)
+    try:
+        os.makedirs(folder, exist_ok=True)
+        for stage, text in stages.items():
+            if stage in STAGE_FILES:
+                with open(os.path.join(folder, STAGE_FILES[stage]), "w", encoding="utf-8") as handle:
+                    handle.write(text)
+    except OSError as exc:
+        # The kernel compiled: its launch goes on, without the dump.
+        _warn_once(f"tilelang: TILELANG_DUMP_IR: cannot write {folder}: {exc.strerror or exc}")

@@ -24,12 +24,14 @@ and its warning says why).
 ``TILELANG_ALWAYS_COMPILE=1``  recompile every kernel and replace its cache
                            entry (the in-process cache still applies)
 ``TILELANG_DUMP_IR=DIR``   write every stage's IR of each kernel compiled to
-                           PTX into ``DIR/<kernel>-<key>/``
+                           PTX into ``DIR/<kernel>-<key>/`` (one that cannot
+                           be written is warned of; the kernel still runs)
 ``TILELANG_OVERRIDE_IR=DIR``  link ``DIR/<kernel>-<key>/kernel.ptx``, where
                            present, instead of the PTX compiled for that
                            kernel (a folder as TILELANG_DUMP_IR writes it,
                            edited): neither read from nor stored in the
-                           cache; a warning names each file used
+                           cache; a warning names each file used, and a
+                           ``DIR`` that is not a directory
 ``TILELANG_DEBUG=1``       compile kernels with ``tl.device_assert`` enabled
 ``TILELANG_INTERPRET=1``   run ``kernel[grid](...)`` in the CPU interpreter
                            instead of on the GPU (read at each launch of a

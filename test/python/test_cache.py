@@ -205,9 +205,28 @@ def test_override_ir_links_an_edited_ptx_and_stores_nothing(cache_dir, tmp_path)
     assert f"linking {folder / 'kernel.ptx'} instead of the compiled PTX" in stderr
     assert (overridden["hits"], overridden["stores"]) == (0, 0)
     assert entries(cache_dir) == stored
-    # A folder for another kernel (another key) overrides nothing.
-    plain, _ = child_stats(tmp_path, {"TILELANG_OVERRIDE_IR": str(tmp_path / "elsewhere")})
+    # A folder without this kernel's (another key's) overrides nothing, quietly.
+    (tmp_path / "elsewhere" / "scale-0123456789ab").mkdir(parents=True)
+    plain, stderr = child_stats(tmp_path, {"TILELANG_OVERRIDE_IR": str(tmp_path / "elsewhere")})
     assert plain["ptx"] == first["ptx"] and plain["hits"] == 1
+    assert "TILELANG_OVERRIDE_IR" not in stderr
+
+
+def test_override_ir_that_is_not_a_directory_is_named(cache_dir, tmp_path):
+    # A typo would otherwise run the compiled PTX unannounced.
+    missing = tmp_path / "no-such-folder"
+    stats, stderr = child_stats(tmp_path, {"TILELANG_OVERRIDE_IR": str(missing)})
+    assert stats["stores"] == 1
+    assert f"TILELANG_OVERRIDE_IR='{missing}' is not a directory: no kernel's PTX is overridden" in stderr
+
+
+def test_dump_ir_that_cannot_be_written_is_a_warning(cache_dir, tmp_path):
+    # The kernel compiles and is cached; the dump's failure is named.
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    stats, stderr = child_stats(tmp_path, {"TILELANG_DUMP_IR": str(blocker)})
+    assert stats["stores"] == 1
+    assert f"TILELANG_DUMP_IR: cannot write {blocker}/scale-" in stderr
 
 
 def test_the_key_names_the_compiler_build(monkeypatch):
