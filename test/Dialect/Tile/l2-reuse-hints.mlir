@@ -5,6 +5,11 @@
 // every program reads, branches, loop-carried pointers) or where the user
 // chose a hint.
 // RUN: tilelang-opt %s -tile-l2-reuse-hints -split-input-file | FileCheck %s
+// The named pipeline runs the pass only with its l2-reuse-hints option (off by
+// default), before layouts; the priorities survive to tilegpu IR.
+// RUN: tilelang-opt %s -split-input-file --tilelang-tile-to-tilegpu="l2-reuse-hints=true" | FileCheck %s --check-prefix=PIPE
+// RUN: tilelang-opt %s -split-input-file --tilelang-tile-to-tilegpu | FileCheck %s --check-prefix=DEFAULT
+// DEFAULT-NOT: evict
 
 // The looped layer norm: x walked three times over the same range, w once
 // per program (every program reads it: normal), y written in the last loop.
@@ -19,6 +24,12 @@
 // CHECK: tile.load %[[W:.*]] : tensor<128x!tile.ptr<f16>>
 // CHECK: tile.load %{{.*}} evict = evict_first : tensor<128x!tile.ptr<f16>>
 // CHECK: tile.store %{{.*}}, %{{.*}} evict = evict_first : tensor<128x!tile.ptr<f16>>
+// PIPE-LABEL: func @three_passes
+// PIPE: tile.load %{{.*}} evict = evict_last : tensor<128x!tile.ptr<f16>, #blocked>
+// PIPE: tile.load %{{.*}} evict = evict_last : tensor<128x!tile.ptr<f16>, #blocked>
+// PIPE: tile.load %{{.*}} : tensor<128x!tile.ptr<f16>, #blocked>
+// PIPE: tile.load %{{.*}} evict = evict_first : tensor<128x!tile.ptr<f16>, #blocked>
+// PIPE: tile.store %{{.*}}, %{{.*}} evict = evict_first : tensor<128x!tile.ptr<f16>, #blocked>
 func.func @three_passes(%x: !tile.ptr<f16>, %y: !tile.ptr<f16>, %w: !tile.ptr<f16>, %mean: !tile.ptr<f32>, %stride: i32, %n: i32) {
   %pid = tile.program_id x : i32
   %rowoff = arith.muli %pid, %stride : i32
