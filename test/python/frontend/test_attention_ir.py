@@ -179,23 +179,24 @@ def compile_overlapped(monkeypatch, head_dim, block_n, causal=False, num_stages=
 
 def loop_waits(tilegpu_ir):
     """The pendings of each warp_group_dot_wait in each scf.for's body, and
-    the text between each loop's guard and the loop (its prologue)."""
+    the text between each loop's last prologue copy group and the loop."""
     loops = []
     for match in re.finditer(r"scf\.for ", tilegpu_ir):
         body = tilegpu_ir[match.start():]
         body = body[:body.index("scf.yield")]
         prologue = tilegpu_ir[:match.start()]
-        prologue = prologue[prologue.rindex("scf.if"):]
+        prologue = prologue[prologue.rindex("tilegpu.async_commit_group"):]
         loops.append((re.findall(r"warp_group_dot_wait [^{]*\{pendings = (\d) : i32\}", body), prologue))
     return loops
 
 
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
-@pytest.mark.parametrize("head_dim, block_n, num_stages", [(128, 64, 3), (64, 128, 3), (64, 64, 3), (128, 64, 4)])
+@pytest.mark.parametrize("head_dim, block_n, num_stages",
+                         [(128, 64, 3), (64, 128, 3), (64, 64, 3), (128, 64, 4), (128, 128, 3)])
 def test_overlap_products_issues_s_one_iteration_ahead(monkeypatch, head_dim, block_n, num_stages, causal,
                                                        tmp_path):
     """TILELANG_OVERLAP_PRODUCTS=1 (tilegpu-pipeline's overlap-products):
-    where two S tiles, O and two P fit kAheadProductRegisters (224), every
+    where two S tiles, O and two P fit kAheadProductRegisters (256), every
     loop over key blocks issues S_{j+1} = Q K_{j+1}^T before the softmax of
     S_j, which arrives in flight from the previous iteration: the prologue,
     on the path that runs the loop, issues S_0 and a P V of zeros (two
@@ -222,16 +223,21 @@ def test_overlap_products_issues_s_one_iteration_ahead(monkeypatch, head_dim, bl
         assert " 0 bytes spill stores" in report, report
 
 
-@pytest.mark.parametrize("head_dim, block_n, num_stages", [(128, 128, 3), (128, 64, 2)])
-def test_overlap_products_keeps_the_loop_where_it_cannot_apply(monkeypatch, head_dim, block_n, num_stages):
-    """At 128x128 with a head of 128 the two S tiles, O and two P take 256
-    registers a thread (over kAheadProductRegisters), and with two stages
-    the next iteration's stage is the one the copies refill: the knob leaves
-    the loop as it is without it (S and the carried P V retired by one wait,
-    nothing issued before the loop)."""
-    built = compile_overlapped(monkeypatch, head_dim, block_n, num_stages=num_stages)
+@pytest.mark.parametrize("num_warps, num_stages", [(8, 2), (4, 4)])
+def test_overlap_products_keeps_the_loop_where_it_cannot_apply(monkeypatch, num_warps, num_stages):
+    """With two stages the next iteration's stage is the one the copies
+    refill; with 4 warps on 128x64 blocks of a 128-wide head the loop is
+    bound by registers (its P V retires within the iteration: O alone holds
+    128 registers a thread). The knob leaves the loop as it is without it:
+    nothing issued before the loop, S and the carried P V retired by one
+    wait, or S and then P V by one wait each."""
+    config = {"BLOCK_M": 128, "BLOCK_N": 64, "num_warps": num_warps, "num_stages": num_stages}
+    compiled, _ = compile_attention("float16", 128, False, 4096, config)
+    monkeypatch.setenv("TILELANG_OVERLAP_PRODUCTS", "1")
+    built = tilelang.compile_ir(compiled.asm["tile"], arch="sm_90a", num_warps=num_warps, num_stages=num_stages,
+                                keep_stages=True)
     [(waits, prologue)] = loop_waits(built.asm["tilegpu"])
-    assert waits == ["0"], waits
+    assert waits == (["0"] if num_stages == 2 else ["0", "0"]), waits
     assert "tilegpu.warp_group_dot " not in prologue, prologue
 
 

@@ -133,11 +133,12 @@ deferCarriedProduct(mlir::Block *body, const AsyncProduct &carried,
 /// runs one iteration ahead computes its softmax: two results of the first
 /// product (the one the softmax reads and the next one, in flight), the
 /// carried accumulator in flight and two register operands of the second
-/// product (the one it reads in flight and the one the softmax makes).
-/// Flash attention at 128x64 with 8 warps and a head of 128 holds 160, at
-/// 128x128 and a head of 64 224; at 128x128 and a head of 128 (256) the
-/// softmax's temporaries and addresses would not fit in the 255 beside them.
-constexpr unsigned kAheadProductRegisters = 224;
+/// product (the one it reads in flight and the one the softmax makes): at
+/// most the 255 a thread can have, rounded up. Flash attention at 128x64
+/// with 8 warps and a head of 128 holds 160, at 128x128 256 (ptxas fits the
+/// loop in 253 registers, no spills); beyond, the softmax's own values
+/// could not fit beside them.
+constexpr unsigned kAheadProductRegisters = 256;
 
 /// Whether the first product of `products` (findAsyncProducts') can be
 /// issued one iteration ahead: iteration j issues S_{j+1} = Q K_{j+1}^T and
