@@ -83,12 +83,12 @@ and its warning says why).
                            read by the compiler library at each compile and
                            part of each kernel's cache key; docs/lowering.md,
                            "The first product one iteration ahead")
-``TILELANG_L2_REUSE_HINTS=1``  compile with the L2 priorities for data a
-                           program reads again in a later loop (off by
-                           default until measured; read by the compiler
-                           library at each compile and part of each
-                           kernel's cache key; docs/lowering.md, "L2
-                           priorities for data read again")
+``TILELANG_L2_REUSE_HINTS=0``  compile without the L2 priorities for data
+                           a program reads again in a later loop (on by
+                           default; read by the compiler library at each
+                           compile and part of each kernel's cache key;
+                           docs/lowering.md, "L2 priorities for data read
+                           again")
 ``TILELANG_LIBCUDA=PATH``  the CUDA driver library instead of
                            ``libcuda.so.1`` (read by the C++ runtime when it
                            first opens the driver, not here)
@@ -207,14 +207,14 @@ def ops_native_autograd() -> bool:
 
 
 def l2_reuse_hints() -> Optional[bool]:
-    """TILELANG_L2_REUSE_HINTS as set (a malformed value as off, the
+    """TILELANG_L2_REUSE_HINTS as set (a malformed value as on, the
     default, with the switches' warning), or None where unset or empty. The
     C++ compiler reads the variable itself (lib/Compiler/Compiler.cpp, the
     same values, its pipeline's default where unset); this is what
     cache.kernel_key keys on."""
     if not os.environ.get("TILELANG_L2_REUSE_HINTS", "").strip():
         return None
-    return _switch("TILELANG_L2_REUSE_HINTS", False)
+    return _switch("TILELANG_L2_REUSE_HINTS", True)
 
 
 def overlap_products() -> bool:

@@ -36,9 +36,8 @@ struct TileToTileGPUPipelineOptions
   Option<bool> l2ReuseHints{
       *this, "l2-reuse-hints",
       llvm::cl::desc("L2 priorities for global data a program reads again "
-                     "in a later loop (tile-l2-reuse-hints); off until "
-                     "measured on more than the looped layer norm"),
-      llvm::cl::init(false)};
+                     "in a later loop (tile-l2-reuse-hints)"),
+      llvm::cl::init(true)};
   Option<bool> overlapProducts{
       *this, "overlap-products",
       llvm::cl::desc("tilegpu-pipeline issues the first of two dependent "

@@ -5,11 +5,11 @@
 // every program reads, branches, loop-carried pointers) or where the user
 // chose a hint.
 // RUN: tilelang-opt %s -tile-l2-reuse-hints -split-input-file | FileCheck %s
-// The named pipeline runs the pass only with its l2-reuse-hints option (off by
-// default), before layouts; the priorities survive to tilegpu IR.
-// RUN: tilelang-opt %s -split-input-file --tilelang-tile-to-tilegpu="l2-reuse-hints=true" | FileCheck %s --check-prefix=PIPE
-// RUN: tilelang-opt %s -split-input-file --tilelang-tile-to-tilegpu | FileCheck %s --check-prefix=DEFAULT
-// DEFAULT-NOT: evict
+// The named pipeline runs the pass by default (its l2-reuse-hints option),
+// before layouts; the priorities survive to tilegpu IR.
+// RUN: tilelang-opt %s -split-input-file --tilelang-tile-to-tilegpu | FileCheck %s --check-prefix=PIPE
+// RUN: tilelang-opt %s -split-input-file --tilelang-tile-to-tilegpu="l2-reuse-hints=false" | FileCheck %s --check-prefix=OFF
+// OFF-NOT: evict
 
 // The looped layer norm: x walked three times over the same range, w once
 // per program (every program reads it: normal), y written in the last loop.

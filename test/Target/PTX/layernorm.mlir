@@ -1,5 +1,5 @@
+// RUN: tilelang-compile %s --arch=sm_90a | FileCheck %s
 // RUN: env TILELANG_L2_REUSE_HINTS=1 tilelang-compile %s --arch=sm_90a | FileCheck %s
-// RUN: tilelang-compile %s --arch=sm_90a | FileCheck %s --check-prefix=OFF
 // RUN: env TILELANG_L2_REUSE_HINTS=0 tilelang-compile %s --arch=sm_90a | FileCheck %s --check-prefix=OFF
 // RUN: tilelang-compile %s --arch=sm_80 -o %t.sm80.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_80 %t.sm80.ptx -o /dev/null %}
@@ -8,7 +8,7 @@
 
 // 128-bit loads of 8 f16 in all three passes over the row, warp-shuffle
 // reductions for the mean and the variance, and sqrt.rn (no libdevice).
-// tile-l2-reuse-hints (TILELANG_L2_REUSE_HINTS=1) keeps x in L2 for the passes that read it again
+// tile-l2-reuse-hints (on by default) keeps x in L2 for the passes that read it again
 // (evict_last), lets it go at its last read and writes y evict_first; w and
 // b, which every program reads, keep the normal priority.
 // CHECK: .entry layer_norm_fwd
@@ -23,7 +23,7 @@
 // CHECK: createpolicy.fractional.L2::evict_first.b64 [[FIRST:%rd[0-9]+]], 1.0;
 // CHECK: @%p{{[0-9]+}} ld.global.L1::evict_first.L2::cache_hint.v4.b32 {{.*}}, [[FIRST]];
 // CHECK: @%p{{[0-9]+}} st.global.L1::evict_first.L2::cache_hint.v4.b32 {{.*}}, [[FIRST]];
-// By default and with TILELANG_L2_REUSE_HINTS=0: no priority anywhere.
+// With TILELANG_L2_REUSE_HINTS=0: no priority anywhere.
 // OFF: .entry layer_norm_fwd
 // OFF-NOT: createpolicy
 // OFF-NOT: evict
