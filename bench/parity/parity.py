@@ -116,10 +116,15 @@ def config_label(module, config: dict) -> str:
 
 
 def specialize(params: List[str], defaults: dict, args: dict, config: dict):
-    """(signature, constexprs, divisible) as a launch with `args` specializes:
-    integers equal to 1 become constants, integers and pointers divisible by
-    16 are marked, tensor descriptors' extents likewise."""
-    signature, constexprs, divisible = {}, {}, []
+    """(signature, constexprs, divisibility) as a launch with `args`
+    specializes: integers equal to 1 become constants; `divisibility` maps
+    an integer to the largest power of two up to 16 dividing it (tilelang's
+    launcher, jit.integer_divisibility: 3000 is a multiple of 8; Triton
+    keeps only the 16s), a pointer to 16, a tensor descriptor's extent
+    (``name.shapeN``) to 16 where it is a multiple of 16."""
+    from tilelang.jit import integer_divisibility
+
+    signature, constexprs, divisibility = {}, {}, {}
     for name in params:
         if name in config:
             constexprs[name] = config[name]
@@ -133,10 +138,10 @@ def specialize(params: List[str], defaults: dict, args: dict, config: dict):
             raise KeyError(f"no value for the kernel argument {name!r}")
         if isinstance(value, Descriptor):
             signature[name] = ("desc", value)
-            divisible += [f"{name}.shape{i}" for i, extent in enumerate(value.shape) if extent % 16 == 0]
+            divisibility.update({f"{name}.shape{i}": 16 for i, extent in enumerate(value.shape) if extent % 16 == 0})
         elif isinstance(value, str) and value.startswith("*"):
             signature[name] = value
-            divisible.append(name)
+            divisibility[name] = 16
         elif isinstance(value, bool) or value is None:
             constexprs[name] = value
         elif isinstance(value, int):
@@ -144,13 +149,13 @@ def specialize(params: List[str], defaults: dict, args: dict, config: dict):
                 constexprs[name] = 1
                 continue
             signature[name] = "i32" if -(2**31) <= value < 2**31 else "i64"
-            if value % 16 == 0:
-                divisible.append(name)
+            if integer_divisibility(value) > 1:
+                divisibility[name] = integer_divisibility(value)
         elif isinstance(value, float):
             signature[name] = "fp32"
         else:
             constexprs[name] = value
-    return signature, constexprs, divisible
+    return signature, constexprs, divisibility
 
 
 def compile_ptx(module, compiler: str, problem: dict, config: dict) -> dict:
@@ -169,12 +174,11 @@ def compile_ptx(module, compiler: str, problem: dict, config: dict) -> dict:
     # too (a tensor descriptor's block is the config's block sizes).
     takes_config = len(inspect.signature(module.static_args).parameters) == 2
     args = module.static_args(problem, config) if takes_config else module.static_args(problem)
-    signature, constexprs, divisible = specialize(params, defaults, args, constants)
+    signature, constexprs, divisibility = specialize(params, defaults, args, constants)
     if compiler == "tilelang":
         types = {n: (f"tensordesc<{t[1].dtype}[{','.join(map(str, t[1].block))}]>" if isinstance(t, tuple) else t)
                  for n, t in signature.items()}
-        compiled = kernel.compile(types, constexprs=constexprs, specialization={n: 16 for n in divisible},
-                                  **launch_options)
+        compiled = kernel.compile(types, constexprs=constexprs, specialization=divisibility, **launch_options)
         built = compiled.to_ptx(ARCH)
         return {"ptx": built.ptx, "shared": built.shared_bytes,
                 "linked": linked_resources(compiled.asm["tile"], launch_options)}
@@ -186,7 +190,8 @@ def compile_ptx(module, compiler: str, problem: dict, config: dict) -> dict:
              for n, t in signature.items()}
     types.update({n: "constexpr" for n in constexprs})
     types = {n: types[n] for n in params}
-    attrs = {(params.index(n),): [["tt.divisibility", 16]] for n in divisible if n in params}
+    attrs = {(params.index(n),): [["tt.divisibility", 16]] for n, d in divisibility.items()
+             if d == 16 and n in params}
     source = ASTSource(kernel, types, constexprs, attrs)
     compiled = triton.compile(source, target=GPUTarget("cuda", 90, 32), options=launch_options)
     return {"ptx": compiled.asm["ptx"], "shared": compiled.metadata.shared}

@@ -78,6 +78,27 @@ def test_tilelang_build_changes_only_the_imports(tmp_path):
         parity.tilelang_source(path)
 
 
+def test_static_mode_specializes_integers_as_each_compilers_launcher_does():
+    from parity_spec import Descriptor
+
+    args = {"x": "*fp16", "M": 4000, "N": 3000, "K": 1001, "one": 1, "desc": Descriptor("bf16", (64, 64), (4000, 1000))}
+    _, constexprs, divisibility = parity.specialize(list(args), {}, args, {})
+    # tilelang's classes (jit.integer_divisibility); Triton's compile keeps the 16s.
+    assert divisibility == {"x": 16, "M": 16, "N": 8, "desc.shape0": 16}
+    assert constexprs == {"one": 1}
+
+
+def test_static_mode_compiles_ragged_rows_as_a_launch_does():
+    # N = 3000: fp16 rows 6000 bytes apart. A launch specializes N as a
+    # multiple of 8 and tilelang reads the rows 16 bytes at a time (run 35:
+    # x1.8 of Triton at 4000x3000); Triton, knowing 16 or nothing, reads 2
+    # bytes at a time. The static table must show both as they run.
+    module = parity.load("layernorm_row", "tilelang")
+    problem = next(p for p in module.PROBLEMS if p["name"] == "4000x3000 fp16")
+    ptx = parity.compile_ptx(module, "tilelang", problem, module.CONFIGS[1])["ptx"]
+    assert set(parity.ptxstats.analyze(ptx)["widths"]["loads"]) == {16}
+
+
 def test_static_findings_name_spills_narrow_accesses_and_failures():
     def row(compiler, spills=0, loads=None, error=None):
         r = {"kernel": "k", "problem": "p", "config_index": 0, "config": "c", "compiler": compiler,
