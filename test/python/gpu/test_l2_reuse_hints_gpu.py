@@ -5,40 +5,20 @@ are not a multiple of the block, with y a tensor of its own or x itself (the
 pass treats distinct arguments as distinct data; a priority never changes
 what is read or written). Skipped without a GPU."""
 
+import pathlib
+
 import pytest
 
-import tilelang
-import tilelang.language as tl
+from tilelang_testing import load_module
 
 pytestmark = pytest.mark.gpu
 
 torch = pytest.importorskip("torch")
 
 
-@tilelang.jit
-def looped_layer_norm(X, Y, W, B, stride, N, eps, BLOCK: tl.constexpr):
-    row = tl.program_id(0)
-    X += row * stride
-    Y += row * stride
-    acc = tl.zeros([BLOCK], dtype=tl.float32)
-    for off in range(0, N, BLOCK):
-        cols = off + tl.arange(0, BLOCK)
-        acc += tl.load(X + cols, mask=cols < N, other=0.0).to(tl.float32)
-    mean = tl.sum(acc, axis=0) / N
-    acc = tl.zeros([BLOCK], dtype=tl.float32)
-    for off in range(0, N, BLOCK):
-        cols = off + tl.arange(0, BLOCK)
-        x = tl.load(X + cols, mask=cols < N, other=0.0).to(tl.float32)
-        x = tl.where(cols < N, x - mean, 0.0)
-        acc += x * x
-    rstd = 1 / tl.sqrt(tl.sum(acc, axis=0) / N + eps)
-    for off in range(0, N, BLOCK):
-        cols = off + tl.arange(0, BLOCK)
-        mask = cols < N
-        w = tl.load(W + cols, mask=mask)
-        b = tl.load(B + cols, mask=mask)
-        x = tl.load(X + cols, mask=mask, other=0.0).to(tl.float32)
-        tl.store(Y + cols, (x - mean) * rstd * w + b, mask=mask)
+# The CPU test's kernel (its X_POLICY left empty: the pass decides).
+looped_layer_norm = load_module("l2_reuse_hints_cpu", pathlib.Path(__file__).parents[1] /
+                                "test_l2_reuse_hints.py").looped_layer_norm
 
 
 @pytest.mark.parametrize("in_place", [False, True], ids=["y", "in-place"])
