@@ -2,31 +2,29 @@
 // reduced to its dependences (S = Q K^T from a Q block that does not change,
 // P = f(S), a rescale of the running O, O += P V): the first product is
 // issued one iteration ahead (canIssueFirstProductAhead), so that the
-// softmax of S_j runs while the tensor cores compute S_{j+1} and the
-// carried P_{j-1} V_{j-1}.
+// softmax of S_j runs while the tensor cores compute the carried
+// P_{j-1} V_{j-1} and S_{j+1}.
 // RUN: tilelang-opt %s --tilelang-tile-to-tilegpu="num-warps=4 num-stages=3 target=sm_90a overlap-products=true" | FileCheck %s --check-prefix=AHEAD
 // RUN: tilelang-opt %s --tilelang-tile-to-tilegpu="num-warps=4 num-stages=4 target=sm_90a overlap-products=true" | FileCheck %s --check-prefix=FOUR
 // RUN: tilelang-opt %s --tilelang-tile-to-tilegpu="num-warps=4 num-stages=2 target=sm_90a overlap-products=true" | FileCheck %s --check-prefix=TWO
 
 // Three stages. The prologue copies stages 0 and 1; on the path that runs
 // the loop, it waits for stage 0 alone (pending = 1) and a barrier, then
-// issues S_0 from stage 0 and P V of iteration -1 from a zero P and stage 0
-// into O's initial value: the loop finds two groups in flight, S then P V,
-// in its first iteration as in every later one. The loop carries S after
-// its own iter_args. Each iteration waits for every copy group (the next
-// stage's too: pending = 0), issues S_{j+1} from the next stage, waits for
-// S_j leaving the two newer groups in flight (pendings = 2), runs the
-// softmax, waits for the previous P V leaving S_{j+1} (pendings = 1),
-// rescales O and issues P V into it; the copies refill the stage the
-// previous P V read, after a second barrier. S_{j+1} and P V are yielded in
-// flight, and both waited for on the loop's exit path.
+// issues S_0 from stage 0 and waits for it. The loop carries S after its
+// own iter_args, complete. Each iteration waits for every copy group (the
+// next stage's too: pending = 0), issues S_{j+1} from the next stage, runs
+// the softmax of S_j with no wait (the tensor cores hold the previous P V
+// and S_{j+1}), then waits for both (pendings = 0: a wait that retires the
+// P V carried in from the previous iteration leaves nothing pending, or
+// ptxas serializes every wgmma, C7514) before the rescale of O, and issues
+// P V into it; the copies refill the stage the previous P V read, after a
+// second barrier. P V is yielded in flight, S_{j+1} through the wait, and
+// the last P V is waited for on the loop's exit path.
 // AHEAD-LABEL: func.func @two_products_kernel
-// AHEAD: %[[ZERO_P:.*]] = arith.constant dense<0.000000e+00> : tensor<64x64xf16, #dot_op>
 // AHEAD: %[[Q:.*]] = tilegpu.local_alloc %{{.*}} : (tensor<64x64xf16, {{.*}}>) -> !tilegpu.memdesc<64x64xf16
 // AHEAD: %[[K:.*]] = tilegpu.local_alloc  : () -> !tilegpu.memdesc<3x64x64xf16, #shared1, mutable>
 // AHEAD: %[[V:.*]] = tilegpu.local_alloc  : () -> !tilegpu.memdesc<3x64x64xf16, #shared, mutable>
 // AHEAD: %[[K0:.*]] = tilegpu.memdesc_index %[[K]][%c0_i32]
-// AHEAD: %[[V0:.*]] = tilegpu.memdesc_index %[[V]][%c0_i32]
 // AHEAD: tilegpu.async_commit_group
 // AHEAD: tilegpu.async_commit_group
 // AHEAD-NOT: tilegpu.async_commit_group
@@ -34,8 +32,8 @@
 // AHEAD-NEXT: tilegpu.async_wait {pending = 1 : i32}
 // AHEAD-NEXT: tilegpu.barrier
 // AHEAD-NEXT: %[[S0:.*]] = tilegpu.warp_group_dot %[[Q]], %[[K0]], %[[ZERO:[^ ]*]] {isAsync}
-// AHEAD-NEXT: %[[PV0:.*]] = tilegpu.warp_group_dot %[[ZERO_P]], %[[V0]], %[[ZERO]] {isAsync}
-// AHEAD-NEXT: scf.for {{.*}} iter_args(%[[O:[^ ]*]] = %[[PV0]], %{{[^,]*}}, %{{[^,]*}}, %[[S:[^ ]*]] = %[[S0]], {{.*}}, %[[READ:[^ ]*]] = %c0_i32, %[[WRITE:[^ ]*]] = %c2_i32)
+// AHEAD-NEXT: %[[S0DONE:.*]] = tilegpu.warp_group_dot_wait %[[S0]] {pendings = 0 : i32}
+// AHEAD-NEXT: scf.for {{.*}} iter_args(%[[O:[^ ]*]] = %[[ZERO]], %{{[^,]*}}, %{{[^,]*}}, %[[S:[^ ]*]] = %[[S0DONE]], {{.*}}, %[[READ:[^ ]*]] = %c0_i32, %[[WRITE:[^ ]*]] = %c2_i32)
 // AHEAD-NEXT: tilegpu.async_wait {pending = 0 : i32}
 // AHEAD-NEXT: tilegpu.barrier
 // AHEAD-NEXT: %[[PLUS:.*]] = arith.addi %[[READ]], %c1_i32
@@ -43,11 +41,10 @@
 // AHEAD-NEXT: %[[NEXT:.*]] = arith.select %[[WRAPS]], %c0_i32, %[[PLUS]]
 // AHEAD-NEXT: %[[KNEXT:.*]] = tilegpu.memdesc_index %[[K]][%[[NEXT]]]
 // AHEAD-NEXT: %[[SNEXT:.*]] = tilegpu.warp_group_dot %[[Q]], %[[KNEXT]], %[[ZERO]] {isAsync}
-// AHEAD-NEXT: %[[W:.*]]:3 = tilegpu.warp_group_dot_wait %[[S]], %[[O]], %[[SNEXT]] {pendings = 2 : i32}
-// AHEAD-NEXT: math.exp2 %[[W]]#0
-// AHEAD-NOT: warp_group_dot_wait
-// AHEAD: %[[WO:.*]]:2 = tilegpu.warp_group_dot_wait %[[W]]#1, %[[W]]#2 {pendings = 1 : i32}
-// AHEAD-NEXT: %[[SCALED:.*]] = arith.mulf %[[WO]]#0
+// AHEAD-NEXT: math.exp2 %[[S]]
+// AHEAD-NOT: warp_group_dot
+// AHEAD: %[[W:.*]]:2 = tilegpu.warp_group_dot_wait %[[O]], %[[SNEXT]] {pendings = 0 : i32}
+// AHEAD-NEXT: %[[SCALED:.*]] = arith.mulf %[[W]]#0
 // AHEAD-NEXT: %[[VIEW:.*]] = tilegpu.memdesc_index %[[V]][%[[READ]]]
 // AHEAD-NOT: warp_group_dot_wait
 // AHEAD: %[[PV:.*]] = tilegpu.warp_group_dot %{{.*}}, %[[VIEW]], %[[SCALED]] {isAsync}
@@ -57,9 +54,9 @@
 // AHEAD: tilegpu.memdesc_index %[[V]][%[[WRITE]]]
 // AHEAD: tilegpu.async_commit_group
 // AHEAD-NOT: warp_group_dot
-// AHEAD: scf.yield %[[PV]], %{{[^,]*}}, %{{[^,]*}}, %[[WO]]#1, {{.*}}, %[[NEXT]], %{{[^ ]*}} :
-// AHEAD: %[[DONE:.*]]:2 = tilegpu.warp_group_dot_wait %{{.*}}#3, %{{.*}}#0 {pendings = 0 : i32}
-// AHEAD-NEXT: scf.yield %[[DONE]]#1
+// AHEAD: scf.yield %[[PV]], %{{[^,]*}}, %{{[^,]*}}, %[[W]]#1, {{.*}}, %[[NEXT]], %{{[^ ]*}} :
+// AHEAD: %[[DONE:.*]] = tilegpu.warp_group_dot_wait %{{.*}}#0 {pendings = 0 : i32}
+// AHEAD-NEXT: scf.yield %[[DONE]]
 // AHEAD: } else {
 // AHEAD-NEXT: scf.yield %[[ZERO]]
 
@@ -85,10 +82,9 @@
 // FOUR: tilegpu.memdesc_index %[[K]][%[[WRITE]]]
 // FOUR: tilegpu.async_commit_group
 // FOUR-NOT: tilegpu.warp_group_dot
-// FOUR: tilegpu.warp_group_dot_wait {{.*}} {pendings = 2 : i32}
+// FOUR: tilegpu.warp_group_dot_wait {{.*}} {pendings = 0 : i32}
 // FOUR-NOT: tilegpu.barrier
-// FOUR: tilegpu.warp_group_dot_wait {{.*}} {pendings = 1 : i32}
-// FOUR-NOT: tilegpu.barrier
+// FOUR-NOT: tilegpu.warp_group_dot_wait
 // FOUR: scf.yield
 
 // Two stages: the next iteration's stage is the one being refilled, so the

@@ -205,13 +205,24 @@ Operation *WaitPlacer::run() {
   Operation *lastProduct = products.back().dot;
   Operation *copiesAfter = nullptr;
   for (Operation *op = &body->front(); op; op = op->getNextNode()) {
-    // Retire up to the newest product this op reads.
+    // Retire up to the newest product this op reads. Where that includes a
+    // product carried in from the previous iteration, retire every product
+    // in flight: ptxas cannot tell which groups a wait that leaves some
+    // pending retires across the back edge, and serializes every wgmma of
+    // the kernel when registers are read after one (C7514; a loop whose
+    // first product is issued ahead, canIssueFirstProductAhead, would leave
+    // it pending at the rescale of the carried accumulator).
     std::optional<unsigned> newest;
     for (auto [index, entry] : llvm::enumerate(inFlight))
       for (OpOperand &use : entry.value.getUses())
         if (body->findAncestorOpInBlock(*use.getOwner()) == op &&
             !mayReadInFlight(use, entry))
           newest = index;
+    if (newest && llvm::any_of(llvm::ArrayRef(inFlight).take_front(*newest + 1),
+                               [](const InFlight &entry) {
+                                 return !entry.product;
+                               }))
+      newest = inFlight.size() - 1;
     if (newest)
       retire(op, *newest);
 
@@ -460,11 +471,7 @@ bool tilelang::tilegpu::canIssueFirstProductAhead(
       products[1].carriedIndex < 0)
     return false;
   WarpGroupDotOp first = products[0].dot, second = products[1].dot;
-  // The second product of iteration -1, which the prologue issues so that
-  // the first iteration's waits count the groups every later one has, reads
-  // a zero register operand and the first stage (as a deferred one does).
-  Value secondB = viewedOperand(second.getB());
-  if (first.isAInRegisters() || !second.isAInRegisters() || !isStage(secondB))
+  if (first.isAInRegisters())
     return false;
   // The next iteration's product reads nothing of this iteration but its
   // stage.
@@ -493,14 +500,13 @@ bool tilelang::tilegpu::canIssueFirstProductAhead(
 
 WarpGroupDotOp tilelang::tilegpu::issueProductForStage(OpBuilder &builder,
                                                        WarpGroupDotOp dot,
-                                                       Value stage,
-                                                       IRMapping mapping) {
+                                                       Value stage) {
   auto loop = cast<scf::ForOp>(dot->getParentOp());
+  IRMapping mapping;
   for (Value operand : {Value(dot.getA()), Value(dot.getB())})
-    if (!mapping.contains(operand) && !loop.isDefinedOutsideOfLoop(operand))
+    if (!loop.isDefinedOutsideOfLoop(operand))
       mapping.map(operand, viewOfStage(builder, operand, stage));
-  if (!mapping.contains(dot.getC()) &&
-      !loop.isDefinedOutsideOfLoop(dot.getC()))
+  if (!loop.isDefinedOutsideOfLoop(dot.getC()))
     mapping.map(dot.getC(),
                 builder.clone(*dot.getC().getDefiningOp())->getResult(0));
   auto issued = cast<WarpGroupDotOp>(builder.clone(*dot, mapping));

@@ -12,7 +12,6 @@
 #include "tilelang/Dialect/TileGPU/IR/TileGPUOps.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace tilelang::tilegpu {
@@ -133,39 +132,35 @@ deferCarriedProduct(mlir::Block *body, const AsyncProduct &carried,
 /// runs one iteration ahead computes its softmax: two results of the first
 /// product (the one the softmax reads and the next one, in flight), the
 /// carried accumulator in flight and two register operands of the second
-/// product (the one it reads in flight and the one the softmax makes): at
-/// most the 255 a thread can have, rounded up. Flash attention at 128x64
-/// with 8 warps and a head of 128 holds 160, at 128x128 256 (ptxas fits the
-/// loop in 253 registers, no spills); beyond, the softmax's own values
-/// could not fit beside them.
-constexpr unsigned kAheadProductRegisters = 256;
+/// product (the one it reads in flight and the one the softmax makes).
+/// Flash attention at 128x64 with 8 warps and a head of 128 holds 160
+/// (ptxas: 196 registers), at 128x128 and a head of 64 224 (240); at 256
+/// (128x128 with a head of 128, or 4 warps on 128x64 and a head of 64) the
+/// loop spills 32 to 128 bytes.
+constexpr unsigned kAheadProductRegisters = 224;
 
 /// Whether the first product of `products` (findAsyncProducts') can be
 /// issued one iteration ahead: iteration j issues S_{j+1} = Q K_{j+1}^T and
-/// then runs the softmax of S_j, carried in flight from iteration j - 1,
-/// while the tensor cores compute S_{j+1} and the carried P_{j-1} V_{j-1}
-/// (FlashAttention-3's overlap within a warpgroup, the loop software
-/// pipelined at the level of its products). Requires exactly two products,
-/// the first not carried and read (through ops of the body) by the second,
-/// the second carried; the first's shared operands are each a pipeline
-/// stage (`isStage`) or defined outside the loop, its A operand not in
-/// registers and its accumulator a constant or defined outside the loop, so
-/// that the product of the next iteration depends on nothing but the next
-/// stage; the second's A operand in registers and B a stage, so that the
-/// prologue can issue it with a zero A (the loop's waits count two groups
-/// carried in, which the first iteration must have too); and the registers
-/// within kAheadProductRegisters.
+/// then runs the softmax of S_j, issued by iteration j - 1 and carried to
+/// this one, while the tensor cores compute the carried P_{j-1} V_{j-1} and
+/// S_{j+1} (the loop software pipelined at the level of its products).
+/// Requires exactly two products, the first not carried and read (through
+/// ops of the body) by the second, the second carried; the first's shared
+/// operands are each a pipeline stage (`isStage`) or defined outside the
+/// loop, its A operand not in registers and its accumulator a constant or
+/// defined outside the loop, so that the product of the next iteration
+/// depends on nothing but the next stage; and the registers within
+/// kAheadProductRegisters.
 bool canIssueFirstProductAhead(mlir::scf::ForOp loop,
                                llvm::ArrayRef<AsyncProduct> products,
                                llvm::function_ref<bool(mlir::Value)> isStage);
 
 /// A copy of `dot` (a product of a loop body whose operands are views of a
-/// stage or defined outside the loop, but for those `mapping` replaces) at
-/// `builder`, reading stage `stage`: its stage views rebuilt for `stage`
-/// and a constant accumulator of the body cloned. Issued asynchronously.
+/// stage or defined outside the loop) at `builder`, reading stage `stage`:
+/// its stage views rebuilt for `stage` and a constant accumulator of the
+/// body cloned. Issued asynchronously.
 WarpGroupDotOp issueProductForStage(mlir::OpBuilder &builder,
-                                    WarpGroupDotOp dot, mlir::Value stage,
-                                    mlir::IRMapping mapping = {});
+                                    WarpGroupDotOp dot, mlir::Value stage);
 
 /// Issues the first product of `body` (`first`, reading stage views indexed
 /// by the read stage) one iteration ahead: at `builder`, the product of the

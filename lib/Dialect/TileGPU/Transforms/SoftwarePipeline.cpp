@@ -606,14 +606,20 @@ void LoopPipeliner::rewrite() {
     return arith::SelectOp::create(builder, loc, wraps, i32Constant(0), next);
   };
   // The first product, issued ahead right after the loop's first barrier
-  // for the next stage; this iteration's reads the iter_arg.
+  // for the next stage; this iteration's reads the iter_arg. It is not
+  // carried in flight: the yield waits for it (leaving P V in flight), since
+  // the loop's back edge copies it into the iter_arg's registers (S_j and
+  // S_{j+1} are both live from its issue to the softmax's last read of S_j),
+  // and a copy of accumulators in flight makes ptxas serialize every wgmma
+  // of the kernel (C7514). By then the tensor cores have long finished it:
+  // it was queued behind the previous P V only, before the softmax.
   Value nextRead;
   if (firstAhead) {
     builder.setInsertionPointAfter(firstBarrier);
     nextRead = nextStage(readStage);
     WarpGroupDotOp ahead = issueFirstProductAhead(
         builder, body, products[0].dot, nextRead, currentProduct);
-    products[0] = AsyncProduct{ahead, static_cast<int>(aheadIndex)};
+    products[0] = AsyncProduct{ahead};
   }
 
   WarpGroupDotOp deferred;
@@ -712,34 +718,18 @@ void LoopPipeliner::rewrite() {
                          : waitAfterLoop(newLoop, products);
   // The prologue, on the path that runs the loop, once the first stage is
   // complete (the later prologue groups stay in flight) and published to
-  // every thread: the first product of iteration 0, then the second of
-  // iteration -1 from a zero register operand into the accumulator's
-  // initial value (it adds 0 x the first stage, which holds no NaN: see
-  // findDeferrableProduct). Each iteration finds two groups in flight, the
-  // first product's and then the second's, and its waits count both: the
-  // softmax's wait leaves the two newer ones pending, which in the first
-  // iteration would not wait for S_0 without the second group.
+  // every thread: the first product of iteration 0, waited for (it enters
+  // the loop as every later one arrives, complete).
   if (firstAhead) {
     builder.setInsertionPoint(newLoop);
     AsyncWaitOp::create(builder, loc, AsyncTokenType::get(context),
                         ValueRange(), distance - 1);
     BarrierOp::create(builder, loc);
-    Value firstStage = i32Constant(0);
     WarpGroupDotOp first =
-        issueProductForStage(builder, products[0].dot, firstStage);
-    newLoop.getInitArgsMutable()[aheadIndex].assign(first.getD());
-    WarpGroupDotOp second = products[1].dot;
-    unsigned accIndex = products[1].carriedIndex;
-    IRMapping mapping;
-    mapping.map(second.getA(),
-                arith::ConstantOp::create(
-                    builder, loc,
-                    cast<TypedAttr>(
-                        builder.getZeroAttr(second.getA().getType()))));
-    mapping.map(second.getC(), newLoop.getInitArgs()[accIndex]);
-    WarpGroupDotOp previous =
-        issueProductForStage(builder, second, firstStage, mapping);
-    newLoop.getInitArgsMutable()[accIndex].assign(previous.getD());
+        issueProductForStage(builder, products[0].dot, i32Constant(0));
+    auto done = WarpGroupDotWaitOp::create(
+        builder, loc, ValueRange{first.getD()}, /*pendings=*/0);
+    newLoop.getInitArgsMutable()[aheadIndex].assign(done.getOutputs()[0]);
   }
 
   // After the loop: drain the copies past the end (bulk copies past the end

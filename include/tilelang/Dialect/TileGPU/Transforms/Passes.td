@@ -152,10 +152,10 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::ModuleOp"> {
     attention's S = Q K^T, the softmax, O += P V) whose first product reads
     only stages and loop invariants issues that product one iteration ahead
     instead (canIssueFirstProductAhead, docs/lowering.md): S_{j+1} right
-    after the stage wait, while the softmax of S_j (carried in flight)
-    runs; the loop waits for the next iteration's stage too, and a prologue
-    issues S_0 and a P V of zeros so that every iteration finds the same
-    two groups in flight.
+    after the stage wait, while the softmax of S_j (issued by the previous
+    iteration) runs; the rescale of the accumulator waits for the previous
+    product and S_{j+1} together, the loop waits for the next iteration's
+    stage too, and a prologue issues S_0.
 
     The addresses and masks of future iterations come from cloning the ops
     that compute them, with the induction variable advanced and the
