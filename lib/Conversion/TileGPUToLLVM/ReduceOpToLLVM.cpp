@@ -11,6 +11,8 @@
 
 #include "TileGPUToLLVM.h"
 
+#include "tilelang/Dialect/TileGPU/IR/SharedRange.h"
+
 #include <map>
 
 using namespace mlir;
@@ -192,6 +194,15 @@ struct ReduceOpLowering : public ConvertOpToLLVMPattern<tile::ReduceOp> {
         sliceIndex[acc] = linear;
       }
       Value base = getSharedMemoryBase(rewriter, loc, op);
+      // Every access below stays within the op's scratch space: recorded,
+      // so that tilelang-remove-redundant-barriers can see that it does not
+      // conflict with another op's accesses to other bytes.
+      auto offsetAttr = op->getAttrOfType<IntegerAttr>(kSharedOffsetAttrName);
+      int64_t scratchBegin = offsetAttr ? offsetAttr.getInt() : 0;
+      int64_t scratchEnd = scratchBegin + getScratchBytes(op);
+      auto withinScratch = [&](Operation *access) {
+        setSharedRange(access, scratchBegin, scratchEnd);
+      };
       auto sharedPtr = LLVM::LLVMPointerType::get(getContext(), 3);
       SmallVector<Value> sections;
       SmallVector<Type> storageTypes;
@@ -240,7 +251,8 @@ struct ReduceOpLowering : public ConvertOpToLLVMPattern<tile::ReduceOp> {
           Value stored = toStorage(rewriter, loc, acc[operand]);
           Value pointer = slot(operand, warpCoord, index);
           if (!firstAlongAxis) {
-            LLVM::StoreOp::create(rewriter, loc, stored, pointer);
+            withinScratch(
+                LLVM::StoreOp::create(rewriter, loc, stored, pointer));
             continue;
           }
           Type word =
@@ -249,6 +261,9 @@ struct ReduceOpLowering : public ConvertOpToLLVMPattern<tile::ReduceOp> {
             stored = LLVM::BitcastOp::create(rewriter, loc, word, stored);
           emitPredicatedSharedStore(rewriter, loc, pointer, stored,
                                     firstAlongAxis);
+          // The store's inline assembly, just created before the insertion
+          // point.
+          withinScratch(&*std::prev(rewriter.getInsertionPoint()));
         }
       emitBarrier(rewriter, loc);
       // The lanes along the axis hold the same accumulators (step 2), so
@@ -268,9 +283,11 @@ struct ReduceOpLowering : public ConvertOpToLLVMPattern<tile::ReduceOp> {
               i32Constant(rewriter, loc, round * sharing));
           Accumulator partial;
           for (unsigned operand = 0; operand < numOperands; ++operand) {
-            Value stored = LLVM::LoadOp::create(
-                rewriter, loc, storageTypes[operand],
-                slot(operand, warp, index));
+            auto load =
+                LLVM::LoadOp::create(rewriter, loc, storageTypes[operand],
+                                     slot(operand, warp, index));
+            withinScratch(load);
+            Value stored = load;
             partial.push_back(fromStorage(rewriter, loc, stored,
                                           acc[operand].getType()));
           }

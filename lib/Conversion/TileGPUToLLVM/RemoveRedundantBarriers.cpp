@@ -2,11 +2,13 @@
 //
 // Part of tilelang. The tilelang-remove-redundant-barriers pass: a kernel's
 // block-wide barrier goes where no memory access before it can conflict with
-// one after it (see Passes.td).
+// one after it (see Passes.td). Shared-memory accesses conflict unless both
+// record disjoint bytes (tilegpu.shared_range, SharedRange.h) or both read.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tilelang/Conversion/Passes.h"
+#include "tilelang/Dialect/TileGPU/IR/SharedRange.h"
 #include "tilelang/Dialect/TileGPU/IR/TileGPUDialect.h"
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -15,6 +17,8 @@
 #include "llvm/IR/Attributes.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/LLVMContext.h"
+
+#include <limits>
 
 namespace tilelang {
 #define GEN_PASS_DEF_REMOVEREDUNDANTBARRIERS
@@ -29,10 +33,12 @@ namespace {
 /// of bits. Unknown stands for everything (and for any ordering effect).
 enum Effect : unsigned {
   kNone = 0,
-  kShared = 1,      // reads or writes shared memory
+  kSharedRead = 1,  // reads shared memory
   kGlobalRead = 2,  // reads global memory
   kGlobalWrite = 4, // writes global memory (atomics are Unknown)
   kUnknown = 8,
+  kSharedWrite = 16, // writes shared memory
+  kShared = kSharedRead | kSharedWrite,
 };
 
 /// The effects of a PTX state space's access: global, shared or generic;
@@ -40,14 +46,15 @@ enum Effect : unsigned {
 /// writes them during a launch); Unknown for any other space or access.
 unsigned spaceEffect(StringRef space, bool isWrite) {
   unsigned global = isWrite ? kGlobalWrite : kGlobalRead;
+  unsigned shared = isWrite ? kSharedWrite : kSharedRead;
   if ((space == "param" || space == "const") && !isWrite)
     return kNone;
   if (space == "global")
     return global;
   if (space == "shared" || space == "shared::cta")
-    return kShared;
+    return shared;
   if (space.empty())
-    return kShared | global;
+    return shared | global;
   return kUnknown;
 }
 
@@ -166,6 +173,39 @@ unsigned operationEffect(Operation *op, llvm::LLVMContext &llvmContext) {
   return isMemoryEffectFree(op) ? kNone : kUnknown;
 }
 
+/// The effects of a path between barriers: their union, and each shared
+/// access's bytes (the whole array where the access records none).
+struct PathEffects {
+  struct SharedAccess {
+    bool isWrite;
+    int64_t begin, end;
+  };
+  unsigned effect = kNone;
+  SmallVector<SharedAccess> shared;
+
+  void add(Operation *op, unsigned opEffect) {
+    effect |= opEffect;
+    if (!(opEffect & kShared))
+      return;
+    auto range = tilelang::tilegpu::getSharedRange(op);
+    int64_t begin = range ? range->first : 0;
+    int64_t end = range ? range->second : std::numeric_limits<int64_t>::max();
+    // An access that both reads and writes (generic or unrecognized) is
+    // recorded as a write: it conflicts with everything a write does.
+    shared.push_back({bool(opEffect & kSharedWrite), begin, end});
+  }
+};
+
+/// Whether some shared access in `a` may conflict with one in `b`: both
+/// touch a common byte and one of them writes.
+bool sharedConflict(const PathEffects &a, const PathEffects &b) {
+  for (const PathEffects::SharedAccess &x : a.shared)
+    for (const PathEffects::SharedAccess &y : b.shared)
+      if ((x.isWrite || y.isWrite) && x.begin < y.end && y.begin < x.end)
+        return true;
+  return false;
+}
+
 /// The block-wide barrier the lowering emits (bar.sync 0); other barriers
 /// are classified as unknown effects.
 bool isBarrier(Operation &op) { return isa<NVVM::Barrier0Op>(op); }
@@ -177,10 +217,10 @@ enum class Direction { Backward, Forward };
 
 /// The effects on every path from `barrier` in `direction` to the next
 /// barrier on that path or the kernel's entry or exit.
-unsigned effectsAround(NVVM::Barrier0Op barrier, Direction direction,
-                       llvm::LLVMContext &llvmContext) {
+PathEffects effectsAround(NVVM::Barrier0Op barrier, Direction direction,
+                          llvm::LLVMContext &llvmContext) {
   bool backward = direction == Direction::Backward;
-  unsigned effect = kNone;
+  PathEffects effects;
   SmallVector<Block *> worklist;
   llvm::SmallPtrSet<Block *, 8> scanned;
   // Scans `ops` in order; true where a barrier ended the path.
@@ -188,7 +228,7 @@ unsigned effectsAround(NVVM::Barrier0Op barrier, Direction direction,
     for (Operation &op : ops) {
       if (isBarrier(op))
         return true;
-      effect |= operationEffect(&op, llvmContext);
+      effects.add(&op, operationEffect(&op, llvmContext));
     }
     return false;
   };
@@ -216,25 +256,31 @@ unsigned effectsAround(NVVM::Barrier0Op barrier, Direction direction,
   Block *home = barrier->getBlock();
   if (!scanBlock(home, barrier))
     enqueueNeighbours(home);
-  while (!worklist.empty() && !(effect & kUnknown)) {
+  while (!worklist.empty() && !(effects.effect & kUnknown)) {
     Block *block = worklist.pop_back_val();
     if (!scanBlock(block, nullptr))
       enqueueNeighbours(block);
   }
-  return effect;
+  return effects;
 }
 
 /// Whether `barrier` orders no pair of accesses that may conflict: only
-/// global reads (or nothing) before it, and no global write after it where
-/// there are reads before.
+/// global reads and shared accesses (or nothing) before it; no global write
+/// after it where there are global reads before; and no shared access after
+/// it that touches a byte a shared access before it touches, one of the two
+/// writing.
 bool ordersNothing(NVVM::Barrier0Op barrier, llvm::LLVMContext &llvmContext) {
-  unsigned before = effectsAround(barrier, Direction::Backward, llvmContext);
-  if (before & ~unsigned(kGlobalRead))
+  PathEffects before = effectsAround(barrier, Direction::Backward, llvmContext);
+  if (before.effect & ~unsigned(kGlobalRead | kShared))
     return false;
-  if (before == kNone)
+  if (before.effect == kNone)
     return true;
-  return !(effectsAround(barrier, Direction::Forward, llvmContext) &
-           (kGlobalWrite | kUnknown));
+  PathEffects after = effectsAround(barrier, Direction::Forward, llvmContext);
+  if (after.effect & kUnknown)
+    return false;
+  if ((before.effect & kGlobalRead) && (after.effect & kGlobalWrite))
+    return false;
+  return !sharedConflict(before, after);
 }
 
 struct RemoveRedundantBarriersPass

@@ -30,6 +30,7 @@ struct Claim {
   Operation *owner;
   int64_t start, end;
   int64_t bytes, alignment;
+  bool isScratch = false;
   int64_t offset = 0;
 
   bool overlapsInTime(const Claim &other) const {
@@ -125,6 +126,13 @@ int64_t getScratchAlignment(Operation *op) {
   return 16;
 }
 
+/// The most bytes of shared memory a kernel may take for its scratch spaces
+/// to be placed apart (scratchApart): below it, shared memory never bounds
+/// the resident blocks (32 per SM on sm_80 and sm_90, each also taking the
+/// driver's 1 KB: 32 x 5 KB fits sm_80's 164 KB), so the extra bytes cost
+/// nothing.
+constexpr int64_t kApartPeakBytes = 4096;
+
 /// Places `claims` in the given order, each at the lowest offset (rounded up
 /// to its alignment) where it overlaps no claim placed before it that is
 /// live at the same time (first fit), and returns the peak end.
@@ -156,59 +164,12 @@ int64_t placeFirstFit(MutableArrayRef<Claim> claims, ArrayRef<unsigned> order) {
   return peak;
 }
 
-} // namespace
-
-int64_t tilelang::lowering::allocateSharedMemory(ModuleOp module) {
-  ProgramOrder order(module);
-  Liveness liveness(module);
-  // Kernels are launched on their own and share nothing; a device function
-  // runs in the middle of its callers, so what it claims is kept apart from
-  // everything, for the whole program.
-  auto inKernel = [](Operation *op) {
-    auto function = op->getParentOfType<FunctionOpInterface>();
-    return function && function.isPublic();
-  };
-  SmallVector<Claim> claims;
-  auto addClaim = [&](Operation *owner, int64_t start, int64_t end,
-                      int64_t bytes, int64_t alignment) {
-    if (!inKernel(owner)) {
-      start = 0;
-      end = order.end();
-    }
-    claims.push_back({owner, start, end, bytes, alignment});
-  };
-
-  // A buffer from its local_alloc to the last position any of its values
-  // is live at: its last use within one iteration of a loop when it is
-  // allocated there, the whole loop when it is used there but allocated
-  // before (it is then live around the back-edge).
-  module.walk([&](LocalAllocOp alloc) {
-    int64_t start = order.first(alloc), end = order.last(alloc);
-    for (Value value : collectBufferValues(alloc))
-      for (Operation *live : liveness.resolveLiveness(value)) {
-        start = std::min(start, order.first(live));
-        end = std::max(end, order.last(live));
-      }
-    MemDescType type = alloc.getType();
-    addClaim(alloc, start, end, type.getSizeInBytes(),
-             getBufferAlignment(type));
-  });
-  // Scratch space only for the duration of its op: each op that needs it
-  // writes it after a barrier (earlier users of those bytes are done) and
-  // has read it back before it ends.
-  module.walk([&](Operation *op) {
-    if (int64_t bytes = getScratchBytes(op))
-      addClaim(op, order.first(op), order.last(op), bytes,
-               getScratchAlignment(op));
-  });
-  if (claims.empty())
-    return 0;
-
-  // First fit depends on the order claims are placed in, and no one order
-  // is best for every program: try the usual few (program order, largest
-  // first, longest-lived first) and keep the lowest peak. Ties go to the
-  // earlier order, so that buffers are laid out as the program allocates
-  // them unless another order saves room.
+/// First fit in the usual few orders (program order, largest first,
+/// longest-lived first), keeping the lowest peak; ties go to the earlier
+/// order, so that buffers are laid out as the program allocates them unless
+/// another order saves room. Returns the peak and each claim's offset.
+std::pair<int64_t, SmallVector<int64_t>>
+placeBestOf(MutableArrayRef<Claim> claims) {
   auto byKey = [&](auto key) {
     auto indices = llvm::to_vector(llvm::seq<unsigned>(0, claims.size()));
     llvm::stable_sort(indices, [&](unsigned a, unsigned b) {
@@ -230,6 +191,100 @@ int64_t tilelang::lowering::allocateSharedMemory(ModuleOp module) {
       best = peak;
       bestOffsets =
           llvm::map_to_vector(claims, [](Claim &c) { return c.offset; });
+    }
+  }
+  return {best, bestOffsets};
+}
+
+/// `claims` with the scratch space of each op also live from where the
+/// previous op with scratch space in the same function starts, so that
+/// placement puts the two apart. An op writes its scratch space after a
+/// barrier that is there for the previous op's reads of the same bytes;
+/// with the two apart that barrier orders nothing, and
+/// tilelang-remove-redundant-barriers removes it (two block-wide barriers
+/// per cross-warp reduction instead of three in a row softmax or layer
+/// norm).
+SmallVector<Claim> scratchApart(ArrayRef<Claim> claims) {
+  SmallVector<Claim> apart(claims);
+  SmallVector<unsigned> scratch;
+  for (auto [index, claim] : llvm::enumerate(apart))
+    if (claim.isScratch)
+      scratch.push_back(index);
+  llvm::stable_sort(scratch, [&](unsigned a, unsigned b) {
+    return apart[a].start < apart[b].start;
+  });
+  // From the previous op's own start (`claims`), not the one it got here:
+  // only neighbours are kept apart, an op's scratch space may take the
+  // bytes of the one before the previous (whose barriers order the two).
+  for (unsigned i = 1; i < scratch.size(); ++i) {
+    const Claim &previous = claims[scratch[i - 1]];
+    Claim &claim = apart[scratch[i]];
+    if (previous.owner->getParentOfType<FunctionOpInterface>() ==
+        claim.owner->getParentOfType<FunctionOpInterface>())
+      claim.start = std::min(claim.start, previous.start);
+  }
+  return apart;
+}
+
+} // namespace
+
+int64_t tilelang::lowering::allocateSharedMemory(ModuleOp module) {
+  ProgramOrder order(module);
+  Liveness liveness(module);
+  // Kernels are launched on their own and share nothing; a device function
+  // runs in the middle of its callers, so what it claims is kept apart from
+  // everything, for the whole program.
+  auto inKernel = [](Operation *op) {
+    auto function = op->getParentOfType<FunctionOpInterface>();
+    return function && function.isPublic();
+  };
+  SmallVector<Claim> claims;
+  auto addClaim = [&](Operation *owner, int64_t start, int64_t end,
+                      int64_t bytes, int64_t alignment, bool isScratch) {
+    if (!inKernel(owner)) {
+      start = 0;
+      end = order.end();
+    }
+    claims.push_back({owner, start, end, bytes, alignment, isScratch});
+  };
+
+  // A buffer from its local_alloc to the last position any of its values
+  // is live at: its last use within one iteration of a loop when it is
+  // allocated there, the whole loop when it is used there but allocated
+  // before (it is then live around the back-edge).
+  module.walk([&](LocalAllocOp alloc) {
+    int64_t start = order.first(alloc), end = order.last(alloc);
+    for (Value value : collectBufferValues(alloc))
+      for (Operation *live : liveness.resolveLiveness(value)) {
+        start = std::min(start, order.first(live));
+        end = std::max(end, order.last(live));
+      }
+    MemDescType type = alloc.getType();
+    addClaim(alloc, start, end, type.getSizeInBytes(), getBufferAlignment(type),
+             /*isScratch=*/false);
+  });
+  // Scratch space only for the duration of its op: each op that needs it
+  // writes it after a barrier (earlier users of those bytes are done) and
+  // has read it back before it ends.
+  module.walk([&](Operation *op) {
+    if (int64_t bytes = getScratchBytes(op))
+      addClaim(op, order.first(op), order.last(op), bytes,
+               getScratchAlignment(op), /*isScratch=*/true);
+  });
+  if (claims.empty())
+    return 0;
+
+  // First fit depends on the order claims are placed in, and no one order
+  // is best for every program: placeBestOf tries the usual few. Where the
+  // kernel's shared memory stays small either way, consecutive scratch
+  // spaces go apart (scratchApart), for the barriers that saves.
+  auto [best, bestOffsets] = placeBestOf(claims);
+  if (best <= kApartPeakBytes) {
+    SmallVector<Claim> apart = scratchApart(claims);
+    auto [apartPeak, apartOffsets] = placeBestOf(apart);
+    if (apartPeak <= kApartPeakBytes) {
+      best = apartPeak;
+      bestOffsets = apartOffsets;
     }
   }
 

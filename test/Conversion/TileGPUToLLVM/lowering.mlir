@@ -139,23 +139,24 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_80"} {
   // CHECK-NOT: nvvm.shfl.sync
   // CHECK: llvm.mlir.addressof @tilelang_smem : !llvm.ptr<3>
   // Lane 0 of each warp alone writes the warp's partial (every lane holds it).
+  // Each access records the scratch space's bytes (4 warps' f32 partials).
   // CHECK: %[[FIRST:.*]] = llvm.icmp "eq"
   // CHECK: nvvm.barrier0
   // CHECK: %[[WORD:.*]] = llvm.bitcast %[[PARTIAL]] : f32 to i32
-  // CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "@$2 st.shared.b32 [ $0 ], $1;", "l,r,b" %{{.*}}, %[[WORD]], %[[FIRST]] : (!llvm.ptr<3>, i32, i1) -> ()
+  // CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att {tilegpu.shared_range = array<i64: 0, 16>} "@$2 st.shared.b32 [ $0 ], $1;", "l,r,b" %{{.*}}, %[[WORD]], %[[FIRST]] : (!llvm.ptr<3>, i32, i1) -> ()
   // CHECK-NEXT: nvvm.barrier0
   // Across the 4 warps: each lane reads the partial of warp lane % 4, and
   // a butterfly over lanes 2 and 1 apart completes the total in all.
   // CHECK: llvm.urem %{{.*}}, %{{.*}} : i32
-  // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
-  // CHECK-NOT: llvm.load %{{.*}} : !llvm.ptr<3>
+  // CHECK: llvm.load %{{.*}} {tilegpu.shared_range = array<i64: 0, 16>} : !llvm.ptr<3> -> f32
+  // CHECK-NOT: llvm.load {{.*}}: !llvm.ptr<3>
   // CHECK: %[[S2:.*]] = llvm.mlir.constant(2 : i32) : i32
   // CHECK: nvvm.shfl.sync bfly %{{.*}}, %{{.*}}, %[[S2]], %{{.*}} : i32 -> i32
   // CHECK: llvm.intr.maxnum
   // CHECK: %[[S1:.*]] = llvm.mlir.constant(1 : i32) : i32
   // CHECK: nvvm.shfl.sync bfly %{{.*}}, %{{.*}}, %[[S1]], %{{.*}} : i32 -> i32
   // CHECK: llvm.intr.maxnum
-  // CHECK-NOT: llvm.load %{{.*}} : !llvm.ptr<3>
+  // CHECK-NOT: llvm.load {{.*}}: !llvm.ptr<3>
   // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<1xf32>, !llvm.ptr<1>
   func.func @loop(%x: f32, %n: i32, %p: !tile.ptr<f32>) {
     %c0 = arith.constant 0 : i32

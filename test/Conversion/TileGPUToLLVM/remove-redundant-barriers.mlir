@@ -2,7 +2,10 @@
 // it orders no pair of accesses that may conflict: only global reads (or
 // nothing) on every path to it from the entry or the previous barrier, and,
 // after reads, no global write or atomic on any path from it to the next
-// barrier or the exit. Every other barrier stays.
+// barrier or the exit; shared-memory accesses on both sides are allowed where
+// none after it touches a byte one before it touches, one of the two writing
+// (each access's bytes recorded as tilegpu.shared_range, else all of them).
+// Every other barrier stays.
 // RUN: tilelang-opt %s --pass-pipeline='builtin.module(llvm.func(tilelang-remove-redundant-barriers))' | FileCheck %s
 
 module {
@@ -308,6 +311,97 @@ module {
     nvvm.barrier0
     %x = llvm.load %arg0 : !llvm.ptr<1> -> i32
     llvm.store %x, %smem : i32, !llvm.ptr<3>
+    llvm.return
+  }
+
+  // Two cross-warp reductions whose scratch spaces lie apart (bytes 0-64 and
+  // 64-128), as the shared-memory allocation places them in a row softmax:
+  // the second's first barrier has the first's reads of 0-64 before it and
+  // its own store to 64-128 after it, so it orders nothing and goes. The
+  // barriers between each reduction's store and its reads stay.
+  // CHECK-LABEL: llvm.func @reductions_apart
+  // CHECK: st.shared.b32
+  // CHECK-NEXT: nvvm.barrier0
+  // CHECK-NEXT: llvm.load
+  // CHECK-NEXT: llvm.inline_asm
+  // CHECK-SAME: st.shared.b32
+  // CHECK-NEXT: nvvm.barrier0
+  // CHECK-NEXT: llvm.load
+  // CHECK-NEXT: llvm.return
+  llvm.func @reductions_apart(%p: i1, %x: i32) attributes {nvvm.kernel} {
+    %smem = llvm.mlir.addressof @smem : !llvm.ptr<3>
+    %second = llvm.getelementptr %smem[64] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+    llvm.inline_asm has_side_effects asm_dialect = att {tilegpu.shared_range = array<i64: 0, 64>} "@$2 st.shared.b32 [ $0 ], $1;", "l,r,b" %smem, %x, %p : (!llvm.ptr<3>, i32, i1) -> ()
+    nvvm.barrier0
+    %a = llvm.load %smem {tilegpu.shared_range = array<i64: 0, 64>} : !llvm.ptr<3> -> i32
+    nvvm.barrier0
+    llvm.inline_asm has_side_effects asm_dialect = att {tilegpu.shared_range = array<i64: 64, 128>} "@$2 st.shared.b32 [ $0 ], $1;", "l,r,b" %second, %a, %p : (!llvm.ptr<3>, i32, i1) -> ()
+    nvvm.barrier0
+    %b = llvm.load %second {tilegpu.shared_range = array<i64: 64, 128>} : !llvm.ptr<3> -> i32
+    llvm.return
+  }
+
+  // The same with both scratch spaces at bytes 0-64: the second store may
+  // overwrite a partial another warp has not read yet, so every barrier
+  // stays.
+  // CHECK-LABEL: llvm.func @reductions_overlapping
+  // CHECK: nvvm.barrier0
+  // CHECK-NEXT: llvm.load
+  // CHECK-NEXT: nvvm.barrier0
+  // CHECK-NEXT: llvm.inline_asm
+  // CHECK-NEXT: nvvm.barrier0
+  llvm.func @reductions_overlapping(%p: i1, %x: i32) attributes {nvvm.kernel} {
+    %smem = llvm.mlir.addressof @smem : !llvm.ptr<3>
+    llvm.inline_asm has_side_effects asm_dialect = att {tilegpu.shared_range = array<i64: 0, 64>} "@$2 st.shared.b32 [ $0 ], $1;", "l,r,b" %smem, %x, %p : (!llvm.ptr<3>, i32, i1) -> ()
+    nvvm.barrier0
+    %a = llvm.load %smem {tilegpu.shared_range = array<i64: 0, 64>} : !llvm.ptr<3> -> i32
+    nvvm.barrier0
+    llvm.inline_asm has_side_effects asm_dialect = att {tilegpu.shared_range = array<i64: 32, 96>} "@$2 st.shared.b32 [ $0 ], $1;", "l,r,b" %smem, %a, %p : (!llvm.ptr<3>, i32, i1) -> ()
+    nvvm.barrier0
+    %b = llvm.load %smem {tilegpu.shared_range = array<i64: 32, 96>} : !llvm.ptr<3> -> i32
+    llvm.return
+  }
+
+  // A shared write after the barrier that records no bytes may touch the
+  // ones read before it: the barrier stays.
+  // CHECK-LABEL: llvm.func @unrecorded_write_after
+  // CHECK: llvm.load
+  // CHECK-NEXT: nvvm.barrier0
+  // CHECK-NEXT: llvm.store
+  llvm.func @unrecorded_write_after(%x: i32) attributes {nvvm.kernel} {
+    %smem = llvm.mlir.addressof @smem : !llvm.ptr<3>
+    %second = llvm.getelementptr %smem[64] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+    %a = llvm.load %smem {tilegpu.shared_range = array<i64: 0, 64>} : !llvm.ptr<3> -> i32
+    nvvm.barrier0
+    llvm.store %a, %second : i32, !llvm.ptr<3>
+    llvm.return
+  }
+
+  // Reads on both sides of the same bytes do not conflict: it goes.
+  // CHECK-LABEL: llvm.func @reads_on_both_sides
+  // CHECK-NOT: nvvm.barrier0
+  // CHECK: llvm.return
+  llvm.func @reads_on_both_sides() attributes {nvvm.kernel} {
+    %smem = llvm.mlir.addressof @smem : !llvm.ptr<3>
+    %a = llvm.load %smem : !llvm.ptr<3> -> i32
+    nvvm.barrier0
+    %b = llvm.load %smem : !llvm.ptr<3> -> i32
+    llvm.return
+  }
+
+  // Disjoint shared bytes after, but a global store after global loads
+  // before: it stays.
+  // CHECK-LABEL: llvm.func @apart_but_global_store_after
+  // CHECK: nvvm.barrier0
+  // CHECK-NEXT: llvm.store
+  llvm.func @apart_but_global_store_after(%arg0: !llvm.ptr<1>) attributes {nvvm.kernel} {
+    %smem = llvm.mlir.addressof @smem : !llvm.ptr<3>
+    %second = llvm.getelementptr %smem[64] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+    %g = llvm.load %arg0 : !llvm.ptr<1> -> i32
+    %a = llvm.load %smem {tilegpu.shared_range = array<i64: 0, 64>} : !llvm.ptr<3> -> i32
+    nvvm.barrier0
+    llvm.store %a, %second {tilegpu.shared_range = array<i64: 64, 128>} : i32, !llvm.ptr<3>
+    llvm.store %g, %arg0 : i32, !llvm.ptr<1>
     llvm.return
   }
 }

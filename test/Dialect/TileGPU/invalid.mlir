@@ -304,6 +304,23 @@ func.func @user_barrier_elsewhere(%x: i32) {
 
 // -----
 
+// A shared access's bytes are [begin, end): two i64, 0 <= begin <= end.
+func.func @shared_range_backwards(%x: i32) {
+  // expected-error @+1 {{'tilegpu.shared_range' must be an array of two i64, begin <= end, both >= 0, got array<i64: 64, 0>}}
+  %y = arith.addi %x, %x {tilegpu.shared_range = array<i64: 64, 0>} : i32
+  return
+}
+
+// -----
+
+func.func @shared_range_one_bound(%x: i32) {
+  // expected-error @+1 {{'tilegpu.shared_range' must be an array of two i64}}
+  %y = arith.addi %x, %x {tilegpu.shared_range = array<i64: 64>} : i32
+  return
+}
+
+// -----
+
 #a = #tilegpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
 #b = #tilegpu.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
 func.func @f(%x: tensor<128xf32, #a>) {

@@ -6,14 +6,26 @@
 
 // Rows are 16-byte aligned here (strides divisible by 8 elements): 8 f16
 // per load. Both reductions (max, then sum) run as 5-step butterflies over
-// the warp and meet across the 4 warps in shared memory.
+// the warp and meet across the 4 warps in shared memory. The two scratch
+// spaces lie apart (the sum's partials 16 bytes past the max's), so no
+// barrier stands before the sum's store (it would order nothing): one
+// barrier per reduction, between its store and its reads.
 // CHECK: .entry softmax_kernel
 // CHECK: @%p{{[0-9]+}} ld.global.v4.b32
 // CHECK-COUNT-5: shfl.sync.bfly.b32
-// CHECK: bar.sync 0
+// CHECK-NOT: bar.sync
+// CHECK: st.shared.b32 [ %rd{{[0-9]+}} ]
+// CHECK-NEXT: // end inline asm
+// CHECK-NEXT: bar.sync 0
+// CHECK: ld.shared.b32 {{.*}}, [%r[[PARTIALS:[0-9]+]]];
 // CHECK: ex2.approx.ftz.f32
 // CHECK-COUNT-5: shfl.sync.bfly.b32
-// CHECK: bar.sync 0
+// CHECK-NOT: bar.sync
+// CHECK: st.shared.b32 [ %rd{{[0-9]+}} ]
+// CHECK-NEXT: // end inline asm
+// CHECK-NEXT: bar.sync 0
+// CHECK-NEXT: ld.shared.b32 {{.*}}, [%r[[PARTIALS]]+16];
+// CHECK-NOT: bar.sync
 // CHECK: @%p{{[0-9]+}} st.global.v4.b32
 
 // Fused row softmax in tile IR: one program per row, the row held in one

@@ -2,11 +2,13 @@
 //
 // Part of tilelang. Registers the tilegpu dialect, prints layouts under short
 // aliases (#blocked, #mma, ...), verifies the module and op attributes it
-// owns and defines the shared-memory descriptor type (the tensor map
-// argument attribute is verified in TensorMapEncoding.cpp).
+// owns (SharedRange.h's among them) and defines the shared-memory
+// descriptor type (the tensor map argument attribute is verified in
+// TensorMapEncoding.cpp).
 //
 //===----------------------------------------------------------------------===//
 
+#include "tilelang/Dialect/TileGPU/IR/SharedRange.h"
 #include "tilelang/Dialect/TileGPU/IR/TileGPUOps.h"
 
 #include "mlir/IR/DialectImplementation.h"
@@ -164,6 +166,15 @@ LogicalResult TileGPUDialect::verifyOperationAttribute(Operation *op,
              << name
              << "' must be a unit attribute on tilegpu.barrier or "
                 "nvvm.barrier0";
+    return success();
+  }
+  if (name == kSharedRangeAttrName) {
+    auto range = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    if (!range || range.size() != 2 || range[0] < 0 || range[1] < range[0])
+      return op->emitError("'")
+             << name
+             << "' must be an array of two i64, begin <= end, both >= 0, got "
+             << attr.getValue();
     return success();
   }
   return op->emitError("unknown tilegpu attribute '") << name << "'";
