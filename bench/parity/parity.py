@@ -121,7 +121,8 @@ def specialize(params: List[str], defaults: dict, args: dict, config: dict):
     an integer to the largest power of two up to 16 dividing it (tilelang's
     launcher, jit.integer_divisibility: 3000 is a multiple of 8; Triton
     keeps only the 16s), a pointer to 16, a tensor descriptor's extent
-    (``name.shapeN``) to 16 where it is a multiple of 16."""
+    (``name.shapeN``, tilelang's alone: Triton does not specialize them)
+    by the same classes as an integer."""
     from tilelang.jit import integer_divisibility
 
     signature, constexprs, divisibility = {}, {}, {}
@@ -138,7 +139,8 @@ def specialize(params: List[str], defaults: dict, args: dict, config: dict):
             raise KeyError(f"no value for the kernel argument {name!r}")
         if isinstance(value, Descriptor):
             signature[name] = ("desc", value)
-            divisibility.update({f"{name}.shape{i}": 16 for i, extent in enumerate(value.shape) if extent % 16 == 0})
+            divisibility.update({f"{name}.shape{i}": integer_divisibility(extent)
+                                 for i, extent in enumerate(value.shape) if integer_divisibility(extent) > 1})
         elif isinstance(value, str) and value.startswith("*"):
             signature[name] = value
             divisibility[name] = 16

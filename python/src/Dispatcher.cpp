@@ -240,8 +240,9 @@ static bool hasZeroPadding(PyObject *desc) {
 
 bool Dispatcher::appendDescriptorKind(std::string &key, PyObject *desc) {
   // As specialize() in jit.py: the base tensor's kind, the block shape,
-  // which extents are multiples of 16, and the strides modulo 16 (which
-  // decide whether each is a multiple of 16 bytes, for any element size).
+  // each extent's divisibility class (integerClass, as for integers), and
+  // the strides modulo 16 (which decide whether each is a multiple of 16
+  // bytes, for any element size).
   key += 'D';
   PyObject *base = PyObject_GetAttr(desc, names().base);
   if (!base) {
@@ -259,7 +260,8 @@ bool Dispatcher::appendDescriptorKind(std::string &key, PyObject *desc) {
          (key += '|', true) &&
          appendIntSequence(desc, names().shape,
                            [&](long long extent, bool) {
-                             key += extent % 16 == 0 ? '0' : '_';
+                             key += integerClass(
+                                 static_cast<std::uint64_t>(extent));
                            }) &&
          appendIntSequence(desc, names().strides,
                            [&](long long stride, bool last) {

@@ -359,7 +359,8 @@ class JITFunction(KernelFunction, _Subscriptable):
 
     def _descriptor_signature(self, name, desc):
         """``tensordesc<bf16[128,64]>`` and the extents' divisibility (keys
-        ``name.shape0``...) of a TensorDescriptor (tilelang's or Triton's);
+        ``name.shape0``..., integer_divisibility's classes) of a
+        TensorDescriptor (tilelang's or Triton's);
         a clear error when it breaks the descriptor rules."""
         from tilelang.tensor_descriptor import check_descriptor
 
@@ -373,7 +374,11 @@ class JITFunction(KernelFunction, _Subscriptable):
         if elem is None or elem == "i1":
             raise callers_error(TypeError, f"unsupported tensor descriptor dtype {desc.base.dtype} for '{name}'")
         block = ",".join(str(int(d)) for d in desc.block_shape)
-        classes = {f"{name}.shape{i}": 16 for i, extent in enumerate(desc.shape) if int(extent) % 16 == 0}
+        # Extents by the classes integers get (a 1000-wide extent is a
+        # multiple of 8: whole 16-byte vectors of 2-byte elements are in or
+        # out of bounds together where the access is expanded to pointers).
+        classes = {f"{name}.shape{i}": integer_divisibility(int(extent)) for i, extent in enumerate(desc.shape)
+                   if integer_divisibility(int(extent)) > 1}
         return f"tensordesc<{elem}[{block}]>", classes
 
     def _prepare_launch(self, args, kwargs, num_warps, num_stages, maxnreg=None):

@@ -187,8 +187,21 @@ def desc(dtype="float16", address=4096, shape=(100, 64), strides=(64, 1), block=
 
 
 def test_descriptors_of_one_class_share_a_key():
-    # Extents with the same divisibility by 16, strides equal modulo 16.
-    assert key(desc(), 7, 0.5, BLOCK=1) == key(desc(address=8192, shape=(37, 128), strides=(80, 1)), 9, 1.5, BLOCK=1)
+    # Extents of the same divisibility classes (100 and 36: 4; 64 and 128:
+    # 16), strides equal modulo 16.
+    assert key(desc(), 7, 0.5, BLOCK=1) == key(desc(address=8192, shape=(36, 128), strides=(80, 1)), 9, 1.5, BLOCK=1)
+
+
+def test_extent_keys_tell_apart_what_specialization_tells_apart():
+    # A kernel compiled for an extent of 1000 (a multiple of 8: 16-byte
+    # vectors of fp16 on expanded accesses) must not be launched with 1001.
+    from tilelang.jit import integer_divisibility
+
+    values = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 100, 1000, 1001, 1002, 1004, 1016, 3000, 4096]
+    keys = {v: key(desc(shape=(v, 64)), 7, 0.5, BLOCK=1) for v in values}
+    for a in values:
+        for b in values:
+            assert (keys[a] == keys[b]) == (integer_divisibility(a) == integer_divisibility(b)), (a, b)
 
 
 def test_every_specializing_difference_of_a_descriptor_changes_the_key():
@@ -199,7 +212,8 @@ def test_every_specializing_difference_of_a_descriptor_changes_the_key():
         key(desc(block=(64, 64)), 7, 0.5, BLOCK=1),  # block shape
         key(desc(block=(32, 64, 1), shape=(100, 64, 1), strides=(64, 1, 1)), 7, 0.5, BLOCK=1),  # rank
         key(desc(shape=(96, 64)), 7, 0.5, BLOCK=1),  # an extent divisible by 16
-        key(desc(shape=(100, 60)), 7, 0.5, BLOCK=1),  # an extent no longer divisible
+        key(desc(shape=(100, 60)), 7, 0.5, BLOCK=1),  # an extent no longer divisible by 16
+        key(desc(shape=(104, 64)), 7, 0.5, BLOCK=1),  # an extent divisible by 8
         key(desc(strides=(72, 1)), 7, 0.5, BLOCK=1),  # the leading stride's alignment class
         key(desc(address=4104), 7, 0.5, BLOCK=1),  # the base's alignment
     ]

@@ -83,8 +83,9 @@ def test_static_mode_specializes_integers_as_each_compilers_launcher_does():
 
     args = {"x": "*fp16", "M": 4000, "N": 3000, "K": 1001, "one": 1, "desc": Descriptor("bf16", (64, 64), (4000, 1000))}
     _, constexprs, divisibility = parity.specialize(list(args), {}, args, {})
-    # tilelang's classes (jit.integer_divisibility); Triton's compile keeps the 16s.
-    assert divisibility == {"x": 16, "M": 16, "N": 8, "desc.shape0": 16}
+    # tilelang's classes (jit.integer_divisibility), descriptor extents too;
+    # Triton's compile keeps the 16s of its parameters.
+    assert divisibility == {"x": 16, "M": 16, "N": 8, "desc.shape0": 16, "desc.shape1": 8}
     assert constexprs == {"one": 1}
 
 

@@ -77,8 +77,9 @@ def test_call_specializes_on_block_type_and_extents():
     dst = TensorDescriptor.from_tensor(FakeTensor((100, 64)), [32, 64])
     signature, constexprs, specialization = scale_blocks.specialize(src, dst, 2.0, 32, 64)
     assert signature == {"src": "tensordesc<fp16[32,64]>", "dst": "tensordesc<fp16[32,64]>", "factor": "fp32"}
-    # 64 is a multiple of 16, 100 is not.
-    assert specialization == {"src.shape1": 16, "dst.shape1": 16}
+    # Extents are classed as integers are (jit.integer_divisibility): 64 is
+    # a multiple of 16, 100 of 4.
+    assert specialization == {"src.shape0": 4, "src.shape1": 16, "dst.shape0": 4, "dst.shape1": 16}
 
 
 def test_triton_style_descriptors_are_accepted():
@@ -125,6 +126,20 @@ def test_descriptor_parameters_in_the_ptx():
     descriptor = [".align[128]", ".u64", ".u32", ".u32", ".u64"]
     assert kinds == descriptor + descriptor + [".f32"], params
     assert ".align 64 .b8" in ptx
+
+
+def test_extents_that_are_multiples_of_8_give_vector_accesses():
+    """A launch classes a 1000-wide extent as a multiple of 8 (as an integer
+    argument of 1000): 8 halfs, 16 bytes, are in or out of bounds together,
+    so the expanded accesses stay 16 bytes wide, where knowing only 16 or
+    nothing gave one element per access."""
+    src = TensorDescriptor.from_tensor(FakeTensor((100, 1000)), [32, 64])
+    dst = TensorDescriptor.from_tensor(FakeTensor((100, 1000)), [32, 64])
+    signature, constexprs, specialization = scale_blocks.specialize(src, dst, 2.0, 32, 64)
+    assert specialization["src.shape1"] == 8 and specialization["dst.shape1"] == 8
+    ptx = scale_blocks.compile(signature, constexprs=constexprs, specialization=specialization).to_ptx("sm_80").ptx
+    assert re.search(r"ld\.global\S*\.v4\.b32", ptx) and re.search(r"st\.global\S*\.v4\.b32", ptx)
+    assert not re.search(r"(ld|st)\.global\S*\.b16", ptx)
 
 
 def test_divisible_extents_give_vector_accesses():
