@@ -65,6 +65,7 @@ constexpr int CU_TENSOR_MAP_SWIZZLE_NONE = 0;
 constexpr int CU_TENSOR_MAP_SWIZZLE_32B = 1;
 constexpr int CU_TENSOR_MAP_SWIZZLE_64B = 2;
 constexpr int CU_TENSOR_MAP_SWIZZLE_128B = 3;
+constexpr int CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2;
 constexpr int CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3;
 constexpr int CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0;
 
@@ -713,11 +714,20 @@ Status encodeTensorMap(void *map, const tilelang::TensorMapEncoding &encoding,
                 : encoding.swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
                 : encoding.swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
                                          : CU_TENSOR_MAP_SWIZZLE_NONE;
+  // L2 promotion (docs/runtime.md, "Tensor maps"): 256 bytes where the base
+  // and every row pitch are multiples of 256, so that each box row's
+  // promotion stays within its row (the next K block of it); 128 bytes, one
+  // box row of the copies, otherwise (a 2000-byte pitch puts most rows
+  // across two lines, and 256 fetches blocks of the neighbouring rows).
+  bool pitchesOf256 = base % 256 == 0;
+  for (size_t i = 0; i + 1 < rank; ++i)
+    pitchesOf256 = pitchesOf256 && byteStrides[i] % 256 == 0;
   return check(driver.cuTensorMapEncodeTiled(
                    map, dataType, std::uint32_t(rank),
                    reinterpret_cast<void *>(base), dims, byteStrides, box,
                    elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
-                   CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                   pitchesOf256 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+                                : CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
                "cuTensorMapEncodeTiled", "a tensor descriptor");
 }

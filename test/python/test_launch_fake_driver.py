@@ -117,6 +117,12 @@ descs[2] = tilelang.TensorDescriptor.from_tensor(c2, [128, 256])
 kernels["matmul_descriptor_kernel"][(6,)](*descs, m, n, k, **config)
 report["encodes_after_new_tensor"] = fakecuda.encode_count()
 report["c_map_address"] = fakecuda.decode_tensor_map(fakecuda.last_launch()["params"][10])["address"]
+# C with rows 1024 bytes apart at a 256-byte aligned base: its map's L2
+# promotion is 256 bytes (A's and B's rows, 400 and 1040 bytes, take 128).
+c3 = Tensor((m, 512), "bfloat16", 0x7F0000500000)
+descs[2] = tilelang.TensorDescriptor.from_tensor(c3, [128, 256])
+kernels["matmul_descriptor_kernel"][(6,)](*descs, m, n, k, **config)
+report["pitch_1024_map"] = fakecuda.decode_tensor_map(fakecuda.last_launch()["params"][10])
 
 # Kernel.launch packs without keying: what it refuses.
 from tilelang.jit import _current_arch
@@ -228,6 +234,12 @@ def test_bulk_copy_kernels_get_their_tensor_maps_encoded(library):
         assert encoded["strides"] == [cols * 2]
         assert encoded["box"] == box
         assert encoded["swizzle"] == 3  # 128-byte swizzle
+        # Rows 400 and 1040 bytes apart: L2 promotion of 128 bytes
+        # (CU_TENSOR_MAP_L2_PROMOTION_L2_128B); zero fill past the edges.
+        assert encoded["l2_promotion"] == 2
+        assert encoded["oob_fill"] == 0
+    aligned = report["pitch_1024_map"]
+    assert aligned["strides"] == [1024] and aligned["l2_promotion"] == 3  # 256 bytes
     # 32 registers already allow the one block shared memory leaves room
     # for: the PTX as written, one link.
     assert report["link_info"] == {"min_blocks_per_sm": 0, "links": 1}

@@ -137,7 +137,9 @@ typedef struct {
   uint64_t dims[5];
   uint64_t strides[4];
   uint32_t box[5];
+  uint32_t l2Promotion, oobFill;
 } FakeTensorMap;
+_Static_assert(sizeof(FakeTensorMap) <= 128, "a tensor map is 128 bytes");
 
 static FakeFunction functions[kMaxFunctions];
 static int functionCount;
@@ -669,7 +671,7 @@ CUresult cuTensorMapEncodeTiled(void *map, int dataType, unsigned rank,
                                 const uint64_t *strides, const uint32_t *box,
                                 const uint32_t *elementStrides, int interleave,
                                 int swizzle, int l2Promotion, int oobFill) {
-  (void)elementStrides, (void)interleave, (void)l2Promotion, (void)oobFill;
+  (void)elementStrides, (void)interleave;
   if (rank < 1 || rank > 5)
     return 1;
   FakeTensorMap record;
@@ -679,6 +681,8 @@ CUresult cuTensorMapEncodeTiled(void *map, int dataType, unsigned rank,
   record.rank = rank;
   record.swizzle = (uint32_t)swizzle;
   record.address = (uint64_t)(uintptr_t)address;
+  record.l2Promotion = (uint32_t)l2Promotion;
+  record.oobFill = (uint32_t)oobFill;
   for (unsigned i = 0; i < rank; ++i) {
     record.dims[i] = dims[i];
     record.box[i] = box[i];

@@ -136,8 +136,9 @@ def decode_tensor_map(hex_bytes: str):
     dims = struct.unpack_from("<5Q", raw, 24)[:rank]
     strides = struct.unpack_from("<4Q", raw, 64)[:rank - 1]
     box = struct.unpack_from("<5I", raw, 96)[:rank]
+    l2_promotion, oob_fill = struct.unpack_from("<2I", raw, 116)
     return {"data_type": data_type, "rank": rank, "swizzle": swizzle, "address": address, "dims": list(dims),
-            "strides": list(strides), "box": list(box)}
+            "strides": list(strides), "box": list(box), "l2_promotion": l2_promotion, "oob_fill": oob_fill}
 
 
 def launch_count_on(device: int) -> int:
