@@ -4,26 +4,27 @@
 // issued one iteration ahead (canIssueFirstProductAhead), so that the
 // softmax of S_j runs while the tensor cores compute the carried
 // P_{j-1} V_{j-1} and S_{j+1}.
-// RUN: tilelang-opt %s --tilelang-tile-to-tilegpu="num-warps=4 num-stages=3 target=sm_90a overlap-products=true" | FileCheck %s --check-prefix=AHEAD
-// RUN: tilelang-opt %s --tilelang-tile-to-tilegpu="num-warps=4 num-stages=4 target=sm_90a overlap-products=true" | FileCheck %s --check-prefix=FOUR
-// RUN: tilelang-opt %s --tilelang-tile-to-tilegpu="num-warps=4 num-stages=2 target=sm_90a overlap-products=true" | FileCheck %s --check-prefix=TWO
+// RUN: tilelang-opt %s --tilelang-tile-to-tilegpu="num-warps=4 num-stages=4 target=sm_90a overlap-products=true" | FileCheck %s --check-prefix=AHEAD
+// RUN: tilelang-opt %s --tilelang-tile-to-tilegpu="num-warps=4 num-stages=3 target=sm_90a overlap-products=true" | FileCheck %s --check-prefix=THREE
 
-// Three stages. The prologue copies stages 0 and 1; on the path that runs
-// the loop, it waits for stage 0 alone (pending = 1) and a barrier, then
-// issues S_0 from stage 0 and waits for it. The loop carries S after its
-// own iter_args, complete. Each iteration waits for every copy group (the
-// next stage's too: pending = 0), issues S_{j+1} from the next stage, runs
-// the softmax of S_j with no wait (the tensor cores hold the previous P V
-// and S_{j+1}), then waits for both (pendings = 0: a wait that retires the
-// P V carried in from the previous iteration leaves nothing pending, or
-// ptxas serializes every wgmma, C7514) before the rescale of O, and issues
-// P V into it; the copies refill the stage the previous P V read, after a
-// second barrier. P V is yielded in flight, S_{j+1} through the wait, and
-// the last P V is waited for on the loop's exit path.
+// Four stages. The copies run num_stages - 2 = 2 iterations ahead: the
+// prologue copies stages 0 and 1; on the path that runs the loop, it waits
+// for stage 0 alone (pending = 1) and a barrier, then issues S_0 from stage
+// 0 and waits for it. The loop carries S after its own iter_args, complete.
+// Each iteration waits for every copy group (the next stage's too: pending
+// = 0), issues S_{j+1} from the next stage, then the copies, which refill
+// the stage of iteration j - 2 (every thread retired its P V before the
+// loop's first barrier: one barrier per iteration); runs the softmax of S_j
+// with no wait (the tensor cores hold the previous P V and S_{j+1}); waits
+// for both (pendings = 0: a wait that retires the P V carried in from the
+// previous iteration leaves nothing pending, or ptxas serializes every
+// wgmma, C7514) before the rescale of O, and issues P V into it. P V is
+// yielded in flight, S_{j+1} through the wait, and the last P V is waited
+// for on the loop's exit path.
 // AHEAD-LABEL: func.func @two_products_kernel
 // AHEAD: %[[Q:.*]] = tilegpu.local_alloc %{{.*}} : (tensor<64x64xf16, {{.*}}>) -> !tilegpu.memdesc<64x64xf16
-// AHEAD: %[[K:.*]] = tilegpu.local_alloc  : () -> !tilegpu.memdesc<3x64x64xf16, #shared1, mutable>
-// AHEAD: %[[V:.*]] = tilegpu.local_alloc  : () -> !tilegpu.memdesc<3x64x64xf16, #shared, mutable>
+// AHEAD: %[[K:.*]] = tilegpu.local_alloc  : () -> !tilegpu.memdesc<4x64x64xf16, #shared1, mutable>
+// AHEAD: %[[V:.*]] = tilegpu.local_alloc  : () -> !tilegpu.memdesc<4x64x64xf16, #shared, mutable>
 // AHEAD: %[[K0:.*]] = tilegpu.memdesc_index %[[K]][%c0_i32]
 // AHEAD: tilegpu.async_commit_group
 // AHEAD: tilegpu.async_commit_group
@@ -37,22 +38,23 @@
 // AHEAD-NEXT: tilegpu.async_wait {pending = 0 : i32}
 // AHEAD-NEXT: tilegpu.barrier
 // AHEAD-NEXT: %[[PLUS:.*]] = arith.addi %[[READ]], %c1_i32
-// AHEAD-NEXT: %[[WRAPS:.*]] = arith.cmpi eq, %[[PLUS]], %c3_i32
+// AHEAD-NEXT: %[[WRAPS:.*]] = arith.cmpi eq, %[[PLUS]], %c4_i32
 // AHEAD-NEXT: %[[NEXT:.*]] = arith.select %[[WRAPS]], %c0_i32, %[[PLUS]]
 // AHEAD-NEXT: %[[KNEXT:.*]] = tilegpu.memdesc_index %[[K]][%[[NEXT]]]
 // AHEAD-NEXT: %[[SNEXT:.*]] = tilegpu.warp_group_dot %[[Q]], %[[KNEXT]], %[[ZERO]] {isAsync}
-// AHEAD-NEXT: math.exp2 %[[S]]
+// AHEAD-NOT: tilegpu.barrier
+// AHEAD: tilegpu.memdesc_index %[[K]][%[[WRITE]]]
+// AHEAD: tilegpu.memdesc_index %[[V]][%[[WRITE]]]
+// AHEAD: tilegpu.async_commit_group
+// AHEAD-NOT: warp_group_dot
+// AHEAD: math.exp2 %[[S]]
 // AHEAD-NOT: warp_group_dot
 // AHEAD: %[[W:.*]]:2 = tilegpu.warp_group_dot_wait %[[O]], %[[SNEXT]] {pendings = 0 : i32}
 // AHEAD-NEXT: %[[SCALED:.*]] = arith.mulf %[[W]]#0
 // AHEAD-NEXT: %[[VIEW:.*]] = tilegpu.memdesc_index %[[V]][%[[READ]]]
 // AHEAD-NOT: warp_group_dot_wait
 // AHEAD: %[[PV:.*]] = tilegpu.warp_group_dot %{{.*}}, %[[VIEW]], %[[SCALED]] {isAsync}
-// AHEAD-NEXT: tilegpu.barrier
-// AHEAD-NOT: warp_group_dot_wait
-// AHEAD: tilegpu.memdesc_index %[[K]][%[[WRITE]]]
-// AHEAD: tilegpu.memdesc_index %[[V]][%[[WRITE]]]
-// AHEAD: tilegpu.async_commit_group
+// AHEAD-NOT: tilegpu.barrier
 // AHEAD-NOT: warp_group_dot
 // AHEAD: scf.yield %[[PV]], %{{[^,]*}}, %{{[^,]*}}, %[[W]]#1, {{.*}}, %[[NEXT]], %{{[^ ]*}} :
 // AHEAD: %[[DONE:.*]] = tilegpu.warp_group_dot_wait %{{.*}}#0 {pendings = 0 : i32}
@@ -60,44 +62,19 @@
 // AHEAD: } else {
 // AHEAD-NEXT: scf.yield %[[ZERO]]
 
-// Four stages: the copies run num_stages - 2 = 2 iterations ahead (two
-// prologue groups, the first refill into stage 2) and go right after S_{j+1}
-// is issued: they refill the stage of iteration j - 2, whose P V every
-// thread has waited for before the loop's first barrier. One barrier per
-// iteration; the stage wait still leaves distance - 2 = 0 groups pending.
-// FOUR-LABEL: func.func @two_products_kernel
-// FOUR: %[[K:.*]] = tilegpu.local_alloc  : () -> !tilegpu.memdesc<4x64x64xf16, #shared1, mutable>
-// FOUR: tilegpu.async_commit_group
-// FOUR: tilegpu.async_commit_group
-// FOUR-NOT: tilegpu.async_commit_group
-// FOUR: scf.if
-// FOUR-NEXT: tilegpu.async_wait {pending = 1 : i32}
-// FOUR-NEXT: tilegpu.barrier
-// FOUR: scf.for {{.*}} iter_args({{.*}}, %[[WRITE:[^ ]*]] = %c2_i32)
-// FOUR-NEXT: tilegpu.async_wait {pending = 0 : i32}
-// FOUR-NEXT: tilegpu.barrier
-// FOUR-NOT: tilegpu.barrier
-// FOUR: tilegpu.warp_group_dot
-// FOUR-NOT: tilegpu.barrier
-// FOUR: tilegpu.memdesc_index %[[K]][%[[WRITE]]]
-// FOUR: tilegpu.async_commit_group
-// FOUR-NOT: tilegpu.warp_group_dot
-// FOUR: tilegpu.warp_group_dot_wait {{.*}} {pendings = 0 : i32}
-// FOUR-NOT: tilegpu.barrier
-// FOUR-NOT: tilegpu.warp_group_dot_wait
-// FOUR: scf.yield
-
-// Two stages: the next iteration's stage is the one being refilled, so the
-// first product stays in its iteration (the carried P V of
-// pipeline-two-products.mlir's CARRY, one wait per iteration).
-// TWO-LABEL: func.func @two_products_kernel
-// TWO: scf.if
-// TWO-NEXT: scf.for
-// TWO-NEXT: tilegpu.async_wait {pending = 0 : i32}
-// TWO-NEXT: tilegpu.barrier
-// TWO-NOT: tilegpu.warp_group_dot_wait
-// TWO: tilegpu.warp_group_dot
-// TWO-NEXT: %{{.*}}:2 = tilegpu.warp_group_dot_wait %{{.*}}, %{{.*}} {pendings = 0 : i32}
+// Three stages: the only stage the copies could refill is the previous
+// P V's, after that product and a second barrier, and the next iteration
+// would wait for them just issued; the loop defers P V as without the
+// option (pipeline-two-products.mlir's DEFER: waits 1 then 0, nothing
+// issued before the loop).
+// THREE-LABEL: func.func @two_products_kernel
+// THREE: scf.if
+// THREE-NEXT: scf.for
+// THREE-NOT: scf.yield
+// THREE: warp_group_dot_wait {{.*}} {pendings = 1 : i32}
+// THREE-NOT: scf.yield
+// THREE: warp_group_dot_wait {{.*}} {pendings = 0 : i32}
+// THREE: scf.yield
 
 func.func @two_products_kernel(%q: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %k: !tile.ptr<f16> {tile.divisibility = 16 : i32},
                                %v: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %o: !tile.ptr<f32> {tile.divisibility = 16 : i32},

@@ -464,9 +464,17 @@ void LoopPipeliner::rewrite() {
   // iteration ahead (canIssueFirstProductAhead): S_{j+1} runs with the
   // carried P_{j-1} V_{j-1} through the softmax of S_j. The stage of
   // iteration j + 1 must then be complete at the top of iteration j: the
-  // loop waits for one copy group more (three stages or more), and a
-  // prologue issues S_0.
-  bool firstAhead = productsAhead && !bulk && numStages >= 3 &&
+  // loop waits for one copy group more, and a prologue issues S_0.
+  // Iteration j's products read stages j - 1 (the previous P V, until the
+  // rescale), j and j + 1 (S_{j+1}); the copies refill stage j - 2, free
+  // once every thread is past the loop's first barrier, right after S_{j+1}
+  // is issued, a whole iteration before the next one waits for them (one
+  // barrier): four stages or more. With three, the only stage to refill is
+  // the previous P V's, after P V and a second barrier, and the next
+  // iteration's first wait would find the copies just issued (their latency
+  // exposed: 128x64 attention ran 22% slower so, bench/parity/results,
+  // 2026-11-26, run 39); such loops defer their P V instead.
+  bool firstAhead = productsAhead && !bulk && numStages >= 4 &&
                     canIssueFirstProductAhead(loop, products, [&](Value v) {
                       return isStageOperand(v);
                     });
@@ -480,16 +488,8 @@ void LoopPipeliner::rewrite() {
   // (shouldRefillEarly): one barrier per iteration.
   bool earlyCopies = !bulk && !deferredIndex &&
                      shouldRefillEarly(products, numStages);
-  // With the first product ahead, iteration j's products read stages j - 1
-  // (the previous P V, until the rescale), j and j + 1 (S_{j+1}). Four
-  // stages or more: the copies refill stage j - 2, free once every thread
-  // is past the loop's first barrier, right after S_{j+1} is issued, a
-  // whole iteration before the next one waits for them (one barrier). With
-  // three, stage j - 1 is the only one to refill: after P V and a second
-  // barrier, and the next iteration's first wait finds them just issued.
-  bool aheadEarlyCopies = firstAhead && numStages >= 4;
   // How many iterations ahead the copies run.
-  unsigned distance = deferredIndex || earlyCopies || aheadEarlyCopies
+  unsigned distance = deferredIndex || earlyCopies || firstAhead
                           ? numStages - 2
                           : numStages - 1;
 
@@ -642,7 +642,7 @@ void LoopPipeliner::rewrite() {
   if (earlyCopies) {
     placeProductWaits(body, products);
     builder.setInsertionPointAfter(products.back().dot);
-  } else if (aheadEarlyCopies) {
+  } else if (firstAhead) {
     placeProductWaits(body, products);
     builder.setInsertionPointAfter(products.front().dot);
   } else if (isRegisterBound()) {
