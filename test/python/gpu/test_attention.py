@@ -223,6 +223,20 @@ def test_attention_explicit_scale():
     assert_attention(q, k, v, False, out, "sm_scale 0.3", sm_scale=0.3)
 
 
+@pytest.mark.parametrize("n_ctx", [1, 17, 1000, 2048])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("head_dim", [64, 128])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=NAMES.get)
+def test_attention_four_stages(dtype, head_dim, causal, n_ctx):
+    """128x64 blocks, 8 warps, 4 stages: the config whose loops
+    TILELANG_OVERLAP_PRODUCTS=1 issues S one iteration ahead (it takes
+    loops of four stages or more; the default config has three), at the
+    same lengths as test_attention: one row, less than a block, a partial
+    last block, whole blocks. Run with the knob on and off."""
+    config = {"BLOCK_M": 128, "BLOCK_N": 64, "num_warps": 8, "num_stages": 4}
+    check(2, 2, 2, n_ctx, head_dim, dtype, causal, config=config)
+
+
 # ---------------------------------------------------------------------------
 # The tuning space, config by config, and the autotuner over it
 # ---------------------------------------------------------------------------
