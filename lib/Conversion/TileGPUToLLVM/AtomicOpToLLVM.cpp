@@ -134,22 +134,6 @@ Value emitAtomAsm(OpBuilder &b, Location loc, Type word,
   return emitInlineAsm(b, loc, word, inputs, text, constraints).getResult(0);
 }
 
-/// Shares thread 0's value of a scalar atomic with every thread.
-Value broadcastFromOwner(OpBuilder &b, Location loc, Operation *op,
-                         Value value) {
-  Type word = getWordType(b, value.getType());
-  Value slot = getSharedMemoryBase(b, loc, op);
-  emitBarrier(b, loc);
-  Value isOwner = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
-                                       getThreadId(b, loc),
-                                       i32Constant(b, loc, 0));
-  // Only thread 0 holds the real old value; it alone stores it.
-  emitPredicatedSharedStore(b, loc, slot, toWord(b, loc, value, word), isOwner);
-  emitBarrier(b, loc);
-  Value shared = LLVM::LoadOp::create(b, loc, word, slot);
-  return fromWord(b, loc, shared, value.getType());
-}
-
 struct AtomicRMWLowering : public ConvertOpToLLVMPattern<tile::AtomicRMWOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
 
@@ -292,6 +276,23 @@ struct AtomicCASLowering : public ConvertOpToLLVMPattern<tile::AtomicCASOp> {
 };
 
 } // namespace
+
+Value tilelang::lowering::broadcastFromOwner(OpBuilder &b, Location loc,
+                                            Operation *op, Value value) {
+  Type word = getWordType(b, value.getType());
+  Value slot = getSharedMemoryBase(b, loc, op);
+  emitBarrier(b, loc);
+  Value isOwner = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                                       getThreadId(b, loc),
+                                       i32Constant(b, loc, 0));
+  // Only thread 0's value is the block's (a scalar atomic's old value, a
+  // volatile scalar load's); it alone stores it.
+  emitPredicatedSharedStore(b, loc, slot, toWord(b, loc, value, word),
+                            isOwner);
+  emitBarrier(b, loc);
+  Value shared = LLVM::LoadOp::create(b, loc, word, slot);
+  return fromWord(b, loc, shared, value.getType());
+}
 
 void tilelang::lowering::populateAtomicOpToLLVMPatterns(
     TileGPUTypeConverter &converter, RewritePatternSet &patterns) {

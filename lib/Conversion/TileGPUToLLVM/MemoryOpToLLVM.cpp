@@ -360,6 +360,14 @@ struct LoadLowering : public GlobalAccessLowering<tile::LoadOp> {
       for (Value element : loaded)
         results.push_back(fromMemory(rewriter, loc, element, llvmElementType));
     }
+    // A volatile scalar is one value per program, but each warp's load may
+    // see another write of it (a counter other programs update): thread 0's
+    // is shared, so that control flow on it stays uniform.
+    if (op.getIsVolatile() && !isa<RankedTensorType>(resultType)) {
+      rewriter.replaceOp(
+          op, broadcastFromOwner(rewriter, loc, op, results.front()));
+      return success();
+    }
     replaceWithElements(rewriter, op, resultType, results,
                         *getTypeConverter());
     return success();

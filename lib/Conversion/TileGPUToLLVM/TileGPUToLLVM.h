@@ -209,6 +209,13 @@ void emitPredicatedSharedStore(mlir::OpBuilder &builder, mlir::Location loc,
                                mlir::Value pointer, mlir::Value value,
                                mlir::Value predicate);
 
+/// Thread 0's `value` in every thread of the CTA, through `op`'s 8-byte
+/// scratch slot (barrier, predicated store, barrier, load): a scalar is one
+/// value per program, and a scalar atomic's old value or a volatile scalar
+/// load's value is only known, or only the same, in one thread.
+mlir::Value broadcastFromOwner(mlir::OpBuilder &builder, mlir::Location loc,
+                               mlir::Operation *op, mlir::Value value);
+
 /// The type an element is kept as in shared memory (i1 -> i8, ptr -> i64).
 mlir::Type getStorageType(mlir::Type llvmElementType);
 mlir::Value toStorage(mlir::OpBuilder &builder, mlir::Location loc,

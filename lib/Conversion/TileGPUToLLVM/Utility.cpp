@@ -678,10 +678,14 @@ int64_t tilelang::lowering::getScratchBytes(Operation *op) {
       elements *= size;
     return elements * storageBytes(type.getElementType());
   }
-  // A scalar atomic shares its old value through one slot.
+  // A scalar atomic shares its old value through one slot, and so does a
+  // volatile scalar load (broadcastFromOwner).
   if (isa<tile::AtomicRMWOp, tile::AtomicCASOp>(op) &&
       !isa<RankedTensorType>(op->getResult(0).getType()))
     return 8;
+  if (auto load = dyn_cast<tile::LoadOp>(op))
+    if (load.getIsVolatile() && !isa<RankedTensorType>(load.getType()))
+      return 8;
   if (auto scan = dyn_cast<tile::ScanOp>(op)) {
     auto type = cast<RankedTensorType>(scan.getSrcs().front().getType());
     int64_t bytes = 0;
