@@ -175,7 +175,7 @@ install_dist() {
   "$py" -m venv "$venv" 2> /dev/null || "$py" -m venv --without-pip "$venv"
   if ! "$venv/bin/python" -m pip --version > /dev/null 2>&1; then
     local pip_wheel
-    pip_wheel=$(find "$dist/wheels" -name 'pip-*.whl' | head -n 1)
+    pip_wheel=$(find "$dist/wheels" -name 'pip-*.whl' -print -quit)
     echo "==> pip into the venv from $pip_wheel"
     PIP_NO_INDEX=1 "$venv/bin/python" "$pip_wheel/pip" install -q --no-index "$pip_wheel"
   fi

@@ -116,8 +116,10 @@ for kernel in test/Target/PTX/*.mlir; do
     compile_kernel "$kernel" "$arch" "$OUT/$name.$arch.ptx"
   done
   printf -- '--- %s (sm_90a): entry, memory and shuffle instructions ---\n' "$OUT/$name.sm_90a.ptx"
+  # awk shows 12 lines but reads them all: `head` would close the pipe early,
+  # and under pipefail the writer's SIGPIPE would end the job (exit 141).
   grep -E '^\.visible \.entry|\.maxntid|ld\.global|st\.global|shfl\.sync|bar\.sync' "$OUT/$name.sm_90a.ptx" |
-    sed 's/^[[:space:]]*/    /' | awk '!seen[$0]++' | head -n 12
+    sed 's/^[[:space:]]*/    /' | awk '!seen[$0]++ && shown++ < 12'
 done
 
 printf '\n==> The same kernels through the Python API (tilelang.compile_ir)\n'
@@ -137,7 +139,7 @@ for path in sorted(glob.glob("test/Target/PTX/*.mlir")):
 PY
 
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
-  printf '\n==> GPU found (%s): checking the kernels, then benchmarking\n' "$(nvidia-smi -L | head -n 1)"
+  printf '\n==> GPU found (%s): checking the kernels, then benchmarking\n' "$(nvidia-smi -L | sed -n 1p)"
   if "$PY" -c "import torch" 2>/dev/null; then
     "$PY" scripts/gpu_ptx_check.py --emit "$OUT/ptx" > /dev/null
     bash scripts/gpu_main.sh "$PY" "$OUT/ptx" "$OUT" "$BENCH"
