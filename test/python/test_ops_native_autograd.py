@@ -28,7 +28,12 @@ try:
 except ImportError:
     _HAS_NODES = False
 
-pytestmark = pytest.mark.skipif(not _HAS_NODES, reason="tilelang._C_torch is not built (with its autograd nodes)")
+# Where torch sees a GPU, its CUDA state (streams, devices, the caching
+# allocator) is real and the CPU stand-ins' patches do not reach it: the GPU
+# tests (gpu/test_ops*.py) run the same nodes on real tensors there.
+pytestmark = [pytest.mark.skipif(not _HAS_NODES, reason="tilelang._C_torch is not built (with its autograd nodes)"),
+              pytest.mark.skipif(torch.cuda.is_available(),
+                                 reason="CPU tensors stand for CUDA ones: not where torch sees a GPU")]
 
 PRELUDE = """
 import json, sys
