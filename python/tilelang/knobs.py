@@ -2,9 +2,9 @@
 
 Each knob is read when it is needed (not at import), so a test or a
 long-running process can change it with ``os.environ``. The compile knobs
-(``COMPILE_KNOBS``: TILELANG_DEBUG, TILELANG_OCCUPANCY_SEARCH,
-TILELANG_WHOLE_PROGRAM) are read
-when a kernel is compiled and linked: ``tilelang.ops`` drops what it keeps
+(``COMPILE_KNOBS``: TILELANG_DEBUG, TILELANG_L2_REUSE_HINTS,
+TILELANG_OVERLAP_PRODUCTS, TILELANG_OCCUPANCY_SEARCH, TILELANG_WHOLE_PROGRAM)
+are read when a kernel is compiled and linked: ``tilelang.ops`` drops what it keeps
 of its launches when one changes (docs/ops.md, "The compile knobs"), while
 a @jit function's ``kernel[grid](...)`` keeps launching the kernel it
 found first for the same kinds of arguments.
@@ -231,16 +231,16 @@ def torch_bridge() -> bool:
 
 
 #: The knobs that change the code a launch runs for the same arguments:
-#: the compiled kernel (TILELANG_DEBUG, TILELANG_L2_REUSE_HINTS) or its
-#: link (LINK_KNOBS). What a
+#: the compiled kernel (TILELANG_DEBUG, TILELANG_L2_REUSE_HINTS,
+#: TILELANG_OVERLAP_PRODUCTS) or its link (LINK_KNOBS). What a
 #: process keeps of its launches (a @jit function's compiled kernels;
 #: tilelang.ops' launch tables, its kernels' dispatchers and C++ plans)
 #: holds for the values it was made under (compile_state, link_state).
 LINK_KNOBS = ("TILELANG_OCCUPANCY_SEARCH", "TILELANG_WHOLE_PROGRAM")
-COMPILE_KNOBS = ("TILELANG_DEBUG", "TILELANG_L2_REUSE_HINTS") + LINK_KNOBS
+COMPILE_KNOBS = ("TILELANG_DEBUG", "TILELANG_L2_REUSE_HINTS", "TILELANG_OVERLAP_PRODUCTS") + LINK_KNOBS
 # compile_state reads them one by one (a knob added above must be read
 # there too: this unpacking fails until it is).
-_DEBUG_RAW, _L2_RAW, _SEARCH_RAW, _WHOLE_PROGRAM_RAW = (os.fsencode(name) for name in COMPILE_KNOBS)
+_DEBUG_RAW, _L2_RAW, _OVERLAP_RAW, _SEARCH_RAW, _WHOLE_PROGRAM_RAW = (os.fsencode(name) for name in COMPILE_KNOBS)
 
 
 def link_state() -> tuple:
@@ -257,4 +257,5 @@ def compile_state() -> tuple:
     raw = getattr(os.environ, "_data", None)
     if type(raw) is not dict or os.name != "posix":
         return tuple(map(os.environ.get, COMPILE_KNOBS))
-    return raw.get(_DEBUG_RAW), raw.get(_L2_RAW), raw.get(_SEARCH_RAW), raw.get(_WHOLE_PROGRAM_RAW)
+    return (raw.get(_DEBUG_RAW), raw.get(_L2_RAW), raw.get(_OVERLAP_RAW), raw.get(_SEARCH_RAW),
+            raw.get(_WHOLE_PROGRAM_RAW))

@@ -16,7 +16,7 @@ import pytest
 import tilelang
 import tilelang.language as tl
 from tilelang import _C
-from tilelang import cache
+from tilelang import cache, knobs
 
 # A kernel module both this process and child processes import, so that
 # they compile exactly the same IR.
@@ -237,25 +237,24 @@ def test_the_key_names_the_compiler_build(monkeypatch):
     assert cache.kernel_key("module {}", "sm_90a", 4, 3) != before
 
 
-def test_cubins_linked_without_the_occupancy_search_are_kept_apart(monkeypatch):
-    monkeypatch.delenv("TILELANG_OCCUPANCY_SEARCH", raising=False)
-    searched = cache.kernel_key("module {}", "sm_90a", 4, 3)
-    monkeypatch.setenv("TILELANG_OCCUPANCY_SEARCH", "1")
-    assert cache.kernel_key("module {}", "sm_90a", 4, 3) == searched
-    monkeypatch.setenv("TILELANG_OCCUPANCY_SEARCH", "0")
-    assert cache.kernel_key("module {}", "sm_90a", 4, 3) != searched
-
-
-def test_kernels_compiled_with_products_ahead_are_kept_apart(monkeypatch):
+@pytest.mark.parametrize("knob,same,other", [
+    # Cubins linked without the occupancy search are kept apart (on: the
+    # same key as unset).
+    ("TILELANG_OCCUPANCY_SEARCH", "1", "0"),
     # The compiler library reads TILELANG_OVERLAP_PRODUCTS at each compile:
-    # other PTX for the same tile IR, under its own key (off: the same key
-    # as unset).
-    monkeypatch.delenv("TILELANG_OVERLAP_PRODUCTS", raising=False)
+    # other PTX for the same tile IR, under its own key (off: as unset).
+    ("TILELANG_OVERLAP_PRODUCTS", "0", "1"),
+])
+def test_a_knob_that_changes_the_code_changes_the_key(monkeypatch, knob, same, other):
+    monkeypatch.delenv(knob, raising=False)
     unset = cache.kernel_key("module {}", "sm_90a", 8, 3)
-    monkeypatch.setenv("TILELANG_OVERLAP_PRODUCTS", "0")
+    unset_state = knobs.compile_state()
+    monkeypatch.setenv(knob, same)
     assert cache.kernel_key("module {}", "sm_90a", 8, 3) == unset
-    monkeypatch.setenv("TILELANG_OVERLAP_PRODUCTS", "1")
+    monkeypatch.setenv(knob, other)
     assert cache.kernel_key("module {}", "sm_90a", 8, 3) != unset
+    # And what a process keeps of its launches (tilelang.ops) is dropped.
+    assert knob in knobs.COMPILE_KNOBS and knobs.compile_state() != unset_state
 
 
 def test_disk_cache_api_rejects_bad_input(tmp_path):
